@@ -1,0 +1,1 @@
+"""Adapters: concrete implementations of the application ports (LLMs, tools, memory, event log)."""

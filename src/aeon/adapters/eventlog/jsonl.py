@@ -1,0 +1,179 @@
+"""JsonlEventLog: one JSON object per line, stamped, redacted and rendered by a structlog processor chain."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, BinaryIO
+
+import msgspec
+import structlog
+from structlog.typing import EventDict, WrappedLogger
+
+REDACTED = "[REDACTED]"
+# Header-style names whose values are credentials whatever they contain; compared lower-cased with "-" as "_".
+SECRET_KEYS = frozenset(
+    {"api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password", "access_token"}
+)
+_STAMPS = ("event", "correlation_id", "seq", "timestamp")
+
+
+class JsonlEventLog:
+    """Satisfies LoggerPort. Every record carries event, correlation_id, seq and an ISO 8601 UTC timestamp.
+
+    Records go to `path` (opened lazily in append mode, parent folders created) and/or `stream`; with neither the
+    log is a sink that only counts. Each record is one `write` followed by a flush. A failing write never raises:
+    the first failure is reported once on stderr and every lost record is counted in `dropped`. A field named like
+    a stamp is kept under a leading underscore ("_seq"), since the stamps win.
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        secrets: Sequence[str] = (),
+        stream: IO[str] | None = None,
+    ) -> None:
+        self.path = path
+        self.dropped = 0
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._stream = stream
+        self._file: BinaryIO | None = None
+        self._seq = 0
+        self._closed = False
+        self._warned = False
+        self._lock = threading.Lock()
+        secret_values = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self._log: Any = structlog.BoundLogger(
+            _LineSink(self._write),
+            processors=[_stamp, _redactor(secret_values), _render],
+            context={"correlation_id": None},
+        )
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next record will carry (also the number of records emitted so far, written or not)."""
+        return self._seq
+
+    def bind(self, correlation_id: str) -> None:
+        self._log = self._log.bind(correlation_id=correlation_id)
+
+    def emit(self, event: str, /, **fields: Any) -> None:
+        with self._lock:
+            seq = self._seq
+            self._seq += 1
+            if self.path is None and self._stream is None:
+                return
+            try:
+                if self._closed:
+                    raise ValueError("the event log is closed")
+                self._log.msg(event, seq=seq, timestamp=_iso_utc(self._clock()), fields=fields)
+            except Exception as exc:
+                self._drop(exc)
+
+    def close(self) -> None:
+        """Flush, fsync and close the file (a caller's stream is only flushed). Idempotent; never raises."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if self._stream is not None:
+                    self._stream.flush()
+                if self._file is not None:
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
+            except Exception as exc:
+                self._warn(exc)
+            finally:
+                if self._file is not None:
+                    try:
+                        self._file.close()
+                    except Exception as exc:
+                        self._warn(exc)
+                    self._file = None
+
+    def __enter__(self) -> JsonlEventLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _write(self, line: bytes) -> None:
+        # One write call per record keeps a line whole even when other processes append to the same file.
+        if self._stream is not None:
+            self._stream.write(line.decode() + "\n")
+            self._stream.flush()
+        if self.path is not None:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("ab")
+            self._file.write(line + b"\n")
+            self._file.flush()
+
+    def _drop(self, exc: Exception) -> None:
+        self.dropped += 1
+        self._warn(exc)
+
+    def _warn(self, exc: Exception) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        print(
+            f"aeon: warning: event log write failed: {type(exc).__name__}: {exc} (further failures are only counted)",
+            file=sys.stderr,
+        )
+
+
+class _LineSink:
+    """The structlog-wrapped logger: receives each rendered line from the processor chain."""
+
+    def __init__(self, write: Callable[[bytes], None]) -> None:
+        self.msg = write
+
+
+def _stamp(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
+    record: EventDict = {key: event_dict[key] for key in _STAMPS}
+    for key, value in event_dict["fields"].items():
+        record[f"_{key}" if key in _STAMPS else key] = value
+    return record
+
+
+def _redactor(secrets: Sequence[str]) -> Callable[[WrappedLogger, str, EventDict], EventDict]:
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in secrets:
+                value = value.replace(secret, REDACTED)
+            return value
+        if isinstance(value, dict):
+            return {k: REDACTED if _secret_key(k) else scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [scrub(item) for item in value]
+        return value
+
+    def redact(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
+        # Structs, enums, datetimes … become plain JSON values first, so nested secrets are reachable.
+        plain: EventDict = scrub(msgspec.to_builtins(event_dict, enc_hook=str, str_keys=True))
+        return plain
+
+    return redact
+
+
+def _render(_: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
+    # Not JSONRenderer(serializer=msgspec.json.encode): it passes keyword arguments msgspec does not accept.
+    return msgspec.json.encode(event_dict, enc_hook=str)
+
+
+def _secret_key(key: object) -> bool:
+    return isinstance(key, str) and key.lower().replace("-", "_") in SECRET_KEYS
+
+
+def _iso_utc(moment: datetime) -> str:
+    # A naive datetime from an injected clock is taken to be UTC already.
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return aware.isoformat()

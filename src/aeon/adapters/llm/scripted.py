@@ -1,0 +1,103 @@
+"""ScriptedLLM: a deterministic model for tests, demos and users' own tests, replaying a YAML script in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
+from aeon.domain.llm import Completion, Message, Usage
+
+
+def _unavailable(src: str) -> LLMError:
+    return LLMUnavailable(
+        f"provider unavailable after 3 attempts (HTTP 503, scripted by {src})", status=503, attempts=3
+    )
+
+
+def _rejected(src: str) -> LLMError:
+    return LLMRejected(f"rejected: HTTP 400 scripted rejection ({src})", status=400)
+
+
+def _invalid(src: str) -> LLMError:
+    return LLMBadResponse(f"undecodable response body (scripted by {src})")
+
+
+_ERRORS: dict[str, Callable[[str], LLMError]] = {
+    "unavailable": _unavailable,
+    "rejected": _rejected,
+    "invalid": _invalid,
+}
+
+
+class ScriptedRequest(msgspec.Struct, frozen=True, kw_only=True):
+    messages: list[Message]
+    schema: dict[str, Any] | None
+    schema_name: str
+
+
+class ScriptedLLM:
+    """Answers each call with the next scripted response: a string returned verbatim, or `{error: kind}`.
+
+    Running out of responses raises ScriptExhausted naming the script. Every request is kept in `requests`.
+    """
+
+    def __init__(self, responses: Sequence[str | Mapping[str, Any]], *, source: str = "<inline script>") -> None:
+        for i, item in enumerate(responses):
+            if isinstance(item, Mapping) and item.get("error") not in _ERRORS:
+                raise InputError(
+                    f"{source}: response {i + 1} has unknown error kind {item.get('error')!r} "
+                    f"(expected one of {', '.join(_ERRORS)})"
+                )
+            if not isinstance(item, str | Mapping):
+                raise InputError(f"{source}: response {i + 1} must be a string or {{error: kind}}")
+        self._responses = list(responses)
+        self._source = source
+        self.requests: list[ScriptedRequest] = []
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedLLM:
+        p = Path(path)
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot read LLM script {p}: {exc.strerror or exc}") from exc
+        except yaml.YAMLError as exc:
+            raise InputError(f"LLM script {p} is not valid YAML: {exc}".splitlines()[0]) from exc
+        if not isinstance(data, dict) or not isinstance(data.get("responses"), list):
+            raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
+        return cls(data["responses"], source=str(p))
+
+    @property
+    def remaining(self) -> int:
+        return len(self._responses) - len(self.requests)
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "answer",
+        max_tokens: int | None = None,
+    ) -> Completion:
+        n = len(self.requests)
+        self.requests.append(
+            ScriptedRequest(messages=list(messages), schema=dict(schema) if schema else None, schema_name=schema_name)
+        )
+        if n >= len(self._responses):
+            raise ScriptExhausted(f"scripted LLM {self._source} ran out of responses after {n} calls")
+        item = self._responses[n]
+        if isinstance(item, Mapping):
+            raise _ERRORS[str(item["error"])](self._source)
+        prompt_chars = sum(len(m.content) for m in messages)
+        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=max(1, len(item) // 4))
+        return Completion(
+            text=item, usage=usage, request_id=f"scripted-{n + 1}", finish_reason="stop", model="scripted"
+        )
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,21 @@
+"""Tool adapters: the `@tool` decorator, the ToolRegistry (ToolPort), built-in tools and the user-module loader."""
+
+from aeon.adapters.tools.builtin import builtin_tools, echo, register_builtins
+from aeon.adapters.tools.calculator import calculator, evaluate
+from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool, tool_definition
+from aeon.adapters.tools.loader import load_tool_modules
+from aeon.adapters.tools.registry import ToolRegistry
+
+__all__ = [
+    "ToolDefinition",
+    "ToolRegistry",
+    "build_definition",
+    "builtin_tools",
+    "calculator",
+    "echo",
+    "evaluate",
+    "load_tool_modules",
+    "register_builtins",
+    "tool",
+    "tool_definition",
+]

@@ -1,0 +1,127 @@
+"""ToolRegistry: the in-process ToolPort adapter that checks, stores and invokes tools."""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import msgspec
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
+
+from aeon.adapters.tools.decorator import tool_definition
+from aeon.application.errors import ToolNotFound, ToolRegistrationError
+from aeon.domain.tools import ToolResult, ToolSpec
+
+# The strictest name rule among providers (OpenAI function names), so any registered tool can be offered to any LLM.
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ToolRegistry:
+    """Satisfies ToolPort. Registration checks every contract up front; invocation never raises for a tool's fault.
+
+    Sync tools run inline on the event loop: tools here are fast, CPU-trivial stubs (echo, calculator) and a thread
+    hop would cost more than the call. A tool that blocks (network, disk, heavy compute) should be `async def` or
+    wrap its work in `asyncio.to_thread` itself.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        self._fns: dict[str, Callable[..., Any]] = {}
+        self._models: dict[str, type[BaseModel]] = {}
+
+    def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> None:
+        """Register `fn` under `spec`. Raises ToolRegistrationError for a bad name, schema, example or a duplicate."""
+        _check_spec(spec, taken=spec.name in self._specs)
+        if not callable(fn):
+            raise ToolRegistrationError(f"tool {spec.name!r}: {fn!r} is not callable")
+        self._specs[spec.name] = spec
+        self._fns[spec.name] = fn
+
+    def register_function(self, fn: Callable[..., Any]) -> ToolSpec:
+        """Register a function decorated with `@tool`; its arguments are validated by its pydantic model on invoke."""
+        definition = tool_definition(fn)
+        if definition is None:
+            name = getattr(fn, "__name__", repr(fn))
+            raise ToolRegistrationError(f"tool {name!r}: not decorated with @tool")
+        self.register(definition.spec, definition.fn)
+        self._models[definition.spec.name] = definition.args_model
+        return definition.spec
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def list(self) -> builtins.list[ToolSpec]:
+        return builtins.list(self._specs.values())
+
+    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+        """Run the tool; its exceptions become ToolResult(error="Type: message"). Raises ToolNotFound."""
+        fn = self._fns.get(name)
+        if fn is None:
+            known = ", ".join(sorted(self._specs)) or "none"
+            raise ToolNotFound(f"unknown tool {name!r} (registered: {known})")
+        try:
+            kwargs = self._arguments(name, args)
+            output = fn(**kwargs)
+            if inspect.isawaitable(output):
+                output = await output
+            return ToolResult(output=to_jsonable_python(output, fallback=_jsonable_fallback))
+        except ValidationError as exc:
+            return ToolResult(error=f"ValidationError: {_validation_summary(exc)}")
+        except Exception as exc:
+            return ToolResult(error=f"{type(exc).__name__}: {exc}")
+
+    def _arguments(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        model = self._models.get(name)
+        if model is None:
+            return dict(args)
+        # Validation turns JSON values into what the signature asks for (e.g. a dict into a pydantic model).
+        validated = model.model_validate(dict(args))
+        return {field: getattr(validated, field) for field in type(validated).model_fields}
+
+
+def _check_spec(spec: ToolSpec, *, taken: bool) -> None:
+    def fail(problem: str) -> ToolRegistrationError:
+        return ToolRegistrationError(f"tool {spec.name!r}: {problem}")
+
+    if not _NAME.match(spec.name):
+        raise fail("name must be 1-64 characters of letters, digits, '_' or '-'")
+    if taken:
+        raise fail("a tool with this name is already registered")
+    for label, schema in (("input_schema", spec.input_schema), ("output_schema", spec.output_schema)):
+        if not isinstance(schema, dict):
+            raise fail(f"{label} must be a JSON object, got {type(schema).__name__}")
+        try:
+            validator_for(schema).check_schema(schema)
+        except SchemaError as exc:
+            raise fail(f"{label} is not a valid JSON schema: {_one_line(exc.message)}") from exc
+    if spec.input_schema.get("type") != "object":
+        raise fail('input_schema must describe an object ("type": "object")')
+    # An empty example means "none given", not "call it with no arguments".
+    validator = validator_for(spec.input_schema)(spec.input_schema)
+    problems = [_one_line(error.message) for error in validator.iter_errors(spec.example)] if spec.example else []
+    if problems:
+        raise fail(f"example does not match input_schema: {'; '.join(problems)}")
+
+
+def _jsonable_fallback(value: Any) -> Any:
+    if isinstance(value, msgspec.Struct):
+        return msgspec.to_builtins(value)
+    raise TypeError(f"tool output of type {type(value).__name__} is not JSON-serializable")
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,1 @@
+"""Use cases (planner, validator, supervisor, executor, orchestrator) written against ports."""

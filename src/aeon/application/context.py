@@ -1,0 +1,117 @@
+"""Per-run context: correlation id, budget meter, counters and the cycle being recorded."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from aeon.application.errors import BudgetExhausted
+from aeon.application.ports import ClockPort, LoggerPort, ProgressPort
+from aeon.domain.budget import BudgetLimits, BudgetState, ExpirationType
+from aeon.domain.llm import Usage
+from aeon.domain.records import OrchestrationState, SupervisorAction, ToolCall
+
+
+class Counters(msgspec.Struct, kw_only=True):
+    llm_calls: int = 0
+    deterministic_repairs: int = 0
+    llm_repairs: int = 0
+    tool_repairs: int = 0
+    fallbacks: int = 0
+    tool_errors: int = 0
+
+
+class CycleBuffer(msgspec.Struct, kw_only=True):
+    """What happened during the current cycle, flushed into one CycleRecord."""
+
+    llm_output: list[str] = msgspec.field(default_factory=list)
+    supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
+
+
+class RunContext:
+    """Everything one run shares across planner, supervisor and executor. Created by the orchestrator."""
+
+    def __init__(
+        self,
+        *,
+        correlation_id: str,
+        request: str,
+        limits: BudgetLimits,
+        logger: LoggerPort,
+        progress: ProgressPort,
+        clock: ClockPort,
+    ) -> None:
+        self.correlation_id = correlation_id
+        self.request = request
+        self.budget = BudgetState.start(limits)
+        self.logger = logger
+        self.progress = progress
+        self.clock = clock
+        self.started_at = clock.now()
+        self._t0 = clock.monotonic()
+        self.counters = Counters()
+        self.state = OrchestrationState(correlation_id=correlation_id, request=request, ttl_remaining=limits.ttl)
+        self.cycle = CycleBuffer()
+        self.phase = "PLAN"
+        self.warnings: list[str] = []
+
+    # -- budget -------------------------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        self.budget.elapsed_seconds = self.clock.monotonic() - self._t0
+
+    def check_caps(self, where: str) -> None:
+        """Raise BudgetExhausted (mid-phase) when a resource cap is used up. Called before steps and LLM calls."""
+        self._tick()
+        cap = self.budget.exhausted_cap()
+        if cap is not None:
+            raise BudgetExhausted(f"{cap} exhausted {where}", expiration_type=ExpirationType.MID_PHASE)
+
+    def record_llm_call(self, usage: Usage, text: str) -> None:
+        """Account one finished LLM call; over-spent token or time caps end the phase (checked after every call)."""
+        b = self.budget
+        b.llm_calls += 1
+        b.prompt_tokens += usage.prompt_tokens
+        b.completion_tokens += usage.completion_tokens
+        b.cached_tokens += usage.cached_tokens
+        self.counters.llm_calls = b.llm_calls
+        self.cycle.llm_output.append(text)
+        self.state.llm_outputs.append(text)
+        self._tick()
+        lim = b.limits
+        over_tokens = lim.max_tokens is not None and b.prompt_tokens + b.completion_tokens > lim.max_tokens
+        over_time = lim.max_seconds is not None and b.elapsed_seconds > lim.max_seconds
+        if over_tokens or over_time:
+            cap = f"max_tokens ({lim.max_tokens})" if over_tokens else f"max_seconds ({lim.max_seconds:g})"
+            raise BudgetExhausted(f"{cap} exceeded after an LLM call", expiration_type=ExpirationType.MID_PHASE)
+
+    # -- recording ----------------------------------------------------------------------------------------------
+    def supervisor_action(self, action: SupervisorAction) -> None:
+        self.cycle.supervisor_actions.append(action)
+        self.state.supervisor_actions.append(action)
+        self.logger.emit("supervisor_action", **msgspec.to_builtins(action))
+        self.notify("supervisor", msgspec.to_builtins(action))
+
+    def tool_call(self, call: ToolCall) -> None:
+        self.cycle.tool_calls.append(call)
+        self.state.tool_history.append(call)
+
+    def error(self, message: str) -> None:
+        self.cycle.errors.append(message)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.logger.emit("warning", message=message)
+        self.notify("warning", {"message": message})
+
+    def notify(self, event: str, data: Mapping[str, Any]) -> None:
+        with contextlib.suppress(Exception):  # a progress display must never break a run
+            self.progress.update(event, data)
+
+    def take_cycle(self) -> CycleBuffer:
+        buf, self.cycle = self.cycle, CycleBuffer()
+        return buf

@@ -1,0 +1,120 @@
+"""Errors raised through ports and by the use cases. Adapters let only these escape.
+
+AeonError (domain.errors)
+└── ApplicationError
+    ├── LLMError                      provider trouble, raised by LLM adapters
+    │   ├── LLMTransient              one failed attempt that may be retried (timeouts, resets, 408/409/429/5xx/529)
+    │   ├── LLMUnavailable            transient failures outlasted every attempt
+    │   ├── LLMRejected               a non-retryable refusal of the request (400/401/403/404/413/422 …)
+    │   ├── LLMBadResponse            a 2xx whose body is undecodable, has no choices or no content
+    │   ├── LLMTruncated              the answer hit the token limit; never sent to JSON repair
+    │   ├── LLMRefused                refusal or content filter
+    │   └── ScriptExhausted           a ScriptedLLM ran out of responses
+    ├── ToolError
+    │   ├── ToolNotFound
+    │   └── ToolRegistrationError     a tool whose schema or signature cannot be registered
+    ├── MemoryError_
+    │   ├── MemoryKeyNotFound         read of a key that was never written
+    │   └── MemoryUnavailable         the store failed
+    ├── UnrecoverableOutput           the supervisor gave up after its repair attempts (FR-051)
+    ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
+    └── InputError                    a user-supplied plan, script or request that cannot be used
+"""
+
+from __future__ import annotations
+
+from aeon.domain.budget import ExpirationType
+from aeon.domain.errors import AeonError
+
+
+class ApplicationError(AeonError):
+    code = "AEON.APPLICATION"
+
+
+class LLMError(ApplicationError):
+    code = "AEON.LLM"
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+class LLMTransient(LLMError):
+    code = "AEON.LLM.TRANSIENT"
+
+    def __init__(
+        self, message: str, *, status: int | None = None, attempts: int = 1, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status, attempts=attempts)
+        self.retry_after = retry_after
+
+
+class LLMUnavailable(LLMError):
+    code = "AEON.LLM.UNAVAILABLE"
+
+
+class LLMRejected(LLMError):
+    code = "AEON.LLM.REJECTED"
+
+
+class LLMBadResponse(LLMError):
+    code = "AEON.LLM.BAD_RESPONSE"
+
+
+class LLMTruncated(LLMError):
+    code = "AEON.LLM.TRUNCATED"
+
+
+class LLMRefused(LLMError):
+    code = "AEON.LLM.REFUSED"
+
+
+class ScriptExhausted(LLMError):
+    code = "AEON.LLM.SCRIPT_EXHAUSTED"
+
+
+class ToolError(ApplicationError):
+    code = "AEON.TOOL"
+
+
+class ToolNotFound(ToolError):
+    code = "AEON.TOOL.NOT_FOUND"
+
+
+class ToolRegistrationError(ToolError):
+    code = "AEON.TOOL.REGISTRATION"
+
+
+class MemoryError_(ApplicationError):
+    code = "AEON.MEMORY"
+
+
+class MemoryKeyNotFound(MemoryError_):
+    code = "AEON.MEMORY.NOT_FOUND"
+
+
+class MemoryUnavailable(MemoryError_):
+    code = "AEON.MEMORY.UNAVAILABLE"
+
+
+class UnrecoverableOutput(ApplicationError):
+    code = "AEON.SUPERVISOR.UNRECOVERABLE"
+
+    def __init__(self, message: str, *, target: str, errors: list[str], llm_repairs: int) -> None:
+        super().__init__(message)
+        self.target = target
+        self.errors = errors
+        self.llm_repairs = llm_repairs
+
+
+class BudgetExhausted(ApplicationError):
+    code = "AEON.BUDGET.EXHAUSTED"
+
+    def __init__(self, message: str, *, expiration_type: ExpirationType) -> None:
+        super().__init__(message)
+        self.expiration_type = expiration_type
+
+
+class InputError(ApplicationError):
+    code = "AEON.INPUT"

@@ -1,0 +1,144 @@
+"""The executor: runs one step by tool, by LLM reasoning, or by repair then fallback (FR-054..062)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from aeon.application.context import RunContext
+from aeon.application.errors import MemoryError_, ToolNotFound
+from aeon.application.gateway import LLMGateway
+from aeon.application.ports import MemoryPort, ToolPort
+from aeon.application.prompts import templates
+from aeon.application.supervisor import Supervisor
+from aeon.application.validation import args_problems
+from aeon.domain.llm import Message
+from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
+from aeon.domain.records import ToolCall
+
+MEMORY_PREFIX = "step:"
+
+
+class Executor:
+    """Executes steps strictly one at a time; a failing tool fails its step and the plan goes on (FR-054)."""
+
+    def __init__(
+        self, *, tools: ToolPort, memory: MemoryPort, gateway: LLMGateway, supervisor: Supervisor, ctx: RunContext
+    ) -> None:
+        self._tools = tools
+        self._memory = memory
+        self._llm = gateway
+        self._supervisor = supervisor
+        self._ctx = ctx
+
+    async def execute(self, plan: Plan, step: PlanStep) -> PlanStep:
+        """Run `step` (pending → running → complete/failed) and return the step object now in the plan."""
+        ctx = self._ctx
+        ctx.state.current_step = step.step_id
+        step.transition(StepStatus.RUNNING)
+        ctx.notify(
+            "step_start",
+            {
+                "step_id": step.step_id,
+                "description": step.description,
+                "index": step.step_index,
+                "total": step.total_steps,
+            },
+        )
+        if step.tool is not None and self._tools.get(step.tool) is not None:
+            problems = args_problems(self._tools.get(step.tool), step.args)  # type: ignore[arg-type]
+            if problems:
+                step.errors = problems
+                step = await self._repair_or_fallback(plan, step)
+            else:
+                step.mode = ExecutionMode.TOOL
+        elif step.tool is None and step.agent == "llm":
+            step.mode = ExecutionMode.LLM
+        else:
+            if not step.errors:
+                step.errors = [f"Tool '{step.tool}' not found in registry" if step.tool else "step names no tool"]
+            ctx.warn(f"step {step.step_id}: {'; '.join(step.errors)}")
+            step = await self._repair_or_fallback(plan, step)
+        if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
+            await self._run_tool(step)
+        else:
+            await self._run_llm(plan, step)
+        await self._remember(step)
+        ctx.notify(
+            "step_end",
+            {
+                "step_id": step.step_id,
+                "status": step.status.value,
+                "mode": step.mode,
+                "output": step.step_output,
+                "errors": step.errors,
+            },
+        )
+        return step
+
+    async def _repair_or_fallback(self, plan: Plan, step: PlanStep) -> PlanStep:
+        repaired = await self._supervisor.repair_step(step, plan.goal)
+        if repaired is not None:
+            self._ctx.notify("step_repaired", {"step_id": step.step_id, "tool": repaired.tool, "args": repaired.args})
+            return plan.replace_step(step.step_id, repaired)
+        step.mode = ExecutionMode.FALLBACK
+        self._ctx.counters.fallbacks += 1
+        self._ctx.notify("step_fallback", {"step_id": step.step_id})
+        self._ctx.logger.emit("fallback", step_id=step.step_id, reason="; ".join(step.errors))
+        return step
+
+    async def _run_tool(self, step: PlanStep) -> None:
+        assert step.tool is not None
+        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
+        try:
+            result = await self._tools.invoke(step.tool, step.args)
+            output, error = result.output, result.error
+        except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
+            output, error = None, str(exc)
+        call.output, call.error = output, error
+        self._ctx.tool_call(call)
+        self._ctx.logger.emit("tool_call", **msgspec.to_builtins(call))
+        if error is None:
+            step.step_output = output
+            step.transition(StepStatus.COMPLETE)
+        else:
+            self._ctx.counters.tool_errors += 1
+            step.errors.append(f"tool {step.tool!r} failed: {error}")
+            self._ctx.error(f"step {step.step_id}: tool {step.tool!r} failed: {error}")
+            step.transition(StepStatus.FAILED)
+
+    async def _run_llm(self, plan: Plan, step: PlanStep) -> None:
+        """LLM reasoning (agent: llm) and fallback: the step description is the prompt, with memory context."""
+        context = await self._memory_context()
+        prompt = templates.REASON.render({"goal": plan.goal, "memory": context, "step": step.description})
+        purpose = "fallback" if step.mode is ExecutionMode.FALLBACK else "reason"
+        completion = await self._llm.complete(f"{purpose}:{step.step_id}", [Message(role="user", content=prompt)])
+        step.step_output = completion.text.strip()
+        step.transition(StepStatus.COMPLETE)
+
+    async def _memory_context(self) -> str:
+        try:
+            entries = await self._memory.search(MEMORY_PREFIX)
+        except MemoryError_ as exc:
+            self._ctx.error(f"memory search failed: {exc}")
+            return "(memory unavailable)"
+        if not entries:
+            return "(none yet)"
+        return "; ".join(f"{k.removeprefix(MEMORY_PREFIX)} = {_short(v)}" for k, v in entries.items())
+
+    async def _remember(self, step: PlanStep) -> None:
+        value: dict[str, Any] = {"status": step.status.value, "output": step.step_output}
+        if step.status is StepStatus.FAILED:
+            value["errors"] = list(step.errors)
+        try:
+            await self._memory.write(f"{MEMORY_PREFIX}{step.step_id}", value)
+        except MemoryError_ as exc:  # a memory failure is logged; the step's own result stands
+            self._ctx.error(f"memory write failed for step {step.step_id}: {exc}")
+            self._ctx.logger.emit("memory_error", step_id=step.step_id, message=str(exc))
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

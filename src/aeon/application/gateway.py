@@ -1,0 +1,59 @@
+"""The one door to the LLM: budget checks before and after every call, usage accounting and call logging."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aeon.application.context import RunContext
+from aeon.application.errors import LLMError
+from aeon.application.ports import LLMPort
+from aeon.domain.llm import Completion, Message
+
+
+class LLMGateway:
+    """Wraps an LLMPort for one run. Every call is counted against the budget and written to the event log."""
+
+    def __init__(self, llm: LLMPort, ctx: RunContext, *, max_tokens: int | None = None) -> None:
+        self._llm = llm
+        self._ctx = ctx
+        self._max_tokens = max_tokens
+
+    async def complete(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "answer",
+    ) -> Completion:
+        ctx = self._ctx
+        ctx.check_caps(f"before LLM call for {purpose}")
+        ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
+        t0 = ctx.clock.monotonic()
+        try:
+            completion = await self._llm.complete(
+                messages, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
+            )
+        except LLMError as exc:
+            ctx.logger.emit("llm_error", purpose=purpose, error_code=exc.code, message=str(exc), status=exc.status)
+            raise
+        seconds = max(ctx.clock.monotonic() - t0, 0.0)
+        u = completion.usage
+        ctx.logger.emit(
+            "llm_call",
+            purpose=purpose,
+            phase=ctx.phase,
+            step_id=ctx.state.current_step,
+            output=completion.text,
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            cached_tokens=u.cached_tokens,
+            request_id=completion.request_id,
+            finish_reason=completion.finish_reason,
+            seconds=round(seconds, 6),
+        )
+        rate = u.completion_tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
+        ctx.notify("llm_end", {"purpose": purpose, "completion_tokens": u.completion_tokens, "tokens_per_s": rate})
+        ctx.record_llm_call(u, completion.text)
+        return completion

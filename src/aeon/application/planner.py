@@ -1,0 +1,50 @@
+"""The planner: one LLM call that turns a request into a Plan, supervised into shape (FR-006..010, FR-067)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from aeon.application.context import RunContext
+from aeon.application.gateway import LLMGateway
+from aeon.application.prompts import templates
+from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.validation import build_plan, plan_schema, structural_problems
+from aeon.domain.llm import Message
+from aeon.domain.plan import Plan
+from aeon.domain.tools import ToolSpec
+
+
+class Planner:
+    """Asks the model for a plan listing every registered tool, and lets the supervisor repair its answer."""
+
+    def __init__(
+        self,
+        gateway: LLMGateway,
+        supervisor: Supervisor,
+        tools: Sequence[ToolSpec],
+        ctx: RunContext,
+        *,
+        max_steps: int,
+    ) -> None:
+        self._llm = gateway
+        self._supervisor = supervisor
+        self._tools = list(tools)
+        self._ctx = ctx
+        self._schema = plan_schema([t.name for t in self._tools], max_steps=max_steps)
+
+    def prompt(self, request: str) -> str:
+        return templates.PLAN.render({"tools": describe_tools(self._tools), "request": request})
+
+    async def plan(self, request: str) -> Plan:
+        completion = await self._llm.complete(
+            "plan", [Message(role="user", content=self.prompt(request))], schema=self._schema, schema_name="plan"
+        )
+
+        def validate(obj: Any) -> list[str]:
+            return [str(p) for p in structural_problems(obj)]
+
+        obj = await self._supervisor.ensure_valid(
+            completion.text, target="plan", validate=validate, schema=self._schema
+        )
+        return build_plan(obj)

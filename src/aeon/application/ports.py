@@ -1,0 +1,96 @@
+"""Ports: what the use cases need from the outside world, as structural Protocols spoken in domain types."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from aeon.domain.llm import Completion, Message
+from aeon.domain.tools import ToolResult, ToolSpec
+
+
+@runtime_checkable
+class LLMPort(Protocol):
+    """A language model.
+
+    `complete` sends the messages and returns the text with token usage. When `schema` is given the adapter asks the
+    provider to constrain the answer to that JSON schema (named `schema_name`); the caller still validates it.
+
+    Raises (application.errors): LLMUnavailable after transient failures outlast the retry policy, LLMRejected for a
+    refused request, LLMBadResponse for an unusable 2xx, LLMTruncated when the token limit cut the answer, LLMRefused
+    for a refusal or content filter, ScriptExhausted (scripted adapter only). Nothing else escapes.
+    """
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "answer",
+        max_tokens: int | None = None,
+    ) -> Completion: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ToolPort(Protocol):
+    """The tool registry.
+
+    `list` returns every registered tool, `get` one or None. `invoke` runs a tool with already-validated arguments
+    and returns a ToolResult; a tool that raises is reported as ToolResult(error=…), never as an exception.
+    Raises ToolNotFound when `invoke` names an unregistered tool.
+    """
+
+    def list(self) -> list[ToolSpec]: ...
+
+    def get(self, name: str) -> ToolSpec | None: ...
+
+    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult: ...
+
+
+@runtime_checkable
+class MemoryPort(Protocol):
+    """Key/value memory for step results (FR-014..018).
+
+    `read` raises MemoryKeyNotFound for a key never written; `search` returns every entry whose key starts with the
+    prefix, in insertion order. A failing store raises MemoryUnavailable.
+    """
+
+    async def write(self, key: str, value: Any) -> None: ...
+
+    async def read(self, key: str) -> Any: ...
+
+    async def search(self, prefix: str) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class LoggerPort(Protocol):
+    """The run's event log. `emit` writes one record (the adapter adds correlation_id, seq and timestamp).
+
+    A failing write must not crash the run: adapters report it once as a warning and carry on. `close` flushes and
+    syncs. `bind` fixes the correlation_id stamped on every later record.
+    """
+
+    def bind(self, correlation_id: str) -> None: ...
+
+    def emit(self, event: str, /, **fields: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ProgressPort(Protocol):
+    """Live progress for a human: phase/step starts and ends, repairs, fallbacks, token rates. Never raises."""
+
+    def update(self, event: str, data: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class ClockPort(Protocol):
+    """Wall and monotonic time, injected so tests never sleep or depend on the real clock."""
+
+    def now(self) -> datetime: ...
+
+    def monotonic(self) -> float: ...

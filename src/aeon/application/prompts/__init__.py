@@ -1,0 +1,32 @@
+"""Prompts as data: templates with named slots, rendered only when every slot has a non-empty value."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+
+import msgspec
+
+from aeon.application.errors import ApplicationError
+
+
+class PromptSlotError(ApplicationError):
+    code = "AEON.PROMPT.MISSING_SLOT"
+
+
+class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
+    """A prompt whose static part comes first (so a provider's prompt cache can reuse it) and slots last."""
+
+    name: str
+    text: str
+
+    @property
+    def slots(self) -> frozenset[str]:
+        names = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(self.text)}
+        return frozenset(n for n in names if n)
+
+    def render(self, values: Mapping[str, str]) -> str:
+        missing = sorted(s for s in self.slots if not str(values.get(s) or "").strip())
+        if missing:
+            raise PromptSlotError(f"prompt {self.name!r}: empty or missing slot(s) {', '.join(missing)}")
+        return string.Template(self.text).substitute({k: str(v) for k, v in values.items()})

@@ -1,0 +1,78 @@
+"""The prompt templates. Completion-style and few-shot, so that small base models can follow them too."""
+
+from __future__ import annotations
+
+from aeon.application.prompts import PromptTemplate
+
+PLAN = PromptTemplate(
+    name="plan",
+    text="""\
+Turn a request into a JSON plan. Steps run in order. A step either calls one of the tools below with "args" that \
+match its input schema, or has "agent": "llm" when it needs reasoning and no tool. Use no other tools.
+
+Tools:
+${tools}
+
+Request: repeat the word hello
+Plan: {"goal": "repeat the word hello", "steps": [{"step_id": "s1", "description": "Echo the word hello", \
+"tool": "echo", "args": {"text": "hello"}}]}
+
+Request: multiply 6 by 7 and explain the result
+Plan: {"goal": "multiply 6 by 7 and explain the result", "steps": [{"step_id": "s1", "description": "Multiply 6 \
+by 7", "tool": "calculator", "args": {"expression": "6 * 7"}}, {"step_id": "s2", "description": "Explain the \
+product from s1", "agent": "llm"}]}
+
+Request: ${request}
+Plan:""",
+)
+
+REPAIR_JSON = PromptTemplate(
+    name="repair_json",
+    text="""\
+Fix a JSON document so that it is valid and satisfies the schema. Keep its meaning; do not add tools or steps that \
+were not there. Answer with the corrected JSON only.
+
+Tools:
+${tools}
+
+Schema: ${schema}
+
+Broken: ${broken}
+Problems: ${problems}
+Fixed:""",
+)
+
+REPAIR_STEP = PromptTemplate(
+    name="repair_step",
+    text="""\
+A plan step names a tool that does not exist or has arguments that do not fit. Rewrite the step so that it calls \
+one of the tools below with arguments matching that tool's input schema. Keep the step's intent. Answer with the \
+step as JSON only.
+
+Tools:
+${tools}
+
+Example:
+Goal: add 2 and 3
+Step: {"step_id": "s1", "description": "Add 2 and 3", "tool": "adder", "args": {"a": 2, "b": 3}}
+Problems: Tool 'adder' not found in registry
+Fixed: {"step_id": "s1", "description": "Add 2 and 3", "tool": "calculator", "args": {"expression": "2 + 3"}}
+
+Goal: ${goal}
+Step: ${step}
+Problems: ${problems}
+Fixed:""",
+)
+
+REASON = PromptTemplate(
+    name="reason",
+    text="""\
+Carry out one step of a plan by reasoning. Use the results of earlier steps. Answer in a few plain sentences.
+
+Goal: ${goal}
+Earlier results: ${memory}
+Step: ${step}
+Answer:""",
+)
+
+ALL: tuple[PromptTemplate, ...] = (PLAN, REPAIR_JSON, REPAIR_STEP, REASON)

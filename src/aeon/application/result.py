@@ -1,0 +1,41 @@
+"""What a run returns: a structured result for every ending — completed, expired or failed, never a traceback."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import msgspec
+
+from aeon.domain.budget import TTLExpirationResponse
+
+
+class RunStatus(enum.StrEnum):
+    COMPLETED = "completed"
+    TTL_EXPIRED = "ttl_expired"
+    ERROR = "error"
+
+
+class ErrorInfo(msgspec.Struct, kw_only=True):
+    code: str
+    message: str
+    phase: str
+    step_id: str | None = None
+    correlation_id: str = ""
+
+
+class RunResult(msgspec.Struct, kw_only=True):
+    status: RunStatus
+    correlation_id: str
+    request: str
+    plan: dict[str, Any] | None
+    outputs: dict[str, Any]
+    budget: dict[str, Any]
+    counts: dict[str, int]
+    warnings: list[str] = msgspec.field(default_factory=list)
+    ttl_expiration: TTLExpirationResponse | None = None
+    error: ErrorInfo | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out

@@ -1,0 +1,169 @@
+"""The supervisor: deterministic repair first (free), then at most two LLM repairs that see the errors (FR-050)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from aeon.application.context import RunContext
+from aeon.application.errors import LLMTruncated, UnrecoverableOutput
+from aeon.application.gateway import LLMGateway
+from aeon.application.jsonfix import parse_json
+from aeon.application.prompts import templates
+from aeon.application.validation import step_schema, tool_problems
+from aeon.domain.llm import Message
+from aeon.domain.plan import ExecutionMode, PlanStep
+from aeon.domain.records import SupervisorAction
+from aeon.domain.tools import ToolSpec
+
+MAX_LLM_REPAIRS = 2
+
+Validator = Callable[[Any], list[str]]
+
+
+def describe_tools(tools: Sequence[ToolSpec]) -> str:
+    """Every tool with its input/output schema and one example invocation (FR-067/068)."""
+    lines = []
+    for t in tools:
+        example = json.dumps({"tool": t.name, "args": t.example}, separators=(", ", ": "))
+        lines.append(
+            f"- {t.name}: {t.description} input_schema: {json.dumps(t.input_schema)} "
+            f"output_schema: {json.dumps(t.output_schema)} example: {example}"
+        )
+    return "\n".join(lines)
+
+
+class Supervisor:
+    """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
+
+    def __init__(self, gateway: LLMGateway, ctx: RunContext, tools: Sequence[ToolSpec]) -> None:
+        self._llm = gateway
+        self._ctx = ctx
+        self._tools = list(tools)
+        self._by_name = {t.name: t for t in tools}
+        self._tool_text = describe_tools(self._tools)
+
+    def _attempt(self, raw: str, validate: Validator, target: str) -> tuple[Any, list[str]]:
+        outcome = parse_json(raw)
+        if outcome is None:
+            return None, ["output is not JSON and could not be repaired deterministically"]
+        errors = validate(outcome.value)
+        if not errors and outcome.repaired:
+            self._ctx.counters.deterministic_repairs += 1
+            self._ctx.supervisor_action(
+                SupervisorAction(kind="deterministic_repair", target=target, detail="repaired without an LLM call")
+            )
+        return outcome.value, errors
+
+    async def ensure_valid(self, raw: str, *, target: str, validate: Validator, schema: Mapping[str, Any]) -> Any:
+        """Return a value from `raw` that passes `validate`, repairing it if needed; raise UnrecoverableOutput."""
+        value, errors = self._attempt(raw, validate, target)
+        if not errors:
+            return value
+        current = raw
+        for attempt in range(1, MAX_LLM_REPAIRS + 1):
+            self._ctx.error(f"{target}: {'; '.join(errors)}")
+            prompt = templates.REPAIR_JSON.render(
+                {
+                    "tools": self._tool_text,
+                    "schema": json.dumps(schema),
+                    "broken": current.strip() or "(empty)",
+                    "problems": "; ".join(errors),
+                }
+            )
+            try:
+                completion = await self._llm.complete(
+                    f"repair:{target}", [Message(role="user", content=prompt)], schema=schema, schema_name=target
+                )
+            except LLMTruncated as exc:
+                errors = [str(exc)]  # a truncated answer is never sent to JSON repair
+                continue
+            current = completion.text
+            self._ctx.counters.llm_repairs += 1
+            value, errors = self._attempt(current, validate, target)
+            self._ctx.supervisor_action(
+                SupervisorAction(
+                    kind="llm_repair",
+                    target=target,
+                    attempt=attempt,
+                    succeeded=not errors,
+                    detail="; ".join(errors) if errors else "repaired by the LLM",
+                )
+            )
+            if not errors:
+                return value
+        self._ctx.supervisor_action(
+            SupervisorAction(
+                kind="unrecoverable", target=target, detail="; ".join(errors), succeeded=False, attempt=MAX_LLM_REPAIRS
+            )
+        )
+        raise UnrecoverableOutput(
+            f"{target} could not be repaired after {MAX_LLM_REPAIRS} LLM repair attempts: {'; '.join(errors)}",
+            target=target,
+            errors=errors,
+            llm_repairs=MAX_LLM_REPAIRS,
+        )
+
+    async def repair_step(self, step: PlanStep, goal: str) -> PlanStep | None:
+        """Rewrite a missing-tool or bad-argument step to use a registered tool; None when that fails (FR-059..066).
+
+        The LLM sees the full tool list with schemas and examples, the step and the goal. Its answer is accepted
+        only if it names a registered tool with arguments that fit (FR-066), and keeps the step id.
+        """
+        if not self._tools:
+            return None
+        names = sorted(self._by_name)
+        schema = step_schema({"type": "string", "enum": names})
+        schema["required"] = ["step_id", "description", "tool", "args"]
+        step_json = json.dumps(
+            {"step_id": step.step_id, "description": step.description, "tool": step.tool, "args": step.args}
+        )
+        errors = list(step.errors) or tool_problems(step, self._by_name)
+
+        def validate(obj: Any) -> list[str]:
+            if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
+                return ["answer must be a step object naming a tool"]
+            candidate = msgspec.structs.replace(step, tool=obj["tool"], args=dict(obj.get("args") or {}), agent=None)
+            return tool_problems(candidate, self._by_name)
+
+        for attempt in range(1, MAX_LLM_REPAIRS + 1):
+            prompt = templates.REPAIR_STEP.render(
+                {"tools": self._tool_text, "goal": goal, "step": step_json, "problems": "; ".join(errors)}
+            )
+            try:
+                completion = await self._llm.complete(
+                    f"repair_step:{step.step_id}",
+                    [Message(role="user", content=prompt)],
+                    schema=schema,
+                    schema_name="step",
+                )
+            except LLMTruncated as exc:
+                errors = [str(exc)]
+                continue
+            self._ctx.counters.llm_repairs += 1
+            outcome = parse_json(completion.text)
+            errors = validate(outcome.value) if outcome else ["answer is not JSON"]
+            ok = outcome is not None and not errors
+            self._ctx.supervisor_action(
+                SupervisorAction(
+                    kind="tool_repair",
+                    target=step.step_id,
+                    attempt=attempt,
+                    succeeded=ok,
+                    detail="; ".join(errors) if errors else "now calls a registered tool",
+                )
+            )
+            if ok and outcome is not None:
+                self._ctx.counters.tool_repairs += 1
+                return msgspec.structs.replace(
+                    step,
+                    tool=outcome.value["tool"],
+                    args=dict(outcome.value.get("args") or {}),
+                    agent=None,
+                    mode=ExecutionMode.REPAIRED,
+                )
+            step_json = completion.text.strip() or step_json
+        return None

@@ -1,0 +1,170 @@
+"""Structural validation of plans and tool calls: every problem is reported with the step it belongs to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jsonschema
+import msgspec
+
+from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.tools import ToolSpec
+
+MAX_PLAN_STEPS = 10
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True):
+    """One thing wrong with a plan. `structural` problems make the plan unusable; the others are step errors."""
+
+    step_id: str | None
+    message: str
+    structural: bool = True
+
+    def __str__(self) -> str:
+        return f"step {self.step_id}: {self.message}" if self.step_id else self.message
+
+
+def plan_schema(tool_names: Sequence[str], *, max_steps: int = MAX_PLAN_STEPS) -> dict[str, Any]:
+    """The JSON schema a plan answer must satisfy; sent to providers that constrain output."""
+    tool: dict[str, Any] = {"type": "string"}
+    if tool_names:
+        tool["enum"] = sorted(tool_names)
+    return {
+        "type": "object",
+        "properties": {
+            "goal": {"type": "string", "minLength": 1},
+            "steps": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max_steps,
+                "items": step_schema(tool),
+            },
+        },
+        "required": ["goal", "steps"],
+    }
+
+
+def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "step_id": {"type": "string", "minLength": 1},
+            "description": {"type": "string", "minLength": 1},
+            "tool": dict(tool or {"type": "string"}),
+            "args": {"type": "object"},
+            "agent": {"type": "string", "enum": ["llm"]},
+        },
+        "required": ["step_id", "description"],
+    }
+
+
+def _schema_messages(instance: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(json path, message) for every violation, sorted for stable output."""
+    validator = jsonschema.Draft202012Validator(schema)
+    out = []
+    for err in validator.iter_errors(instance):
+        path = "/".join(str(p) for p in err.absolute_path) or "(root)"
+        out.append((path, err.message))
+    return sorted(out)
+
+
+def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
+    """Argument problems against the tool's input_schema (FR-025), as one-line messages."""
+    return [
+        f"args for tool {spec.name!r} invalid at {path}: {msg}"
+        for path, msg in _schema_messages(dict(args), spec.input_schema)
+    ]
+
+
+def structural_problems(obj: Any) -> list[Problem]:
+    """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, duplicate step ids."""
+    base = plan_schema([])
+    problems: list[Problem] = []
+    if not isinstance(obj, dict):
+        return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
+    for path, msg in _schema_messages(obj, base):
+        step_id = _step_id_at(obj, path)
+        problems.append(Problem(step_id=step_id, message=f"{path}: {msg}"))
+    steps = obj.get("steps")
+    if isinstance(steps, list):
+        seen: set[str] = set()
+        for step in steps:
+            sid = step.get("step_id") if isinstance(step, dict) else None
+            if isinstance(sid, str):
+                if sid in seen:
+                    problems.append(Problem(step_id=sid, message=f"duplicate step_id {sid!r}"))
+                seen.add(sid)
+    return problems
+
+
+def _step_id_at(obj: Mapping[str, Any], path: str) -> str | None:
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[0] == "steps" and parts[1].isdigit():
+        steps = obj.get("steps") or []
+        i = int(parts[1])
+        if i < len(steps) and isinstance(steps[i], dict):
+            sid = steps[i].get("step_id")
+            return sid if isinstance(sid, str) else f"#{i + 1}"
+    return None
+
+
+def tool_problems(step: PlanStep, tools: Mapping[str, ToolSpec]) -> list[str]:
+    """Missing or unknown tool and bad arguments for one step (FR-063/064, FR-025). Empty for LLM steps."""
+    if step.tool is None:
+        if step.agent == "llm":
+            return []
+        return [f"step {step.step_id!r} names no tool and is not an 'agent: llm' step"]
+    spec = tools.get(step.tool)
+    if spec is None:
+        return [f"Tool '{step.tool}' not found in registry"]
+    return args_problems(spec, step.args)
+
+
+def build_plan(obj: Mapping[str, Any]) -> Plan:
+    """Turn a structurally valid plan object into a Plan. Unknown keys are ignored; statuses start pending."""
+    steps = [
+        PlanStep(
+            step_id=s["step_id"],
+            description=s["description"],
+            tool=s.get("tool") or None,
+            agent=s.get("agent") or None,
+            args=dict(s.get("args") or {}),
+            dependencies=list(s.get("dependencies") or []),
+            provides=list(s.get("provides") or []),
+        )
+        for s in obj["steps"]
+    ]
+    return Plan(goal=obj["goal"], steps=steps)
+
+
+def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:
+    """Fill every step's `errors` with its tool problems and return them (FR-064)."""
+    out: list[Problem] = []
+    for step in plan.steps:
+        step.errors = tool_problems(step, tools)
+        out.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in step.errors)
+    return out
+
+
+def validate_document(obj: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:
+    """Every problem of a plan document: structural ones, then per-step tool and argument problems."""
+    problems = structural_problems(obj)
+    steps = obj.get("steps") if isinstance(obj, dict) else None
+    if not isinstance(steps, list):
+        return problems
+    for raw in steps:
+        if not isinstance(raw, dict) or not isinstance(raw.get("step_id"), str):
+            continue
+        tool = raw.get("tool")
+        raw_args = raw.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        step = PlanStep(
+            step_id=raw["step_id"],
+            description=str(raw.get("description", "")),
+            tool=tool if isinstance(tool, str) else None,
+            agent=raw.get("agent"),
+            args=args,
+        )
+        problems.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in tool_problems(step, tools))
+    return problems

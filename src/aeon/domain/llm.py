@@ -1,0 +1,24 @@
+"""Values exchanged with a language model: messages, completions and token usage."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True):
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+class Usage(msgspec.Struct, kw_only=True):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens served from the provider's prompt/KV cache
+
+
+class Completion(msgspec.Struct, kw_only=True):
+    text: str
+    usage: Usage = msgspec.field(default_factory=Usage)
+    request_id: str | None = None
+    finish_reason: str | None = None
+    model: str | None = None

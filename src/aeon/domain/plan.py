@@ -1,0 +1,114 @@
+"""Plan and PlanStep: declarative data with an enforced step-status state machine and a fixed step order."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import msgspec
+
+from aeon.domain.errors import IllegalTransition, PlanIntegrityError
+
+
+class StepStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    INVALID = "invalid"
+
+
+class ClarityState(enum.StrEnum):
+    CLEAR = "CLEAR"
+    PARTIALLY_CLEAR = "PARTIALLY_CLEAR"
+    BLOCKED = "BLOCKED"
+
+
+class ExecutionMode(enum.StrEnum):
+    """How a step was (or will be) executed; set by the executor, shown by the CLI."""
+
+    TOOL = "tool"
+    LLM = "llm"
+    REPAIRED = "repaired"
+    FALLBACK = "fallback"
+
+
+_LEGAL: dict[StepStatus, frozenset[StepStatus]] = {
+    StepStatus.PENDING: frozenset({StepStatus.RUNNING, StepStatus.INVALID, StepStatus.FAILED}),
+    StepStatus.RUNNING: frozenset({StepStatus.COMPLETE, StepStatus.FAILED, StepStatus.INVALID}),
+    StepStatus.COMPLETE: frozenset(),
+    StepStatus.FAILED: frozenset(),
+    StepStatus.INVALID: frozenset({StepStatus.PENDING}),
+}
+
+
+class PlanStep(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One step of a plan. `tool` wins over `agent` when both are present (01, edge cases)."""
+
+    step_id: str
+    description: str
+    status: StepStatus = StepStatus.PENDING
+    tool: str | None = None
+    agent: str | None = None
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+    errors: list[str] = msgspec.field(default_factory=list)
+    step_index: int = 0
+    total_steps: int = 0
+    incoming_context: str = ""
+    handoff_to_next: str = ""
+    clarity_state: ClarityState | None = None
+    step_output: Any = None
+    dependencies: list[str] = msgspec.field(default_factory=list)
+    provides: list[str] = msgspec.field(default_factory=list)
+    mode: ExecutionMode | None = None
+
+    @property
+    def executed(self) -> bool:
+        return self.status in (StepStatus.COMPLETE, StepStatus.FAILED)
+
+    def transition(self, new: StepStatus) -> None:
+        """Move to `new`, or raise IllegalTransition naming the step and both states."""
+        if new not in _LEGAL[self.status]:
+            raise IllegalTransition(f"step {self.step_id!r}: {self.status.value} -> {new.value} is not allowed")
+        self.status = new
+
+
+class Plan(msgspec.Struct, kw_only=True):
+    """A goal and its ordered steps. The object keeps its identity through execution and repair (FR-075)."""
+
+    goal: str
+    steps: list[PlanStep] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.reindex()
+
+    def reindex(self) -> None:
+        total = len(self.steps)
+        for i, step in enumerate(self.steps, start=1):
+            step.step_index = i
+            step.total_steps = total
+
+    def step(self, step_id: str) -> PlanStep:
+        for s in self.steps:
+            if s.step_id == step_id:
+                return s
+        raise KeyError(step_id)
+
+    def replace_step(self, step_id: str, new: PlanStep) -> PlanStep:
+        """Swap one step in place: same position, same step_id, plan object unchanged (FR-053, FR-060)."""
+        old = self.step(step_id)
+        if new.step_id != step_id:
+            raise PlanIntegrityError(f"replacement for step {step_id!r} carries step_id {new.step_id!r}")
+        if old.executed:
+            raise PlanIntegrityError(f"step {step_id!r} has already run ({old.status.value}) and cannot be replaced")
+        self.steps[self.steps.index(old)] = new
+        self.reindex()
+        return new
+
+    @property
+    def finished(self) -> bool:
+        return all(s.status in (StepStatus.COMPLETE, StepStatus.FAILED, StepStatus.INVALID) for s in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out

@@ -1,0 +1,54 @@
+"""Orchestration state and the cycle log record (FR-011, FR-038)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from aeon.domain.plan import Plan
+
+
+class ToolCall(msgspec.Struct, kw_only=True):
+    step_id: str
+    tool: str
+    args: dict[str, Any]
+    output: Any = None
+    error: str | None = None
+
+
+class SupervisorAction(msgspec.Struct, kw_only=True):
+    """One thing the supervisor did: kind is deterministic_repair, llm_repair, tool_repair or unrecoverable."""
+
+    kind: str
+    target: str
+    detail: str
+    attempt: int = 0
+    succeeded: bool = True
+
+
+class CycleRecord(msgspec.Struct, kw_only=True):
+    """One orchestration cycle as written to the JSONL log. The log adds correlation_id, seq and timestamp."""
+
+    step_number: int
+    plan_state: dict[str, Any] | None
+    llm_output: list[str]
+    supervisor_actions: list[SupervisorAction]
+    tool_calls: list[ToolCall]
+    ttl_remaining: int
+    errors: list[str]
+    phase: str = "EXECUTE"
+    step_id: str | None = None
+
+
+class OrchestrationState(msgspec.Struct, kw_only=True):
+    """The kernel's in-memory state for one run (FR-011/012); distinct from the K/V memory."""
+
+    correlation_id: str
+    request: str
+    plan: Plan | None = None
+    current_step: str | None = None
+    tool_history: list[ToolCall] = msgspec.field(default_factory=list)
+    llm_outputs: list[str] = msgspec.field(default_factory=list)
+    supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
+    ttl_remaining: int = 0

@@ -1,0 +1,1 @@
+"""Entrypoints: settings, the composition root (container) and the typer CLI."""

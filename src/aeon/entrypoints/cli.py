@@ -1,0 +1,173 @@
+"""The `aeon` command line: thin — parse, call one use case, render, map errors to exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import typer
+import yaml
+
+from aeon.application.errors import InputError
+from aeon.application.plan_input import plan_from_document
+from aeon.application.result import RunResult, RunStatus
+from aeon.application.validation import validate_document
+from aeon.domain.errors import AeonError
+from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.render import ConsoleProgress, render_result
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR = 0, 1, 2, 3, 4
+_EXIT = {RunStatus.COMPLETED: EXIT_OK, RunStatus.TTL_EXPIRED: EXIT_EXPIRED, RunStatus.ERROR: EXIT_ERROR}
+
+app = typer.Typer(
+    help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", "-c", help="YAML config layered over config/base.yaml.", show_default=False)
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    typer.echo(f"aeon: {message}", err=True)
+    return typer.Exit(code)
+
+
+def read_document(path: Path) -> Any:
+    """Read a JSON or YAML file; raise InputError naming the path when it cannot be read or parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(f"{path} is not valid JSON/YAML: {str(exc).splitlines()[0]}") from exc
+
+
+@app.command()
+def run(
+    request: Annotated[str, typer.Argument(help="What you want done, in plain language.")],
+    config: ConfigOpt = None,
+    plan: Annotated[
+        Path | None, typer.Option("--plan", help="Run this hand-written JSON/YAML plan instead of generating one.")
+    ] = None,
+    ttl: Annotated[
+        int | None, typer.Option("--ttl", min=0, help="Passes of the loop allowed (0 stops at once).")
+    ] = None,
+    max_llm_calls: Annotated[
+        int | None, typer.Option("--max-llm-calls", min=0, help="Cap on LLM calls for the whole run.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")] = False,
+    log_file: Annotated[Path | None, typer.Option("--log-file", help="Append the JSONL event log here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
+
+    Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL or budget expired (result still printed),
+    4 unrecoverable error (structured error printed).
+    """
+    overrides: dict[str, Any] = {}
+    if ttl is not None:
+        overrides["run.ttl"] = ttl
+    if max_llm_calls is not None:
+        overrides["run.max_llm_calls"] = max_llm_calls
+    if log_file is not None:
+        overrides["log.path"] = str(log_file)
+    progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
+    try:
+        settings = load_settings(config, overrides)
+        container = build_container(settings, progress=progress)
+        tools = container.tools()
+        given = None
+        if plan is not None:
+            given = plan_from_document(read_document(plan), {t.name: t for t in tools.list()}, source=str(plan))
+        result = asyncio.run(_run(container, request, given))
+    except AeonError as exc:
+        if debug:
+            raise
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted", 130) from None
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(result.to_dict()).decode() + "\n")
+    else:
+        render_result(result, sys.stdout)
+    if result.error is not None and not as_json:
+        typer.echo(f"aeon: {result.error.message}", err=True)
+    raise typer.Exit(_EXIT[result.status])
+
+
+async def _run(container: Container, request: str, plan: Any) -> RunResult:
+    orchestrator = container.orchestrator()
+    llm = container.llm()
+    log = container.event_log()
+    try:
+        return await orchestrator.run(request, plan=plan)
+    finally:
+        await llm.aclose()
+        log.close()
+
+
+@app.command()
+def validate(
+    plan_file: Annotated[Path, typer.Argument(help="A JSON or YAML plan.")],
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Check a plan file: every problem with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
+    try:
+        settings = load_settings(config)
+        tools = build_container(settings).tools()
+        doc = read_document(plan_file)
+    except AeonError as exc:
+        if debug:
+            raise
+        raise _fail(str(exc)) from None
+    problems = validate_document(doc, {t.name: t for t in tools.list()})
+    if not problems:
+        typer.echo(f"{plan_file}: valid")
+        raise typer.Exit(EXIT_OK)
+    for p in problems:
+        typer.echo(f"{plan_file}: {p}")
+    typer.echo(f"{len(problems)} problem(s)", err=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
+@app.command()
+def tools(
+    config: ConfigOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the tools as one JSON document.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """List the registered tools with their input and output schemas."""
+    try:
+        registry = build_container(load_settings(config)).tools()
+    except AeonError as exc:
+        if debug:
+            raise
+        raise _fail(str(exc)) from None
+    specs = registry.list()
+    if as_json:
+        typer.echo(msgspec.json.encode([msgspec.to_builtins(s) for s in specs]).decode())
+        return
+    for s in specs:
+        typer.echo(f"{s.name}: {s.description}")
+        typer.echo(f"  input:   {json.dumps(s.input_schema)}")
+        typer.echo(f"  output:  {json.dumps(s.output_schema)}")
+        typer.echo(f"  example: {json.dumps(s.example)}")
+
+
+def main() -> None:
+    app()

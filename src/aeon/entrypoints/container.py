@@ -1,0 +1,147 @@
+"""The composition root: YAML config layers, validated settings and the adapters chosen by `llm.adapter`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import containers, providers
+from dependency_injector.errors import Error as DIError
+
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.anthropic import AnthropicLLM
+from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.system import SystemClock
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.loader import load_tool_modules
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.ports import LLMPort, ProgressPort
+from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
+
+CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
+BASE_CONFIG = CONFIG_DIR / "base.yaml"
+
+# One static line per port: mypy checks every adapter against its Protocol.
+_LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM)
+
+
+class NullProgress:
+    def update(self, event: str, data: Mapping[str, Any]) -> None:
+        return None
+
+
+def build_tools(builtins: bool, modules: Sequence[str]) -> ToolRegistry:
+    registry = ToolRegistry()
+    if builtins:
+        register_builtins(registry)
+    load_tool_modules(registry, modules)
+    return registry
+
+
+class Container(containers.DeclarativeContainer):
+    config = providers.Configuration(strict=True)
+    secrets: providers.Object[list[str]] = providers.Object(
+        []
+    )  # overridden with the configured keys, for log redaction
+
+    clock = providers.Singleton(SystemClock)
+    event_log = providers.Singleton(JsonlEventLog, config.log.path, secrets=secrets)
+    tools = providers.Singleton(build_tools, builtins=config.tools.builtins, modules=config.tools.modules)
+    memory = providers.Factory(InMemoryKV)
+    progress = providers.Object(NullProgress())
+
+    llm = providers.Selector(
+        config.llm.adapter,
+        scripted=providers.Singleton(ScriptedLLM.from_file, config.llm.script),
+        openai=providers.Singleton(
+            OpenAICompatLLM,
+            base_url=config.llm.base_url,
+            model=config.llm.model,
+            api_key=config.llm.api_key,
+            read_timeout=config.llm.read_timeout,
+            max_attempts=config.llm.max_attempts,
+            max_tokens=config.llm.max_tokens,
+            temperature=config.llm.temperature,
+            logger=event_log,
+        ),
+        anthropic=providers.Singleton(
+            AnthropicLLM,
+            base_url=config.llm.base_url,
+            model=config.llm.model,
+            api_key=config.llm.api_key,
+            anthropic_version=config.llm.anthropic_version,
+            read_timeout=config.llm.read_timeout,
+            max_attempts=config.llm.max_attempts,
+            max_tokens=config.llm.max_tokens,
+            temperature=config.llm.temperature,
+            logger=event_log,
+        ),
+    )
+
+    run_settings = providers.Factory(
+        RunSettings,
+        ttl=config.run.ttl,
+        max_llm_calls=config.run.max_llm_calls,
+        max_tokens=config.run.max_tokens,
+        max_seconds=config.run.max_seconds,
+        max_plan_steps=config.run.max_plan_steps,
+        llm_max_tokens=config.llm.max_tokens,
+    )
+    orchestrator = providers.Factory(
+        Orchestrator,
+        llm=llm,
+        tools=tools,
+        memory=memory,
+        logger=event_log,
+        progress=progress,
+        clock=clock,
+        settings=run_settings,
+    )
+
+
+def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
+    """Merge base.yaml, the chosen file (env markers interpolated) and CLI overrides, then validate once."""
+    raw = providers.Configuration(strict=True)
+    files = [BASE_CONFIG] if BASE_CONFIG.exists() else []
+    if config_file is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"config file not found: {config_file}")
+        files.append(config_file)
+    for f in files:
+        try:
+            raw.from_yaml(f, required=True, envs_required=True)
+        except (DIError, ValueError) as exc:
+            raise ConfigError(f"cannot use config file {f}: {str(exc).splitlines()[0]}") from exc
+        except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
+            raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+    if overrides:
+        raw.from_dict(_nest(overrides))
+    sources = ", ".join(str(f) for f in files) or "defaults"
+    return validate_settings(raw() or {}, sources=sources)
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for dotted, value in flat.items():
+        node = out
+        *parents, leaf = dotted.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return out
+
+
+def build_container(settings: Settings, *, progress: ProgressPort | None = None) -> Container:
+    container = Container()
+    data = settings.model_dump(mode="python")
+    key = settings.llm.api_key
+    data["llm"]["api_key"] = key.get_secret_value() if key else None
+    container.config.from_dict(data)
+    container.secrets.override(providers.Object(settings.secrets()))
+    if progress is not None:
+        container.progress.override(providers.Object(progress))
+    return container

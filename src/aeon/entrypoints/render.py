@@ -1,0 +1,90 @@
+"""Human rendering: live progress on stderr and the final result on stdout."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from aeon.application.result import RunResult, RunStatus
+
+_MARK = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ConsoleProgress:
+    """ProgressPort that prints one line per event, so a long LLM call never looks like a hang."""
+
+    def __init__(self, stream: TextIO, *, verbose: bool = True) -> None:
+        self._out = stream
+        self._verbose = verbose
+
+    def _line(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def update(self, event: str, data: Mapping[str, Any]) -> None:
+        d = data
+        if event == "phase":
+            self._line(f"── pass {d.get('pass')} · {d.get('phase')}")
+        elif event == "plan":
+            plan = d["plan"]
+            self._line(f"plan: {plan['goal']} ({len(plan['steps'])} steps)")
+            for s in plan["steps"]:
+                how = f"tool {s['tool']} {json.dumps(s.get('args') or {})}" if s.get("tool") else "agent llm"
+                self._line(f"  {s['step_index']}. [{s['step_id']}] {s['description']} — {how}")
+        elif event == "step_start":
+            self._line(f"▶ [{d['index']}/{d['total']}] {d['step_id']}: {d['description']}")
+        elif event == "step_end":
+            mark = _MARK.get(str(d["status"]), "?")
+            detail = _short(d["output"]) if d["status"] == "complete" else "; ".join(d.get("errors") or [])
+            self._line(f"{mark} {d['step_id']} {d['status']} ({d.get('mode') or '-'}): {detail}")
+        elif event == "warning":
+            self._line(f"⚠ {d['message']}")
+        elif event == "step_repaired":
+            self._line(f"↻ {d['step_id']} repaired: now calls {d['tool']} {json.dumps(d.get('args') or {})}")
+        elif event == "step_fallback":
+            self._line(f"⤷ {d['step_id']} could not be repaired: falling back to LLM reasoning")
+        elif event == "supervisor" and self._verbose:
+            ok = "ok" if d.get("succeeded") else "failed"
+            self._line(f"  supervisor {d['kind']} on {d['target']} ({ok}): {_short(d.get('detail', ''), 120)}")
+        elif event == "llm_start" and self._verbose:
+            where = f" · step {d['step']}" if d.get("step") else ""
+            self._line(f"  … LLM {d['purpose']} ({d.get('phase')}{where})")
+        elif event == "llm_end" and self._verbose:
+            rate = d.get("tokens_per_s")
+            speed = f" at {rate:.1f} tok/s" if isinstance(rate, float) else ""
+            self._line(f"  … {d['completion_tokens']} tokens{speed}")
+        elif event == "status":
+            self._line(str(d.get("message", "")))
+
+
+def render_result(result: RunResult, out: TextIO) -> None:
+    w = out.write
+    plan = result.plan
+    if plan:
+        w(f"\nGoal: {plan['goal']}\n")
+        for s in plan["steps"]:
+            mark = _MARK.get(s["status"], "?")
+            mode = s.get("mode") or "-"
+            w(f"{mark} {s['step_id']} [{s['status']}, {mode}] {s['description']}\n")
+            if s["status"] == "complete":
+                w(f"    output: {_short(s.get('step_output'), 400)}\n")
+            for e in s.get("errors") or []:
+                w(f"    note: {e}\n")
+    c, b = result.counts, result.budget
+    w(
+        f"\n{result.status.value}: {b['llm_calls']} LLM calls (cap {b['max_llm_calls']}), "
+        f"{c['deterministic_repairs']} deterministic repairs, {c['llm_repairs']} LLM repairs, "
+        f"{c['fallbacks']} fallbacks, TTL {b['ttl_remaining']}/{b['ttl']} left · run {result.correlation_id}\n"
+    )
+    if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
+        t = result.ttl_expiration
+        w(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}\n")
+    if result.error is not None:
+        w(f"error {result.error.code}: {result.error.message}\n")

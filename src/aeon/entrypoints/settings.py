@@ -1,0 +1,91 @@
+"""The settings schema: config/base.yaml, then --config, then ${VAR:default} markers, then CLI flags; checked once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from aeon.application.errors import ApplicationError
+
+AdapterName = Literal["local", "openai", "anthropic", "scripted"]
+
+
+class ConfigError(ApplicationError):
+    """A config file that is missing, unreadable or does not match the schema; the message names key or path."""
+
+    code = "AEON.CONFIG"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LLMSettings(_Section):
+    adapter: AdapterName = "local"
+    script: Path | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key: SecretStr | None = None
+    anthropic_version: str = "2023-06-01"
+    read_timeout: float = Field(60.0, gt=0)
+    max_attempts: int = Field(3, ge=1, le=10)
+    max_tokens: int = Field(512, ge=1)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    # local adapter (llama.cpp's llama-server with Gemma 3 270M)
+    model_path: Path | None = None
+    cache_dir: Path | None = None
+    ctx_size: int = Field(8192, ge=512)
+    threads: int | None = Field(None, ge=1)
+    startup_timeout: float = Field(120.0, gt=0)
+
+    @field_validator("api_key", "base_url", "model", "script", "model_path", "cache_dir", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+
+class RunSection(_Section):
+    ttl: int = Field(3, ge=0, description="passes of the multi-pass loop")
+    max_llm_calls: int = Field(30, ge=0)
+    max_tokens: int | None = Field(None, ge=1)
+    max_seconds: float | None = Field(None, gt=0)
+    max_plan_steps: int = Field(8, ge=1, le=10)
+
+
+class ToolsSettings(_Section):
+    builtins: bool = True
+    modules: list[str] = Field(default_factory=list)
+
+
+class LogSettings(_Section):
+    path: Path | None = Path(".aeon/runs.jsonl")
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _blank_is_off(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+
+class Settings(_Section):
+    llm: LLMSettings = LLMSettings()
+    run: RunSection = RunSection()
+    tools: ToolsSettings = ToolsSettings()
+    log: LogSettings = LogSettings()
+
+    def secrets(self) -> list[str]:
+        key = self.llm.api_key
+        return [key.get_secret_value()] if key and key.get_secret_value() else []
+
+
+def validate_settings(data: dict[str, Any], *, sources: str) -> Settings:
+    """Validate the merged config tree once; the first problem becomes a one-line ConfigError naming the key."""
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(root)"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"config error at {key}: {msg}{more} [from {sources}]") from exc

@@ -1,0 +1,280 @@
+"""JsonlEventLog: one stamped JSON object per line, redacted, durable at close, and never fatal on write errors."""
+
+from __future__ import annotations
+
+import enum
+import errno
+import io
+import json
+import os
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from aeon.adapters.eventlog import JsonlEventLog
+from aeon.application.ports import LoggerPort
+
+T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+class Phase(enum.Enum):
+    PLAN = "PLAN"
+    EXECUTE = "EXECUTE"
+
+
+class Call(msgspec.Struct, kw_only=True):
+    tool: str
+    args: dict[str, Any]
+
+
+class Cycle(msgspec.Struct, kw_only=True):
+    step_number: int
+    phase: Phase
+    calls: list[Call]
+    at: datetime
+
+
+def ticking_clock(start: datetime = T0) -> Any:
+    ticks = iter(range(1000))
+    return lambda: start + timedelta(seconds=next(ticks))
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+class CountingStream(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+
+class FailingStream(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken = True
+
+    def write(self, text: str) -> int:
+        if self.broken:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(text)
+
+
+def test_jsonl_event_log_satisfies_the_logger_port() -> None:
+    log: LoggerPort = JsonlEventLog(None)
+    assert isinstance(log, LoggerPort)
+
+
+def test_each_record_is_one_json_line_with_stamps_and_fields(tmp_path: Path) -> None:
+    path = tmp_path / "runs" / "deep" / "run.jsonl"
+    log = JsonlEventLog(path, clock=ticking_clock())
+    log.bind("corr-1")
+    log.emit("run_started", request="add 5 and 10")
+    log.emit("step_done", step_id="s1", output={"value": 15, "note": "multi\nline"})
+    log.emit("run_finished")
+    log.close()
+
+    records = lines(path)
+    assert len(path.read_text().splitlines()) == 3
+    assert [r["seq"] for r in records] == [0, 1, 2]
+    assert {r["correlation_id"] for r in records} == {"corr-1"}
+    assert [r["event"] for r in records] == ["run_started", "step_done", "run_finished"]
+    assert records[0] == {
+        "event": "run_started",
+        "correlation_id": "corr-1",
+        "seq": 0,
+        "timestamp": "2025-01-02T03:04:05+00:00",
+        "request": "add 5 and 10",
+    }
+    assert records[1]["output"] == {"value": 15, "note": "multi\nline"}
+    assert datetime.fromisoformat(records[2]["timestamp"]) == T0 + timedelta(seconds=2)
+
+
+def test_timestamps_are_utc_whatever_the_clock_zone() -> None:
+    stream = io.StringIO()
+    plus_two = timezone(timedelta(hours=2))
+    log = JsonlEventLog(None, stream=stream, clock=iter([datetime(2025, 1, 1, 12, tzinfo=plus_two)]).__next__)
+    log.emit("e")
+    stamp = json.loads(stream.getvalue())["timestamp"]
+    assert stamp == "2025-01-01T10:00:00+00:00"
+
+
+def test_naive_clock_values_are_taken_as_utc() -> None:
+    stream = io.StringIO()
+    JsonlEventLog(None, stream=stream, clock=lambda: datetime(2025, 1, 1)).emit("e")
+    assert json.loads(stream.getvalue())["timestamp"] == "2025-01-01T00:00:00+00:00"
+
+
+def test_correlation_id_is_null_until_bound_and_fixed_after() -> None:
+    stream = io.StringIO()
+    log = JsonlEventLog(None, stream=stream)
+    log.emit("before")
+    log.bind("abc")
+    log.emit("after", correlation_id="spoofed", seq=99)
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["correlation_id"] is None
+    assert second["correlation_id"] == "abc"
+    assert second["seq"] == 1
+    assert second["_correlation_id"] == "spoofed"
+    assert second["_seq"] == 99
+
+
+def test_each_record_is_a_single_write_call() -> None:
+    stream = CountingStream()
+    log = JsonlEventLog(None, stream=stream)
+    for i in range(5):
+        log.emit("tick", i=i, payload={"nested": [1, 2, 3]})
+    assert stream.writes == 5
+    assert len(stream.getvalue().splitlines()) == 5
+
+
+def test_file_is_opened_lazily_and_appended_to(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"event":"earlier"}\n')
+    log = JsonlEventLog(path)
+    assert path.read_text() == '{"event":"earlier"}\n'
+    log.emit("later")
+    assert len(path.read_text().splitlines()) == 2  # flushed per record, readable before close
+    log.close()
+    assert [r["event"] for r in lines(path)] == ["earlier", "later"]
+
+
+def test_close_fsyncs_and_closes_the_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    log = JsonlEventLog(tmp_path / "log.jsonl")
+    log.emit("e")
+    handle = log._file
+    log.close()
+    log.close()
+    assert len(synced) == 1
+    assert handle is not None and handle.closed
+
+
+def test_msgspec_structs_enums_and_datetimes_round_trip() -> None:
+    stream = io.StringIO()
+    cycle = Cycle(step_number=3, phase=Phase.EXECUTE, calls=[Call(tool="calculator", args={"x": 1})], at=T0)
+    JsonlEventLog(None, stream=stream).emit("cycle", record=cycle, phase=Phase.PLAN)
+    line = msgspec.json.decode(stream.getvalue().strip())
+    assert line["phase"] == "PLAN"
+    assert msgspec.convert(line["record"], Cycle) == cycle
+
+
+def test_unknown_types_fall_back_to_their_string_form() -> None:
+    stream = io.StringIO()
+    JsonlEventLog(None, stream=stream).emit("e", where=Path("/tmp/x"), error=ValueError("bad"))
+    line = json.loads(stream.getvalue())
+    assert line["where"] == "/tmp/x"
+    assert line["error"] == "bad"
+
+
+def test_secrets_are_redacted_in_nested_values_strings_and_structs() -> None:
+    stream = io.StringIO()
+    log = JsonlEventLog(None, stream=stream, secrets=["sk-live-123", ""])
+    log.emit(
+        "llm_call",
+        key="sk-live-123",
+        prompt="use key sk-live-123 please",
+        nested={"deep": [{"value": "sk-live-123"}, "x sk-live-123 y"]},
+        call=Call(tool="http", args={"token": "Bearer sk-live-123"}),
+    )
+    text = stream.getvalue()
+    assert "sk-live-123" not in text
+    line = json.loads(text)
+    assert line["key"] == "[REDACTED]"
+    assert line["prompt"] == "use key [REDACTED] please"
+    assert line["nested"] == {"deep": [{"value": "[REDACTED]"}, "x [REDACTED] y"]}
+    assert line["call"]["args"]["token"] == "Bearer [REDACTED]"
+
+
+def test_credential_named_keys_are_redacted_whatever_their_value() -> None:
+    stream = io.StringIO()
+    headers = {"Authorization": "Bearer abc", "X-API-Key": "k1", "Content-Type": "application/json"}
+    JsonlEventLog(None, stream=stream).emit("request", headers=headers, config={"api_key": "k2", "model": "m"})
+    line = json.loads(stream.getvalue())
+    assert line["headers"] == {
+        "Authorization": "[REDACTED]",
+        "X-API-Key": "[REDACTED]",
+        "Content-Type": "application/json",
+    }
+    assert line["config"] == {"api_key": "[REDACTED]", "model": "m"}
+
+
+def test_failing_writes_never_raise_warn_once_and_are_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    stream = FailingStream()
+    log = JsonlEventLog(None, stream=stream)
+    log.emit("a")
+    log.emit("b")
+    assert log.dropped == 2
+    err = capsys.readouterr().err
+    assert err.count("aeon: warning: event log write failed: OSError:") == 1
+    assert "No space left on device" in err
+
+    stream.broken = False
+    log.emit("c")
+    assert json.loads(stream.getvalue())["seq"] == 2  # the gap in seq shows what was lost
+    assert log.dropped == 2
+
+
+def test_unopenable_path_and_closed_stream_do_not_raise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = JsonlEventLog(tmp_path)  # a directory cannot be opened as the log file
+    log.emit("a")
+    log.close()
+    assert log.dropped == 1
+
+    stream = io.StringIO()
+    stream.close()
+    other = JsonlEventLog(None, stream=stream)
+    other.emit("b")
+    other.close()
+    assert other.dropped == 1
+    assert capsys.readouterr().err.count("aeon: warning: event log write failed") == 2
+
+
+def test_emit_after_close_is_dropped_not_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = JsonlEventLog(tmp_path / "log.jsonl")
+    log.emit("a")
+    log.close()
+    log.emit("late")
+    assert log.dropped == 1
+    assert "the event log is closed" in capsys.readouterr().err
+    assert [r["event"] for r in lines(tmp_path / "log.jsonl")] == ["a"]
+
+
+def test_failing_fsync_at_close_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    log = JsonlEventLog(tmp_path / "log.jsonl")
+    log.emit("a")
+    log.close()
+    assert "Input/output error" in capsys.readouterr().err
+    assert log._file is None
+
+
+def test_without_path_or_stream_the_log_is_a_counting_no_op(tmp_path: Path) -> None:
+    log = JsonlEventLog(None)
+    log.bind("x")
+    log.emit("a", secret_stuff=object())
+    log.emit("b")
+    log.close()
+    assert log.next_seq == 2
+    assert log.dropped == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_context_manager_closes_the_log(tmp_path: Path) -> None:
+    with JsonlEventLog(tmp_path / "log.jsonl") as log:
+        log.emit("a")
+    assert log._file is None
+    assert len(lines(tmp_path / "log.jsonl")) == 1

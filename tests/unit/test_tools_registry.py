@@ -1,0 +1,176 @@
+"""ToolRegistry checks contracts at registration and turns every tool failure into a ToolResult error."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+import pytest
+from pydantic import BaseModel
+
+from aeon.adapters.tools import ToolRegistry, tool
+from aeon.application.errors import ToolNotFound, ToolRegistrationError
+from aeon.application.ports import ToolPort
+from aeon.domain.tools import ToolResult, ToolSpec
+
+OBJECT = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+
+
+class Box(BaseModel):
+    width: int
+    height: int
+
+
+class Area(BaseModel):
+    value: int
+    unit: str = "cm2"
+
+
+class Pair(msgspec.Struct):
+    left: int
+    right: int
+
+
+@tool
+def area(box: Box) -> Area:
+    """Area of a box."""
+    return Area(value=box.width * box.height)
+
+
+@tool
+def explode(reason: str) -> str:
+    """Always fail."""
+    raise ValueError(reason)
+
+
+@tool
+async def slow_add(a: int, b: int = 1) -> int:
+    """Add asynchronously."""
+    await asyncio.sleep(0)
+    return a + b
+
+
+def spec(name: str = "t", **overrides: Any) -> ToolSpec:
+    fields: dict[str, Any] = {"name": name, "description": "A tool.", "input_schema": OBJECT, "output_schema": {}}
+    fields.update(overrides)
+    return ToolSpec(**fields)
+
+
+def invoke(registry: ToolRegistry, name: str, args: dict[str, Any]) -> ToolResult:
+    return asyncio.run(registry.invoke(name, args))
+
+
+def test_registry_satisfies_the_tool_port() -> None:
+    registry: ToolPort = ToolRegistry()
+    assert isinstance(registry, ToolPort)
+
+
+def test_list_and_get_return_registered_specs_in_order() -> None:
+    registry = ToolRegistry()
+    first = registry.register_function(area)
+    registry.register(spec("plain"), lambda x: x)
+    assert [s.name for s in registry.list()] == ["area", "plain"]
+    assert registry.get("area") == first
+    assert registry.get("nope") is None
+
+
+def test_pydantic_argument_is_validated_and_pydantic_result_is_dumped_to_json_data() -> None:
+    registry = ToolRegistry()
+    registry.register_function(area)
+    result = invoke(registry, "area", {"box": {"width": 3, "height": 4}})
+    assert result == ToolResult(output={"value": 12, "unit": "cm2"})
+
+
+def test_async_tool_is_awaited_and_defaults_apply() -> None:
+    registry = ToolRegistry()
+    registry.register_function(slow_add)
+    assert invoke(registry, "slow_add", {"a": 2}).output == 3
+
+
+def test_tool_exception_becomes_an_error_result_and_never_propagates() -> None:
+    registry = ToolRegistry()
+    registry.register_function(explode)
+    result = invoke(registry, "explode", {"reason": "bad input"})
+    assert not result.ok
+    assert result.error == "ValueError: bad input"
+
+
+def test_invalid_arguments_become_a_one_line_validation_error_result() -> None:
+    registry = ToolRegistry()
+    registry.register_function(slow_add)
+    result = invoke(registry, "slow_add", {"a": "seven", "c": 1})
+    assert result.error is not None
+    assert result.error.startswith("ValidationError: a: ")
+    assert "c: Extra inputs are not permitted" in result.error
+    assert "\n" not in result.error
+
+
+def test_plain_registered_callable_receives_the_arguments_as_given() -> None:
+    registry = ToolRegistry()
+    registry.register(spec("pair"), lambda x: Pair(left=x, right=-x))
+    assert invoke(registry, "pair", {"x": 5}).output == {"left": 5, "right": -5}
+
+
+def test_output_that_is_not_json_data_becomes_an_error_result() -> None:
+    registry = ToolRegistry()
+    registry.register(spec("opaque"), lambda x: object())
+    result = invoke(registry, "opaque", {"x": 1})
+    assert result.error is not None
+    assert "not JSON-serializable" in result.error
+
+
+def test_unknown_tool_raises_tool_not_found_naming_the_registered_ones() -> None:
+    registry = ToolRegistry()
+    registry.register_function(area)
+    with pytest.raises(ToolNotFound, match=r"unknown tool 'missing' \(registered: area\)"):
+        invoke(registry, "missing", {})
+
+
+def test_duplicate_name_is_rejected() -> None:
+    registry = ToolRegistry()
+    registry.register_function(area)
+    with pytest.raises(ToolRegistrationError, match=r"^tool 'area': a tool with this name is already registered$"):
+        registry.register(spec("area"), lambda x: x)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"input_schema": {"type": "objekt"}}, "input_schema is not a valid JSON schema"),
+        ({"input_schema": {"type": "object", "required": "x"}}, "input_schema is not a valid JSON schema"),
+        ({"input_schema": {"type": "string"}}, 'input_schema must describe an object \\("type": "object"\\)'),
+        ({"input_schema": []}, "input_schema must be a JSON object, got list"),
+        ({"output_schema": {"minimum": "zero"}}, "output_schema is not a valid JSON schema"),
+        ({"example": {"x": "one"}}, "example does not match input_schema: 'one' is not of type 'integer'"),
+        ({"name": "has space"}, "name must be 1-64 characters"),
+        ({"name": ""}, "name must be 1-64 characters"),
+    ],
+)
+def test_malformed_specs_raise_a_one_line_error_naming_tool_and_problem(
+    overrides: dict[str, Any], problem: str
+) -> None:
+    bad = spec(**overrides)
+    with pytest.raises(ToolRegistrationError, match=problem) as caught:
+        ToolRegistry().register(bad, lambda x: x)
+    assert str(caught.value).startswith(f"tool {bad.name!r}: ")
+    assert "\n" not in str(caught.value)
+
+
+def test_failed_registration_leaves_the_registry_unchanged() -> None:
+    registry = ToolRegistry()
+    with pytest.raises(ToolRegistrationError):
+        registry.register(spec(input_schema={"type": "string"}), lambda x: x)
+    assert registry.list() == []
+
+
+def test_non_callable_and_undecorated_functions_are_rejected() -> None:
+    registry = ToolRegistry()
+    with pytest.raises(ToolRegistrationError, match="is not callable"):
+        registry.register(spec(), 42)  # type: ignore[arg-type]
+
+    def plain(x: int) -> int:
+        return x
+
+    with pytest.raises(ToolRegistrationError, match=r"^tool 'plain': not decorated with @tool$"):
+        registry.register_function(plain)
