@@ -64,12 +64,27 @@ class RunContext:
     def _tick(self) -> None:
         self.budget.elapsed_seconds = self.clock.monotonic() - self._t0
 
-    def check_caps(self, where: str) -> None:
-        """Raise BudgetExhausted (mid-phase) when a resource cap is used up. Called before steps and LLM calls."""
+    def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
+        """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up.
+
+        Called before every LLM call and before every step. A step that needs no LLM call (a registered tool with
+        valid arguments) may still run when only the call cap is spent; token and time caps stop everything.
+        """
         self._tick()
-        cap = self.budget.exhausted_cap()
-        if cap is not None:
-            raise BudgetExhausted(f"{cap} exhausted {where}", expiration_type=ExpirationType.MID_PHASE)
+        b, lim = self.budget, self.budget.limits
+        if needs_llm and b.llm_calls >= lim.max_llm_calls:
+            cap = f"max_llm_calls ({lim.max_llm_calls})"
+        elif lim.max_tokens is not None and b.prompt_tokens + b.completion_tokens >= lim.max_tokens:
+            cap = f"max_tokens ({lim.max_tokens})"
+        elif lim.max_seconds is not None and b.elapsed_seconds >= lim.max_seconds:
+            cap = f"max_seconds ({lim.max_seconds:g})"
+        else:
+            return
+        raise BudgetExhausted(f"{cap} exhausted {where}", expiration_type=ExpirationType.MID_PHASE)
+
+    def record_failed_call(self) -> None:
+        self.budget.llm_calls += 1
+        self.counters.llm_calls = self.budget.llm_calls
 
     def record_llm_call(self, usage: Usage, text: str) -> None:
         """Account one finished LLM call; over-spent token or time caps end the phase (checked after every call)."""

@@ -33,6 +33,11 @@ class Executor:
         self._supervisor = supervisor
         self._ctx = ctx
 
+    def needs_llm(self, step: PlanStep) -> bool:
+        """False only for a step that can run on a registered tool with valid arguments, without any LLM call."""
+        spec = self._tools.get(step.tool) if step.tool is not None else None
+        return spec is None or bool(args_problems(spec, step.args))
+
     async def execute(self, plan: Plan, step: PlanStep) -> PlanStep:
         """Run `step` (pending → running → complete/failed) and return the step object now in the plan."""
         ctx = self._ctx

@@ -36,6 +36,7 @@ class LLMGateway:
                 messages, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
             )
         except LLMError as exc:
+            ctx.record_failed_call()  # a failed request was still sent: it counts against the call cap
             ctx.logger.emit("llm_error", purpose=purpose, error_code=exc.code, message=str(exc), status=exc.status)
             raise
         seconds = max(ctx.clock.monotonic() - t0, 0.0)

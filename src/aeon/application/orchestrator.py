@@ -105,7 +105,7 @@ class Orchestrator:
             ctx.phase = "EXECUTE"
             ctx.notify("phase", {"phase": "EXECUTE", "pass": 1})
             for step in list(plan.steps):
-                ctx.check_caps(f"before step {step.step_id}")
+                ctx.check_caps(f"before step {step.step_id}", needs_llm=executor.needs_llm(step))
                 await executor.execute(plan, step)
                 self._cycle(ctx, step.step_index, step.step_id)
             ctx.budget.ttl_remaining -= 1

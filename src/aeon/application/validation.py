@@ -83,7 +83,7 @@ def structural_problems(obj: Any) -> list[Problem]:
     problems: list[Problem] = []
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
-    for path, msg in _schema_messages(obj, base):
+    for path, msg in _schema_messages(_without_nulls(obj), base):
         step_id = _step_id_at(obj, path)
         problems.append(Problem(step_id=step_id, message=f"{path}: {msg}"))
     steps = obj.get("steps")
@@ -96,6 +96,20 @@ def structural_problems(obj: Any) -> list[Problem]:
                     problems.append(Problem(step_id=sid, message=f"duplicate step_id {sid!r}"))
                 seen.add(sid)
     return problems
+
+
+_OPTIONAL = ("tool", "agent", "args", "dependencies", "provides")
+
+
+def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:
+    """A null optional step field means "absent" (models write `"tool": null`); only for validation."""
+    steps = obj.get("steps")
+    if not isinstance(steps, list):
+        return obj
+    cleaned = [
+        {k: v for k, v in s.items() if not (k in _OPTIONAL and v is None)} if isinstance(s, dict) else s for s in steps
+    ]
+    return {**obj, "steps": cleaned}
 
 
 def _step_id_at(obj: Mapping[str, Any], path: str) -> str | None:

@@ -35,17 +35,6 @@ class BudgetState(msgspec.Struct, kw_only=True):
     def start(cls, limits: BudgetLimits) -> BudgetState:
         return cls(limits=limits, ttl_remaining=limits.ttl)
 
-    def exhausted_cap(self) -> str | None:
-        """The name of the first resource cap that is used up, or None."""
-        lim = self.limits
-        if self.llm_calls >= lim.max_llm_calls:
-            return f"max_llm_calls ({lim.max_llm_calls})"
-        if lim.max_tokens is not None and self.prompt_tokens + self.completion_tokens >= lim.max_tokens:
-            return f"max_tokens ({lim.max_tokens})"
-        if lim.max_seconds is not None and self.elapsed_seconds >= lim.max_seconds:
-            return f"max_seconds ({lim.max_seconds:g})"
-        return None
-
 
 class TTLExpirationResponse(msgspec.Struct, kw_only=True):
     """The one structured answer for a run cut short by TTL or a resource cap (01 US6, 05 FR-027)."""

@@ -42,7 +42,7 @@ _LEGAL: dict[StepStatus, frozenset[StepStatus]] = {
 }
 
 
-class PlanStep(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PlanStep(msgspec.Struct, kw_only=True):
     """One step of a plan. `tool` wins over `agent` when both are present (01, edge cases)."""
 
     step_id: str

@@ -24,6 +24,7 @@ from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 BASE_CONFIG = CONFIG_DIR / "base.yaml"
+_PATH_KEYS = ("script", "model_path")
 
 # One static line per port: mypy checks every adapter against its Protocol.
 _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM)
@@ -112,16 +113,29 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
             raise ConfigError(f"config file not found: {config_file}")
         files.append(config_file)
     for f in files:
+        layer = providers.Configuration(strict=True)
         try:
-            raw.from_yaml(f, required=True, envs_required=True)
+            layer.from_yaml(f, required=True, envs_required=True)
         except (DIError, ValueError) as exc:
             raise ConfigError(f"cannot use config file {f}: {str(exc).splitlines()[0]}") from exc
         except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
             raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+        raw.from_dict(_relative_to(layer() or {}, f.parent))
     if overrides:
         raw.from_dict(_nest(overrides))
     sources = ", ".join(str(f) for f in files) or "defaults"
     return validate_settings(raw() or {}, sources=sources)
+
+
+def _relative_to(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Paths a config file names (LLM script, model file) are relative to that file, not to the working dir."""
+    llm = data.get("llm")
+    if isinstance(llm, dict):
+        for key in _PATH_KEYS:
+            value = llm.get(key)
+            if isinstance(value, str) and value.strip() and not Path(value).expanduser().is_absolute():
+                llm[key] = str(base / value)
+    return data
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,102 @@
+"""Kernel overhead: a 10-step plan through the whole orchestrator with an instant scripted LLM and the JSONL log on.
+
+Prints the median microseconds per executed step (everything the kernel does around a step: validation, tool call,
+memory, progress, cycle record) and per JSONL log record. Run: `.venv/bin/python bench/overhead.py [--runs N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.system import SystemClock
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.orchestrator import Orchestrator, RunSettings
+
+STEPS = 10
+
+
+class NoProgress:
+    def update(self, event: str, data: object) -> None:
+        return None
+
+
+def _plan() -> str:
+    steps = []
+    for i in range(1, STEPS + 1):
+        if i % 5 == 0:
+            steps.append({"step_id": f"s{i}", "description": f"explain step {i - 1}", "agent": "llm"})
+        elif i % 2:
+            steps.append(
+                {"step_id": f"s{i}", "description": "add", "tool": "calculator", "args": {"expression": f"{i} * 3 + 1"}}
+            )
+        else:
+            steps.append({"step_id": f"s{i}", "description": "echo", "tool": "echo", "args": {"text": f"v{i}"}})
+    return json.dumps({"goal": "benchmark", "steps": steps})
+
+
+def one_run(log_path: Path) -> tuple[float, int]:
+    responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
+    tools = ToolRegistry()
+    register_builtins(tools)
+    log = JsonlEventLog(log_path)
+    orch = Orchestrator(
+        llm=ScriptedLLM(responses),
+        tools=tools,
+        memory=InMemoryKV(),
+        logger=log,
+        progress=NoProgress(),
+        clock=SystemClock(),
+        settings=RunSettings(ttl=1, max_llm_calls=50),
+    )
+    t0 = time.perf_counter()
+    result = asyncio.run(orch.run("benchmark"))
+    elapsed = time.perf_counter() - t0
+    log.close()
+    assert result.status == "completed", result.error
+    return elapsed, len(log_path.read_text().splitlines())
+
+
+def log_records(path: Path, n: int) -> float:
+    log = JsonlEventLog(path)
+    log.bind("00000000-0000-4000-8000-000000000000")
+    payload = {"step_number": 3, "plan_state": json.loads(_plan()), "llm_output": ["x"], "errors": []}
+    t0 = time.perf_counter()
+    for _ in range(n):
+        log.emit("cycle", **payload)
+    elapsed = time.perf_counter() - t0
+    log.close()
+    return elapsed / n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        per_step, per_record_in_run = [], []
+        for i in range(args.runs):
+            elapsed, records = one_run(Path(d) / f"run{i}.jsonl")
+            per_step.append(elapsed / STEPS * 1e6)
+            per_record_in_run.append(elapsed / records * 1e6)
+        record_only = [log_records(Path(d) / f"log{i}.jsonl", 2000) * 1e6 for i in range(5)]
+    print(f"runs: {args.runs} × {STEPS}-step plan (instant scripted LLM, JSONL log on, fsync at run end)")
+    print(f"median µs per executed step (whole run / steps):  {statistics.median(per_step):9.1f}")
+    print(f"median µs per log record (whole run / records):   {statistics.median(per_record_in_run):9.1f}")
+    print(
+        f"median µs per log record (JsonlEventLog.emit alone, full plan snapshot): "
+        f"{statistics.median(record_only):9.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Test harness: an orchestrator wired to a ScriptedLLM, real tools, memory and a JSONL log in a temp file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.result import RunResult
+from aeon.domain.plan import Plan
+
+
+class FakeClock:
+    """Advances a fixed amount on every reading; never touches the real clock."""
+
+    def __init__(self, step: float = 0.001) -> None:
+        self._t = 0.0
+        self._step = step
+        self._start = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        self._t += self._step
+        return self._start + timedelta(seconds=self._t)
+
+    def monotonic(self) -> float:
+        self._t += self._step
+        return self._t
+
+    def advance(self, seconds: float) -> None:
+        self._t += seconds
+
+
+@dataclass
+class Recorder:
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def update(self, event: str, data: Mapping[str, Any]) -> None:
+        self.events.append((event, dict(data)))
+
+    def kinds(self) -> list[str]:
+        return [e for e, _ in self.events]
+
+
+@dataclass
+class Run:
+    result: RunResult
+    llm: ScriptedLLM
+    memory: InMemoryKV
+    progress: Recorder
+    log_path: Path
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log_path.read_text().splitlines()]
+
+    def cycles(self) -> list[dict[str, Any]]:
+        return [r for r in self.records() if r["event"] == "cycle"]
+
+
+def plan_json(*steps: Mapping[str, Any], goal: str = "calculate the sum of 5 and 10") -> str:
+    return json.dumps({"goal": goal, "steps": list(steps)})
+
+
+SUM_STEP = {"step_id": "s1", "description": "Add 5 and 10", "tool": "calculator", "args": {"expression": "5 + 10"}}
+
+
+def run(
+    tmp_path: Path,
+    responses: Sequence[str | Mapping[str, Any]],
+    *,
+    request: str = "calculate the sum of 5 and 10",
+    plan: Plan | None = None,
+    tools: ToolRegistry | None = None,
+    memory: InMemoryKV | None = None,
+    clock: FakeClock | None = None,
+    **settings: Any,
+) -> Run:
+    registry = tools or ToolRegistry()
+    if tools is None:
+        register_builtins(registry)
+    llm = ScriptedLLM(responses, source="test-script")
+    mem = memory if memory is not None else InMemoryKV()
+    progress = Recorder()
+    log_path = tmp_path / "run.jsonl"
+    log = JsonlEventLog(log_path)
+    orch = Orchestrator(
+        llm=llm,
+        tools=registry,
+        memory=mem,
+        logger=log,
+        progress=progress,
+        clock=clock or FakeClock(),
+        settings=RunSettings(**settings),
+    )
+    try:
+        result = asyncio.run(orch.run(request, plan=plan))
+    finally:
+        log.close()
+    return Run(result=result, llm=llm, memory=mem, progress=progress, log_path=log_path)
