@@ -156,9 +156,16 @@ def _redactor(secrets: Sequence[str]) -> Callable[[WrappedLogger, str, EventDict
             return [scrub(item) for item in value]
         return value
 
+    # Fast path: a record is walked only when its encoded form could hold a secret or a secret-named key.
+    needles = [n for secret in secrets for n in (secret.encode(), msgspec.json.encode(secret)[1:-1])]
+    needles += [f'"{k}"'.encode() for key in SECRET_KEYS for k in {key, key.replace("_", "-")}]
+
     def redact(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
         # Structs, enums, datetimes … become plain JSON values first, so nested secrets are reachable.
-        plain: EventDict = scrub(msgspec.to_builtins(event_dict, enc_hook=str, str_keys=True))
+        plain: EventDict = msgspec.to_builtins(event_dict, enc_hook=str, str_keys=True)
+        blob = msgspec.json.encode(plain).lower()
+        if any(n.lower() in blob for n in needles):
+            plain = scrub(plain)
         return plain
 
     return redact
