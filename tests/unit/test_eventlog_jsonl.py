@@ -278,3 +278,12 @@ def test_context_manager_closes_the_log(tmp_path: Path) -> None:
         log.emit("a")
     assert log._file is None
     assert len(lines(tmp_path / "log.jsonl")) == 1
+
+
+def test_unicode_line_separators_stay_inside_one_record(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    log = JsonlEventLog(path)
+    log.emit("llm_call", output="a\u0085b\u2028c\u2029d")
+    log.close()
+    (line,) = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["output"] == "a\u0085b\u2028c\u2029d"

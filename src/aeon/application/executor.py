@@ -62,9 +62,9 @@ class Executor:
         elif step.tool is None and step.agent == "llm":
             step.mode = ExecutionMode.LLM
         else:
-            if not step.errors:
+            if not step.errors:  # found only now (e.g. unregistered mid-run): validation did not warn yet
                 step.errors = [f"Tool '{step.tool}' not found in registry" if step.tool else "step names no tool"]
-            ctx.warn(f"step {step.step_id}: {'; '.join(step.errors)}")
+                ctx.warn(f"step {step.step_id}: {'; '.join(step.errors)}")
             step = await self._repair_or_fallback(plan, step)
         if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
             await self._run_tool(step)

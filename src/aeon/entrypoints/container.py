@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from dependency_injector import containers, providers
 from dependency_injector.errors import Error as DIError
 
@@ -24,7 +25,7 @@ from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 BASE_CONFIG = CONFIG_DIR / "base.yaml"
-_PATH_KEYS = ("script", "model_path")
+_PATH_KEYS = ("script", "model_path", "cache_dir")
 
 # One static line per port: mypy checks every adapter against its Protocol.
 _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM)
@@ -120,21 +121,26 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
             raise ConfigError(f"cannot use config file {f}: {str(exc).splitlines()[0]}") from exc
         except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
             raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
-        raw.from_dict(_relative_to(layer() or {}, f.parent))
+        raw.from_dict(_relative_to(layer() or {}, f))
     if overrides:
         raw.from_dict(_nest(overrides))
     sources = ", ".join(str(f) for f in files) or "defaults"
     return validate_settings(raw() or {}, sources=sources)
 
 
-def _relative_to(data: dict[str, Any], base: Path) -> dict[str, Any]:
-    """Paths a config file names (LLM script, model file) are relative to that file, not to the working dir."""
+def _relative_to(data: dict[str, Any], source: Path) -> dict[str, Any]:
+    """Paths a config file spells out (LLM script, model file, cache dir) are relative to that file.
+
+    A path that arrives through an environment marker is the user's own, relative to the working directory.
+    """
     llm = data.get("llm")
+    literal = (yaml.safe_load(source.read_text(encoding="utf-8")) or {}).get("llm") or {}
     if isinstance(llm, dict):
         for key in _PATH_KEYS:
-            value = llm.get(key)
-            if isinstance(value, str) and value.strip() and not Path(value).expanduser().is_absolute():
-                llm[key] = str(base / value)
+            value, spelled = llm.get(key), literal.get(key)
+            from_env = isinstance(spelled, str) and "${" in spelled
+            if isinstance(value, str) and value.strip() and not from_env and not Path(value).expanduser().is_absolute():
+                llm[key] = str(source.parent / value)
     return data
 
 

@@ -29,7 +29,7 @@ class LLMSettings(_Section):
     model: str | None = None
     api_key: SecretStr | None = None
     anthropic_version: str = "2023-06-01"
-    read_timeout: float = Field(60.0, gt=0)
+    read_timeout: float = Field(120.0, gt=0)
     max_attempts: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(512, ge=1)
     temperature: float = Field(0.0, ge=0.0, le=2.0)

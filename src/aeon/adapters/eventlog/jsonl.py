@@ -171,9 +171,17 @@ def _redactor(secrets: Sequence[str]) -> Callable[[WrappedLogger, str, EventDict
     return redact
 
 
+# Characters that some line readers (Python's str.splitlines among them) treat as line breaks; valid JSON may carry
+# them raw inside strings, so they are escaped to keep exactly one record per line for every reader.
+_LINE_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
+
+
 def _render(_: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
     # Not JSONRenderer(serializer=msgspec.json.encode): it passes keyword arguments msgspec does not accept.
-    return msgspec.json.encode(event_dict, enc_hook=str)
+    line = msgspec.json.encode(event_dict, enc_hook=str)
+    for raw, escaped in _LINE_BREAKS:
+        line = line.replace(raw, escaped)
+    return line
 
 
 def _secret_key(key: object) -> bool:

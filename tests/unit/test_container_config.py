@@ -1,0 +1,249 @@
+"""The composition root: each shipped config resolves every provider; env markers and base.yaml work as documented."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from dependency_injector.errors import Error as DIError
+from pydantic import BaseModel, SecretStr
+from pytest_socket import disable_socket, enable_socket
+
+from aeon.adapters.eventlog.jsonl import REDACTED, JsonlEventLog
+from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.entrypoints.container import BASE_CONFIG, CONFIG_DIR, Container, build_container, load_settings
+from aeon.entrypoints.settings import ConfigError, Settings
+
+SHIPPED = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
+LLM_CLASS = {
+    "scripted": "ScriptedLLM",
+    "openai": "OpenAICompatLLM",
+    "anthropic": "AnthropicLLM",
+    "local": "LocalLlamaLLM",
+}
+FAKE_KEY = "sk-test-not-a-real-key-1234"
+LOCAL_REGISTERED = "local" in Container.llm.providers
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("AEON_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Keys and endpoints for every adapter, a log in tmp_path, no network and no child processes."""
+    monkeypatch.setenv("AEON_LOG_FILE", str(tmp_path / "log" / "runs.jsonl"))
+    monkeypatch.setenv("AEON_LOCAL_CACHE_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+
+    def no_child(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"resolving a provider started a process: {args!r}")
+
+    monkeypatch.setattr(subprocess, "Popen", no_child)
+    disable_socket(allow_unix_socket=True)  # the event loop's self-pipe is a unix socketpair
+    try:
+        yield tmp_path
+    finally:
+        enable_socket()
+
+
+def _settings_for(name: str) -> Settings:
+    return load_settings(None if name == "base.yaml" else CONFIG_DIR / name)
+
+
+def _case(name: str) -> Any:
+    if name == "base.yaml" and not LOCAL_REGISTERED:
+        # base.yaml defaults to the local adapter; without a Selector branch for it resolution must fail.
+        missing = pytest.mark.xfail(reason="the local adapter is not in Container.llm", raises=DIError, strict=True)
+        return pytest.param(name, marks=missing)
+    return name
+
+
+def test_every_shipped_config_file_is_covered() -> None:
+    assert "base.yaml" in SHIPPED
+    assert {"openai.yaml", "anthropic.yaml", "scripted-demo.yaml"} <= set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", [_case(n) for n in SHIPPED])
+def test_shipped_config_resolves_every_provider_without_network_or_processes(name: str, offline: Path) -> None:
+    settings = _settings_for(name)
+    container = build_container(settings)
+
+    config = container.config()
+    assert config["llm"]["adapter"] == settings.llm.adapter
+    assert container.clock().monotonic() >= 0
+    event_log = container.event_log()
+    assert isinstance(event_log, JsonlEventLog)
+    assert event_log.path == offline / "log" / "runs.jsonl"
+    tools = container.tools()
+    assert isinstance(tools, ToolRegistry)
+    assert {"echo", "calculator"} <= {t.name for t in tools.list()}
+    assert isinstance(container.memory(), InMemoryKV)
+    run_settings = container.run_settings()
+    assert run_settings == RunSettings(
+        ttl=settings.run.ttl,
+        max_llm_calls=settings.run.max_llm_calls,
+        max_tokens=settings.run.max_tokens,
+        max_seconds=settings.run.max_seconds,
+        max_plan_steps=settings.run.max_plan_steps,
+        llm_max_tokens=settings.llm.max_tokens,
+    )
+    llm = container.llm()
+    assert type(llm).__name__ == LLM_CLASS[settings.llm.adapter]
+    assert container.llm() is llm  # one client per container, closed at shutdown
+    assert getattr(llm, "server_pid", None) is None  # a local model is started on first use, not on resolve
+    assert isinstance(container.orchestrator(), Orchestrator)
+    asyncio.run(llm.aclose())
+    event_log.close()
+
+
+def test_scripted_demo_script_path_is_relative_to_the_config_file_not_the_working_dir(tmp_path: Path) -> None:
+    settings = load_settings(CONFIG_DIR / "scripted-demo.yaml")
+
+    assert settings.llm.script == CONFIG_DIR / "scripts" / "sum-5-and-10.yaml"
+    assert settings.llm.script.is_file()
+
+
+def test_cli_overrides_win_over_the_config_file_and_base_yaml(tmp_path: Path) -> None:
+    config = tmp_path / "aeon.yaml"
+    config.write_text(yaml.safe_dump({"llm": {"adapter": "scripted"}, "run": {"ttl": 7, "max_llm_calls": 5}}))
+    settings = load_settings(config, {"run.ttl": 1, "log.path": str(tmp_path / "x.jsonl")})
+
+    assert settings.run.ttl == 1
+    assert settings.run.max_llm_calls == 5  # from the file, over base.yaml's 30
+    assert settings.run.max_plan_steps == 8  # from base.yaml
+    assert settings.log.path == tmp_path / "x.jsonl"
+
+
+# -- environment markers --------------------------------------------------------------------------------------------
+
+
+def test_base_yaml_adapter_defaults_to_local_without_env() -> None:
+    assert load_settings(None).llm.adapter == "local"
+
+
+def test_aeon_llm_adapter_env_overrides_the_base_yaml_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AEON_LLM_ADAPTER", "scripted")
+
+    assert load_settings(None).llm.adapter == "scripted"
+
+
+def test_aeon_llm_adapter_env_with_an_unknown_adapter_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AEON_LLM_ADAPTER", "gpt-magic")
+
+    with pytest.raises(ConfigError, match=r"llm\.adapter"):
+        load_settings(None)
+
+
+def test_openai_yaml_reads_endpoint_and_model_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AEON_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+    monkeypatch.setenv("AEON_LLM_MODEL", "gemma-3-270m")
+    settings = load_settings(CONFIG_DIR / "openai.yaml")
+
+    assert settings.llm.adapter == "openai"
+    assert settings.llm.base_url == "http://127.0.0.1:8080/v1"
+    assert settings.llm.model == "gemma-3-270m"
+    assert build_container(settings).config.llm.base_url() == "http://127.0.0.1:8080/v1"
+
+
+def test_openai_yaml_falls_back_to_the_marker_defaults_without_env() -> None:
+    settings = load_settings(CONFIG_DIR / "openai.yaml")
+
+    assert settings.llm.base_url == "https://api.openai.com/v1"
+    assert settings.llm.model == "gpt-4o-mini"
+    assert settings.llm.api_key is None  # "${OPENAI_API_KEY:}" unset is no key, not an empty one
+    assert settings.secrets() == []
+
+
+@pytest.mark.parametrize(("file", "var"), [("openai.yaml", "OPENAI_API_KEY"), ("anthropic.yaml", "ANTHROPIC_API_KEY")])
+def test_provider_key_env_becomes_a_secret_api_key(monkeypatch: pytest.MonkeyPatch, file: str, var: str) -> None:
+    monkeypatch.setenv(var, FAKE_KEY)
+    settings = load_settings(CONFIG_DIR / file)
+
+    assert isinstance(settings.llm.api_key, SecretStr)
+    assert settings.llm.api_key.get_secret_value() == FAKE_KEY
+    assert settings.secrets() == [FAKE_KEY]
+    assert FAKE_KEY not in repr(settings)
+    assert FAKE_KEY not in str(settings.model_dump())
+
+
+def test_configured_key_is_redacted_from_the_event_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    log = tmp_path / "runs.jsonl"
+    container = build_container(load_settings(CONFIG_DIR / "openai.yaml", {"log.path": str(log)}))
+
+    assert container.secrets() == [FAKE_KEY]
+    event_log = container.event_log()
+    event_log.emit("llm_error", message=f"401 for key {FAKE_KEY}")
+    event_log.close()
+    text = log.read_text()
+    assert FAKE_KEY not in text
+    assert REDACTED in json.loads(text)["message"]
+
+
+def test_relative_model_path_from_env_is_relative_to_the_working_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("AEON_LOCAL_MODEL_PATH", "models/gemma.gguf")
+
+    assert load_settings(None).llm.model_path in (Path("models/gemma.gguf"), tmp_path / "models" / "gemma.gguf")
+
+
+def test_env_marker_without_a_default_must_be_set(tmp_path: Path) -> None:
+    config = tmp_path / "aeon.yaml"
+    config.write_text('llm:\n  adapter: scripted\n  model: "${AEON_TEST_UNSET_MODEL}"\n')
+
+    with pytest.raises(ConfigError, match=str(config)):
+        load_settings(config)
+
+
+# -- base.yaml against the schema defaults --------------------------------------------------------------------------
+
+
+def _base_entries(*, markers: bool) -> list[tuple[str, str, Any]]:
+    """(section, key, value) for base.yaml's literal values, or for its `${VAR:default}` env markers."""
+    raw = yaml.safe_load(BASE_CONFIG.read_text(encoding="utf-8"))
+    return [
+        (section, key, value)
+        for section, body in raw.items()
+        for key, value in body.items()
+        if (isinstance(value, str) and "${" in value) == markers
+    ]
+
+
+_KNOWN_DRIFT: dict[tuple[str, str], str] = {}
+
+
+def _drift_case(section: str, key: str, value: Any) -> Any:
+    reason = _KNOWN_DRIFT.get((section, key))
+    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+    return pytest.param(section, key, value, id=f"{section}.{key}", marks=marks)
+
+
+@pytest.mark.parametrize(("section", "key", "value"), [_drift_case(*v) for v in _base_entries(markers=False)])
+def test_base_yaml_value_equals_the_settings_default(section: str, key: str, value: Any) -> None:
+    model: type[BaseModel] = type(getattr(Settings(), section))
+    assert key in model.model_fields, f"base.yaml names {section}.{key}, which the schema lacks"
+    assert getattr(model.model_validate({key: value}), key) == getattr(model(), key)
+
+
+@pytest.mark.parametrize(
+    ("section", "key"), [pytest.param(s, k, id=f"{s}.{k}") for s, k, _ in _base_entries(markers=True)]
+)
+def test_base_yaml_env_marker_default_equals_the_settings_default(section: str, key: str) -> None:
+    loaded = getattr(getattr(load_settings(None), section), key)
+    assert loaded == getattr(getattr(Settings(), section), key)
