@@ -82,8 +82,10 @@ def run(
     tools: ToolRegistry | None = None,
     memory: InMemoryKV | None = None,
     clock: FakeClock | None = None,
+    evaluate: bool = False,
     **settings: Any,
 ) -> Run:
+    """Sprint 1 behaviour by default (one pass, no evaluation); `evaluate=True` runs the multi-pass loop."""
     registry = tools or ToolRegistry()
     if tools is None:
         register_builtins(registry)
@@ -99,7 +101,7 @@ def run(
         logger=log,
         progress=progress,
         clock=clock or FakeClock(),
-        settings=RunSettings(**settings),
+        settings=RunSettings(evaluate=evaluate, **settings),
     )
     try:
         result = asyncio.run(orch.run(request, plan=plan))

@@ -28,7 +28,7 @@ def test_call_cap_stops_before_the_next_step_and_keeps_results_so_far(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, REASON), "never used"], max_llm_calls=1)
     assert r.result.status == "ttl_expired"
     t = r.result.ttl_expiration
-    assert t is not None and t.expiration_type == "mid_phase" and t.phase == "EXECUTE"
+    assert t is not None and t.expiration_type == "mid_phase" and t.phase == "C"
     assert t.execution_results["s1"]["output"] == 15 and t.execution_results["s1"]["status"] == "complete"
     assert t.execution_results["s2"]["status"] == "pending"
     assert "max_llm_calls (1)" in t.message
@@ -39,7 +39,7 @@ def test_call_cap_reached_during_repair_expires_mid_phase(tmp_path):
     r = run(tmp_path, ["garbage", "more garbage", plan_json(SUM_STEP)], max_llm_calls=2)
     assert r.result.status == "ttl_expired"
     assert r.result.ttl_expiration.expiration_type == "mid_phase"
-    assert r.result.ttl_expiration.phase == "PLAN"
+    assert r.result.ttl_expiration.phase == "A"
     assert len(r.llm.requests) == 2
 
 

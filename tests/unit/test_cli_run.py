@@ -56,8 +56,10 @@ def scripted_config(tmp_path: Path, responses: Sequence[str | Mapping[str, Any]]
     data: dict[str, Any] = {
         "llm": {"adapter": "scripted", "script": "script.yaml"},
         "log": {"path": str(log_of(tmp_path))},
+        "run": {"evaluate": False},  # Sprint 1 behaviour: one plan → execute pass
     }
-    data.update(sections)
+    for key, value in sections.items():
+        data[key] = {**data.get(key, {}), **value}
     config = tmp_path / "aeon.yaml"
     config.write_text(yaml.safe_dump(data), encoding="utf-8")
     return config
@@ -156,13 +158,15 @@ def test_plan_missing_steps_is_repaired_by_one_llm_call_and_the_run_completes(tm
 
 
 def test_three_malformed_plan_answers_end_unrecoverable_with_exit_4_and_an_intact_log(tmp_path: Path) -> None:
-    config = scripted_config(tmp_path, ["I cannot plan that.", "still no JSON here", "{{{ nope"])
+    # the last answer parses but is no plan: a structural invalidity, which the A->B contract never retries
+    config = scripted_config(tmp_path, ["I cannot plan that.", "still no JSON here", '{"goal": 1}'])
     result, doc = run_json(config)
 
     assert_exit(result, 4)
     assert doc["status"] == "error"
-    assert doc["error"]["code"] == "AEON.SUPERVISOR.UNRECOVERABLE"
+    assert doc["error"]["code"] == "AEON.PHASE_TRANSITION.INVALID_PLAN_STRUCTURE"
     assert doc["counts"]["llm_repairs"] == 2
+    assert doc["budget"]["llm_calls"] == 3
     recs = records(log_of(tmp_path))
     assert recs[-1]["event"] == "run_end"
     assert recs[-1]["status"] == "error"
@@ -233,7 +237,8 @@ def test_llm_call_cap_stops_mid_phase_and_keeps_the_finished_step(tmp_path: Path
     [("unavailable", "provider unavailable after 3 attempts"), ("rejected", "rejected: HTTP")],
 )
 def test_provider_failure_exits_4_with_a_one_line_cause_on_stderr(tmp_path: Path, kind: str, expected: str) -> None:
-    config = scripted_config(tmp_path, [{"error": kind}])
+    # an unavailable provider is retried once by the phase contract (after the adapter's own 3 attempts)
+    config = scripted_config(tmp_path, [{"error": kind}, {"error": kind}])
     result = invoke("run", REQUEST, "--config", config, "--quiet")
 
     assert_exit(result, 4)
@@ -245,11 +250,12 @@ def test_provider_failure_exits_4_with_a_one_line_cause_on_stderr(tmp_path: Path
 
 @pytest.mark.parametrize("kind", ["unavailable", "rejected"])
 def test_provider_failure_in_json_mode_is_a_structured_error(tmp_path: Path, kind: str) -> None:
-    result, doc = run_json(scripted_config(tmp_path, [{"error": kind}]))
+    result, doc = run_json(scripted_config(tmp_path, [{"error": kind}, {"error": kind}]))
 
     assert_exit(result, 4)
     assert doc["status"] == "error"
-    assert doc["error"]["code"] == f"AEON.LLM.{kind.upper()}"
+    assert doc["error"]["code"] == f"AEON.PHASE_TRANSITION.PROVIDER_{kind.upper()}"
+    assert doc["budget"]["llm_calls"] == (2 if kind == "unavailable" else 1)
     assert doc["error"]["correlation_id"] == doc["correlation_id"]
 
 
@@ -258,7 +264,7 @@ def test_installed_aeon_command_prints_no_traceback_when_the_provider_is_down(tm
     aeon = Path(sys.executable).parent / "aeon"
     if not aeon.exists():
         pytest.skip("the aeon console script is not installed next to this interpreter")
-    config = scripted_config(tmp_path, [{"error": "unavailable"}])
+    config = scripted_config(tmp_path, [{"error": "unavailable"}, {"error": "unavailable"}])
     proc = subprocess.run(
         [str(aeon), "run", REQUEST, "--config", str(config)],
         capture_output=True,

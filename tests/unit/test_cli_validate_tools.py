@@ -51,6 +51,7 @@ def config_with(
         "llm": {"adapter": "scripted", "script": "script.yaml"},
         "tools": {"modules": list(modules)},
         "log": {"path": str(tmp_path / "run.jsonl")},
+        "run": {"evaluate": False},
     }
     path = tmp_path / "aeon.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")

@@ -49,13 +49,22 @@ def test_plan_missing_steps_costs_exactly_one_llm_repair_that_sees_the_errors(tm
 def test_three_bad_answers_end_unrecoverable_after_exactly_two_repairs(tmp_path):
     r = run(tmp_path, ["no plan here", "still nothing", '{"goal": 1}'])
     assert r.result.status == "error"
-    assert r.result.error is not None and r.result.error.code == "AEON.SUPERVISOR.UNRECOVERABLE"
+    # the last answer parses but is no plan: structurally invalid, which the A->B contract does not retry
+    assert r.result.error is not None and r.result.error.code == "AEON.PHASE_TRANSITION.INVALID_PLAN_STRUCTURE"
     assert r.result.counts["llm_repairs"] == 2
     assert len(r.llm.requests) == 3
     records = r.records()
     assert records[-1]["event"] == "run_end" and records[-1]["status"] == "error"
     kinds = [a["kind"] for a in records if a["event"] == "supervisor_action" for a in [a]]
     assert kinds == ["llm_repair", "llm_repair", "unrecoverable"]
+
+
+def test_plans_that_never_parse_get_one_phase_level_retry(tmp_path):
+    r = run(tmp_path, ["no", "no", "no", "no", "no", "no"])
+    assert r.result.error is not None and r.result.error.code == "AEON.PHASE_TRANSITION.MALFORMED_PLAN"
+    assert r.result.counts["llm_repairs"] == 4 and len(r.llm.requests) == 6
+    retries = [x for x in r.records() if x["event"] == "phase_retry"]
+    assert [x["error_code"] for x in retries] == ["AEON.PHASE_TRANSITION.MALFORMED_PLAN"]
 
 
 def test_supervisor_actions_are_recorded_in_the_planning_cycle(tmp_path):

@@ -8,11 +8,18 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.errors import BudgetExhausted
+from aeon.application.errors import ApplicationError, BudgetExhausted
 from aeon.application.ports import ClockPort, LoggerPort, ProgressPort
 from aeon.domain.budget import BudgetLimits, BudgetState, ExpirationType
 from aeon.domain.llm import Usage
+from aeon.domain.phases import CONTEXT_SPEC, context_violations
 from aeon.domain.records import OrchestrationState, SupervisorAction, ToolCall
+
+
+class ContextViolation(ApplicationError):
+    """The context of an LLM call breaks the propagation table (05 FR-012..021); never retried."""
+
+    code = "AEON.CONTEXT.VIOLATION"
 
 
 class Counters(msgspec.Struct, kw_only=True):
@@ -53,16 +60,48 @@ class RunContext:
         self.progress = progress
         self.clock = clock
         self.started_at = clock.now()
-        self._t0 = clock.monotonic()
+        self.t0 = clock.monotonic()
         self.counters = Counters()
         self.state = OrchestrationState(correlation_id=correlation_id, request=request, ttl_remaining=limits.ttl)
         self.cycle = CycleBuffer()
         self.phase = "PLAN"
         self.warnings: list[str] = []
+        self.execution_start_timestamp = self.started_at.isoformat()
+        self._anchor = {"correlation_id": correlation_id, "execution_start_timestamp": self.execution_start_timestamp}
+        self.pass_number = 0
+        self.context_key = "A"
+        self.phase_context: dict[str, Any] = {}
+
+    # -- phase context --------------------------------------------------------------------------------------------
+    def enter(self, key: str, **fields: Any) -> None:
+        """Set the process context of the (sub-)phase now running: the base fields plus this phase's inputs."""
+        rule = CONTEXT_SPEC[key]
+        self.context_key = key
+        self.phase_context = {
+            "request": self.request,
+            "pass_number": self.pass_number,
+            "phase": rule.phase.value,
+            "ttl_remaining": self.budget.ttl_remaining,
+            **self._anchor,
+            **fields,
+        }
+
+    @property
+    def phase_letter(self) -> str:
+        """The contract phase (A, B, C, D) now running."""
+        return CONTEXT_SPEC[self.context_key].phase.value
+
+    def check_context(self) -> None:
+        """Raise ContextViolation unless the current context satisfies its row of the propagation table."""
+        problems = context_violations(
+            CONTEXT_SPEC[self.context_key], self.phase_context, anchor=self._anchor, request=self.request
+        )
+        if problems:
+            raise ContextViolation(f"phase {self.context_key} context: {'; '.join(problems)}")
 
     # -- budget -------------------------------------------------------------------------------------------------
     def _tick(self) -> None:
-        self.budget.elapsed_seconds = self.clock.monotonic() - self._t0
+        self.budget.elapsed_seconds = self.clock.monotonic() - self.t0
 
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
         """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up.

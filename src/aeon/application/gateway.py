@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.context import RunContext
-from aeon.application.errors import LLMError
+from aeon.application.errors import LLMError, LLMUnavailable
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 
@@ -28,17 +28,31 @@ class LLMGateway:
         schema_name: str = "answer",
     ) -> Completion:
         ctx = self._ctx
-        ctx.check_caps(f"before LLM call for {purpose}")
-        ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
-        t0 = ctx.clock.monotonic()
-        try:
-            completion = await self._llm.complete(
-                messages, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
-            )
-        except LLMError as exc:
-            ctx.record_failed_call()  # a failed request was still sent: it counts against the call cap
-            ctx.logger.emit("llm_error", purpose=purpose, error_code=exc.code, message=str(exc), status=exc.status)
-            raise
+        ctx.check_context()
+        for attempt in (1, 2):
+            ctx.check_caps(f"before LLM call for {purpose}")
+            ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
+            t0 = ctx.clock.monotonic()
+            try:
+                completion = await self._llm.complete(
+                    messages, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
+                )
+                break
+            except LLMError as exc:
+                ctx.record_failed_call()  # a failed request was still sent: it counts against the call cap
+                ctx.logger.emit(
+                    "llm_error",
+                    purpose=purpose,
+                    error_code=exc.code,
+                    message=str(exc),
+                    status=exc.status,
+                    attempt=attempt,
+                )
+                # The phase contract classifies an unavailable provider as retryable: one more try (05 FR-011).
+                if attempt == 1 and isinstance(exc, LLMUnavailable):
+                    ctx.logger.emit("phase_retry", purpose=purpose, reason=exc.code, phase=ctx.context_key)
+                    continue
+                raise
         seconds = max(ctx.clock.monotonic() - t0, 0.0)
         u = completion.usage
         ctx.logger.emit(

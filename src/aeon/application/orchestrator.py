@@ -1,26 +1,46 @@
-"""The orchestrator: plan → execute under TTL and resource caps, logging one record per cycle (FR-001..005)."""
+"""The orchestrator: a deterministic multi-pass loop walking the phase contracts A → B → C → D (02 US1, 05).
+
+One cycle: A (profile, TTL allocation, initial plan; first pass only) or B (plan validation) → C (C1 execute,
+C2 evaluate, C3 refine) → D (continue / escalate / halt). TTL counts cycles, is checked before every phase entry
+and decremented once per completed cycle; resource caps are checked around every LLM call and before every step.
+The phase sequence depends only on the configuration and the outcomes, never on the text of an answer.
+"""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import msgspec
 
+from aeon.application.adaptive_depth import DepthOutcome, allocate, decide
 from aeon.application.context import RunContext
-from aeon.application.errors import BudgetExhausted, LLMError, UnrecoverableOutput
+from aeon.application.convergence import ConvergenceEngine
+from aeon.application.errors import BudgetExhausted, UnrecoverableOutput
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
+from aeon.application.phase_runner import PhaseRunner
 from aeon.application.planner import Planner
 from aeon.application.ports import ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
+from aeon.application.profiler import Profiler, describe, static_profile
+from aeon.application.refiner import Refiner
 from aeon.application.result import ErrorInfo, RunResult, RunStatus
+from aeon.application.semantic_validation import SemanticValidator, final_answer
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import annotate
 from aeon.domain.budget import BudgetLimits, ExpirationType, TTLExpirationResponse
 from aeon.domain.errors import AeonError
+from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
+from aeon.domain.history import ExecutionHistory, ExecutionPass, TimingInformation
+from aeon.domain.phases import CONTRACTS, PASS_CONSISTENCY, PassPhase, Phase, PhaseTransitionError
 from aeon.domain.plan import Plan, StepStatus
+from aeon.domain.profile import AdaptiveDepthConfiguration, DepthDecision, ReasoningMode, TaskProfile
 from aeon.domain.records import CycleRecord
+from aeon.domain.refinement import apply_actions
+
+_b = msgspec.to_builtins
 
 
 class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -30,15 +50,55 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_seconds: float | None = None
     max_plan_steps: int = 10
     llm_max_tokens: int | None = None
+    evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
+    criteria: ConvergenceCriteria = ConvergenceCriteria()
+
+
+class _Run:
+    """The per-run wiring and what the loop has learned so far."""
+
+    def __init__(self, o: Orchestrator, ctx: RunContext) -> None:
+        s, specs = o.settings, o.tools.list()
+        self.ctx, self.specs = ctx, specs
+        gateway = LLMGateway(o.llm, ctx, max_tokens=s.llm_max_tokens)
+        supervisor = Supervisor(gateway, ctx, specs)
+        self.planner = Planner(gateway, supervisor, specs, ctx, max_steps=s.max_plan_steps)
+        self.executor = Executor(tools=o.tools, memory=o.memory, gateway=gateway, supervisor=supervisor, ctx=ctx)
+        self.profiler = Profiler(gateway, supervisor)
+        self.validator = SemanticValidator(gateway, supervisor, specs, new_id=o.new_id)
+        self.engine = ConvergenceEngine(gateway, supervisor, s.criteria, [t.name for t in specs])
+        self.refiner = Refiner(gateway, supervisor, specs)
+        self.runner = PhaseRunner(ctx)
+        self.history = ExecutionHistory(
+            execution_id=ctx.correlation_id,
+            task_input=ctx.request,
+            configuration={
+                "ttl": s.ttl,
+                "max_llm_calls": s.max_llm_calls,
+                "evaluate": s.evaluate,
+                "convergence_criteria": _b(s.criteria),
+                "adaptive_depth_settings": {"ttl_cap": s.ttl},
+            },
+        )
+        self.profile: TaskProfile | None = None
+        self.depth: AdaptiveDepthConfiguration | None = None
+        self.report: SemanticValidationReport | None = None
+        self.assessments: list[ConvergenceAssessment] = []
+        self.current: ExecutionPass | None = None
+        self.usage_mark = (0, 0, 0)
+
+    @property
+    def plan(self) -> Plan:
+        assert self.ctx.state.plan is not None
+        return self.ctx.state.plan
+
+    def profile_fields(self) -> dict[str, Any]:
+        assert self.profile is not None
+        return {"task_profile": _b(self.profile)}
 
 
 class Orchestrator:
-    """Runs a request end to end and always returns a RunResult.
-
-    Ports are injected; `new_id` and `clock` make runs reproducible in tests. TTL counts passes of the loop and is
-    checked at the pass boundary; the LLM-call cap is checked before every step and around every LLM call, and a
-    running tool call is never interrupted.
-    """
+    """Runs a request to a structured RunResult: converged, expired or failed — never an exception."""
 
     def __init__(
         self,
@@ -52,19 +112,12 @@ class Orchestrator:
         settings: RunSettings,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
     ) -> None:
-        self._llm = llm
-        self._tools = tools
-        self._memory = memory
-        self._logger = logger
-        self._progress = progress
-        self._clock = clock
-        self._settings = settings
-        self._new_id = new_id
+        self.llm, self.tools, self.memory, self.logger = llm, tools, memory, logger
+        self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
 
     async def run(self, request: str, *, plan: Plan | None = None) -> RunResult:
-        s = self._settings
-        cid = self._new_id()
-        self._logger.bind(cid)
+        s, cid = self.settings, self.new_id()
+        self.logger.bind(cid)
         limits = BudgetLimits(
             ttl=s.ttl, max_llm_calls=s.max_llm_calls, max_tokens=s.max_tokens, max_seconds=s.max_seconds
         )
@@ -72,55 +125,250 @@ class Orchestrator:
             correlation_id=cid,
             request=request,
             limits=limits,
-            logger=self._logger,
-            progress=self._progress,
-            clock=self._clock,
+            logger=self.logger,
+            progress=self.progress,
+            clock=self.clock,
         )
-        gateway = LLMGateway(self._llm, ctx, max_tokens=s.llm_max_tokens)
-        specs = self._tools.list()
-        supervisor = Supervisor(gateway, ctx, specs)
-        executor = Executor(tools=self._tools, memory=self._memory, gateway=gateway, supervisor=supervisor, ctx=ctx)
-        self._logger.emit(
+        r = _Run(self, ctx)
+        self.logger.emit(
             "run_start",
             request=request,
             ttl=s.ttl,
             max_llm_calls=s.max_llm_calls,
-            tools=[t.name for t in specs],
+            evaluate=s.evaluate,
+            tools=[t.name for t in r.specs],
             plan_given=plan is not None,
         )
         try:
-            if ctx.budget.ttl_remaining <= 0:
-                raise BudgetExhausted(
-                    "TTL is 0 at the pass boundary; nothing ran", expiration_type=ExpirationType.PHASE_BOUNDARY
-                )
-            ctx.notify("phase", {"phase": "PLAN", "pass": 1})
-            if plan is None:
-                planner = Planner(gateway, supervisor, specs, ctx, max_steps=s.max_plan_steps)
-                plan = await planner.plan(request)
-            ctx.state.plan = plan
-            for problem in annotate(plan, {t.name: t for t in specs}):
-                ctx.warn(str(problem))
-            ctx.notify("plan", {"plan": plan.to_dict()})
-            self._cycle(ctx, 0, None)
-            ctx.phase = "EXECUTE"
-            ctx.notify("phase", {"phase": "EXECUTE", "pass": 1})
-            for step in list(plan.steps):
-                ctx.check_caps(f"before step {step.step_id}", needs_llm=executor.needs_llm(step))
-                await executor.execute(plan, step)
-                self._cycle(ctx, step.step_index, step.step_id)
-            ctx.budget.ttl_remaining -= 1
-            ctx.state.ttl_remaining = ctx.budget.ttl_remaining
-            return self._finish(ctx, RunStatus.COMPLETED)
+            await self._loop(r, plan)
+            return self._finish(r, RunStatus.COMPLETED)
         except BudgetExhausted as exc:
-            return self._expired(ctx, exc)
-        except (UnrecoverableOutput, LLMError) as exc:
-            self._fail_running_step(ctx)
-            return self._finish(ctx, RunStatus.ERROR, exc)
+            return self._expired(r, exc)
         except AeonError as exc:
             self._fail_running_step(ctx)
-            return self._finish(ctx, RunStatus.ERROR, exc)
+            return self._finish(r, RunStatus.ERROR, exc)
 
-    # -- records ------------------------------------------------------------------------------------------------
+    # -- the loop -------------------------------------------------------------------------------------------------
+    async def _loop(self, r: _Run, given: Plan | None) -> None:
+        ctx, runner = r.ctx, r.runner
+        next_phase = Phase.A
+        while True:
+            ctx.pass_number += 1
+            runner.timings = []
+            if next_phase is Phase.A:
+                self._boundary(ctx, Phase.A)
+                await runner.phase(Phase.A, "A->B", lambda: self._phase_a(r, given))
+            self._boundary(ctx, Phase.B)
+            await runner.phase(Phase.B, "B->C", lambda: self._phase_b(r))
+            self._boundary(ctx, Phase.C)
+            xp = self._open_pass(r)
+            await runner.phase(Phase.C, "C->D", partial(self._phase_c, r, xp))
+            self._boundary(ctx, Phase.D)
+            outcome = await runner.phase(Phase.D, "D->A/B", partial(self._phase_d, r, xp))
+            ctx.budget.ttl_remaining += outcome.ttl_delta - 1  # exactly one decrement per complete cycle
+            ctx.state.ttl_remaining = ctx.budget.ttl_remaining
+            self._close_pass(r, xp)
+            if outcome.decision is DepthDecision.HALT:
+                return
+            next_phase = Phase.B
+
+    def _boundary(self, ctx: RunContext, phase: Phase) -> None:
+        if ctx.budget.ttl_remaining <= 0:
+            raise BudgetExhausted(
+                f"TTL is 0 at the boundary before phase {phase.value} of pass {ctx.pass_number}",
+                expiration_type=ExpirationType.PHASE_BOUNDARY,
+            )
+
+    async def _phase_a(self, r: _Run, given: Plan | None) -> None:
+        """Profile the task, allocate TTL within the cap, and make (or take) the initial plan."""
+        ctx, s, runner = r.ctx, self.settings, r.runner
+        ctx.phase = "PLAN"
+        ctx.enter("A")
+        if s.evaluate:
+            version = len(r.history.profiles) + 1
+            r.profile = await runner.step("A->B", "profiler", lambda: r.profiler.infer(ctx.request, version=version))
+            r.depth = allocate(r.profile, cap=s.ttl)
+        else:
+            r.profile = static_profile()
+            r.depth = AdaptiveDepthConfiguration(
+                detected_complexity="very_low",
+                allocated_ttl=s.ttl,
+                reasoning_mode=ReasoningMode.SHALLOW,
+                adjustment_reason="evaluation is off (run.evaluate: false): one pass, TTL as configured",
+                heuristics_used=[],
+            )
+        r.history.profiles.append(_b(r.profile))
+        ctx.budget.ttl_remaining = ctx.state.ttl_remaining = r.depth.allocated_ttl
+        self.logger.emit("ttl_allocated", **_b(r.depth))
+        ctx.enter("A", **r.profile_fields())
+        ctx.state.plan = given or await runner.step("A->B", "planner", lambda: r.planner.plan(ctx.request))
+        inputs = {**r.profile_fields(), "initial_plan": r.plan.to_dict(), "ttl_remaining": ctx.budget.ttl_remaining}
+        if missing := CONTRACTS["A->B"].missing_inputs(inputs):
+            raise r.runner.error(
+                "A->B", CONTRACTS["A->B"].failure("INCOMPLETE_PROFILE"), f"missing {', '.join(missing)}", "orchestrator"
+            )
+        ctx.notify("plan", {"plan": r.plan.to_dict()})
+        self._cycle(ctx, 0, None)
+
+    async def _phase_b(self, r: _Run) -> None:
+        """Validate the plan before it runs: steps exist, fragments are whole, tool problems are flagged."""
+        ctx = r.ctx
+        ctx.phase = "PLAN"
+        ctx.enter("B", **r.profile_fields(), initial_plan=r.plan.to_dict())
+        contract = CONTRACTS["B->C"]
+        if not r.plan.steps:
+            raise r.runner.error("B->C", contract.failure("MISSING_STEPS"), "the plan has no steps", "validator")
+        if bad := [s.step_id or f"#{s.step_index}" for s in r.plan.steps if not (s.step_id and s.description)]:
+            raise r.runner.error(
+                "B->C",
+                contract.failure("INVALID_FRAGMENT_STRUCTURE"),
+                f"steps without id or description: {', '.join(bad)}",
+                "validator",
+            )
+        for problem in annotate(r.plan, {t.name: t for t in r.specs}):
+            ctx.warn(str(problem))
+
+    async def _phase_c(self, r: _Run, xp: ExecutionPass) -> None:
+        ctx, s, plan = r.ctx, self.settings, r.plan
+        ctx.phase = "EXECUTE" if ctx.pass_number == 1 else "RE_EXECUTE"
+        ctx.enter("C1", **r.profile_fields(), refined_plan=plan.to_dict())
+        for step in list(plan.steps):
+            if step.status is not StepStatus.PENDING:
+                continue
+            ctx.check_caps(f"before step {step.step_id}", needs_llm=r.executor.needs_llm(step))
+            await r.executor.execute(plan, step)
+            self._cycle(ctx, plan.step(step.step_id).step_index, step.step_id)
+        xp.execution_results = _results(plan)
+        ctx.state.current_step = None
+        if not s.evaluate:
+            return
+        ctx.phase = "EVALUATE"
+        ctx.enter("C2", **r.profile_fields(), plan_state=plan.to_dict(), execution_results=xp.execution_results)
+        profile_text = describe(r.profile) if r.profile else "unknown"
+        r.report = report = await r.runner.step(
+            "C->D",
+            "validator",
+            lambda: r.validator.validate(
+                request=ctx.request,
+                profile_text=profile_text,
+                plan=plan,
+                execution_results=xp.execution_results,
+                artifact_type=ArtifactType.CROSS_PHASE,
+            ),
+        )
+        assessment = await r.runner.step(
+            "C->D",
+            "convergence",
+            lambda: r.engine.assess(
+                request=ctx.request,
+                profile_text=profile_text,
+                plan=plan,
+                report=report,
+                tool_calls=ctx.state.tool_history,
+            ),
+        )
+        r.assessments.append(assessment)
+        xp.evaluation_results = {"validation_report": _b(report), "convergence": _b(assessment)}
+        ctx.notify("assessment", _b(assessment))
+        if assessment.converged or ctx.pass_number >= s.ttl:
+            return  # converged, or no cycle can follow within the cap: nothing to refine for
+        ctx.phase = "REFINE"
+        ctx.enter(
+            "C3",
+            **r.profile_fields(),
+            plan_state=plan.to_dict(),
+            execution_results=xp.execution_results,
+            evaluation_results=xp.evaluation_results,
+        )
+        problems = [*assessment.reason_codes, *assessment.detected_issues]
+        issues = [_b(i) for i in report.issues]
+        try:
+            actions = await r.refiner.propose(
+                request=ctx.request, profile_text=profile_text, plan=plan, problems=problems, issues=issues
+            )
+        except UnrecoverableOutput as exc:  # FR-067: keep the current plan and go on
+            r.history.advisories.append(
+                {"kind": "refinement_failed", "pass_number": ctx.pass_number, "detail": str(exc)}
+            )
+            self.logger.emit("refinement_failed", detail=str(exc))
+            return
+        outcomes = apply_actions(plan, actions)
+        xp.refinement_changes = [_b(o) for o in outcomes]
+        for o in outcomes:
+            self.logger.emit("refinement", **_b(o))
+            if not o.applied:
+                r.history.advisories.append(
+                    {
+                        "kind": "refinement_rejected",
+                        "pass_number": ctx.pass_number,
+                        "reason": o.reason,
+                        "action": _b(o.action),
+                    }
+                )
+        ctx.notify(
+            "refined", {"applied": sum(o.applied for o in outcomes), "rejected": sum(not o.applied for o in outcomes)}
+        )
+
+    async def _phase_d(self, r: _Run, xp: ExecutionPass) -> DepthOutcome:
+        ctx = r.ctx
+        evaluation = xp.evaluation_results or {"skipped": "evaluation is off"}
+        ctx.enter("D", **r.profile_fields(), plan_state=r.plan.to_dict(), evaluation_results=evaluation)
+        assert r.depth is not None
+        outcome = decide(
+            r.depth,
+            assessment=r.assessments[-1] if self.settings.evaluate else None,
+            report=r.report,
+            history=r.assessments,
+            passes_done=ctx.pass_number,
+            cap=self.settings.ttl,
+            ttl_remaining=ctx.budget.ttl_remaining,
+        )
+        r.depth = outcome.configuration
+        xp.adaptive_depth = {**_b(r.depth), "decision": outcome.decision.value}
+        self.logger.emit("depth_decision", decision=outcome.decision.value, **_b(r.depth))
+        ctx.notify("depth", {"decision": outcome.decision.value, "reason": r.depth.adjustment_reason})
+        return outcome
+
+    # -- passes and records ---------------------------------------------------------------------------------------
+    def _open_pass(self, r: _Run) -> ExecutionPass:
+        ctx = r.ctx
+        xp = ExecutionPass(
+            pass_number=ctx.pass_number,
+            phase=PassPhase.EXECUTE if ctx.pass_number == 1 else PassPhase.RE_EXECUTE,
+            plan_state=r.plan.to_dict(),
+            ttl_remaining=ctx.budget.ttl_remaining,
+            timing_information=TimingInformation(start_time=ctx.clock.now().isoformat()),
+            task_profile=_b(r.profile),
+            adaptive_depth=_b(r.depth),
+        )
+        if problems := xp.entry_problems():
+            raise r.runner.error("C->D", PASS_CONSISTENCY, "; ".join(problems), "execution_pass")
+        r.current = xp
+        return xp
+
+    def _close_pass(self, r: _Run, xp: ExecutionPass, *, check: bool = True) -> None:
+        ctx, b = r.ctx, r.ctx.budget
+        end = ctx.clock.now().isoformat()
+        start = xp.timing_information.start_time
+        xp.timing_information = TimingInformation(
+            start_time=start,
+            end_time=max(end, start),
+            duration_seconds=sum(t.duration_seconds for t in r.runner.timings),
+        )
+        xp.phases = list(r.runner.timings)
+        calls, prompt, completion = r.usage_mark
+        xp.llm_usage = {
+            "calls": b.llm_calls - calls,
+            "prompt_tokens": b.prompt_tokens - prompt,
+            "completion_tokens": b.completion_tokens - completion,
+        }
+        r.usage_mark = (b.llm_calls, b.prompt_tokens, b.completion_tokens)
+        xp.final_plan_state = r.plan.to_dict()
+        if check and (problems := xp.exit_problems()):
+            raise r.runner.error("D->A/B", PASS_CONSISTENCY, "; ".join(problems), "execution_pass")
+        r.history.passes.append(xp)
+        r.current = None
+
     def _cycle(self, ctx: RunContext, number: int, step_id: str | None) -> None:
         buf = ctx.take_cycle()
         plan = ctx.state.plan
@@ -135,60 +383,95 @@ class Orchestrator:
             phase=ctx.phase,
             step_id=step_id,
         )
-        self._logger.emit("cycle", **msgspec.to_builtins(record))
+        self.logger.emit("cycle", pass_number=ctx.pass_number, **_b(record))
 
     def _fail_running_step(self, ctx: RunContext) -> None:
-        plan = ctx.state.plan
-        if plan is None:
-            return
-        for step in plan.steps:
+        for step in ctx.state.plan.steps if ctx.state.plan else []:
             if step.status is StepStatus.RUNNING:
                 step.transition(StepStatus.FAILED)
 
-    def _expired(self, ctx: RunContext, exc: BudgetExhausted) -> RunResult:
+    # -- endings --------------------------------------------------------------------------------------------------
+    def _expired(self, r: _Run, exc: BudgetExhausted) -> RunResult:
+        ctx = r.ctx
         self._fail_running_step(ctx)
         if ctx.cycle.llm_output or ctx.cycle.errors or ctx.cycle.supervisor_actions:
             ctx.error(str(exc))
             self._cycle(ctx, _index(ctx), ctx.state.current_step)
-        plan = ctx.state.plan
+        cut = r.current
+        if cut is not None:
+            cut.execution_results = _results(ctx.state.plan)
+            self._close_pass(r, cut, check=False)
+        completed = [p for p in r.history.passes if p is not cut]
+        last = r.assessments[-1] if r.assessments else None
+        metrics = {
+            "completeness_score": last.scores.get("completeness_score") if last else None,
+            "coherence_score": last.scores.get("coherence_score") if last else None,
+            "consistency_status": last.scores.get("consistency_status") if last else None,
+            "detected_issues": last.detected_issues if last else [],
+            "reason_codes": last.reason_codes if last else ["ttl_expired"],
+            "pass_number": ctx.pass_number,
+        }
         response = TTLExpirationResponse(
             expiration_type=exc.expiration_type,
-            phase=ctx.phase,
-            pass_number=1,
-            plan_state=plan.to_dict() if plan else None,
-            execution_results=_outputs(plan),
-            message=f"stopped: {exc}",
-            ttl_remaining=0,
+            phase=ctx.phase_letter,
+            pass_number=ctx.pass_number,
+            plan_state=ctx.state.plan.to_dict() if ctx.state.plan else None,
+            execution_results=_results(ctx.state.plan),
+            message=f"stopped, not converged: {exc}",
+            latest_pass_result=_pass_summary(completed[-1]) if completed else None,
+            partial_result=_pass_summary(cut) if cut is not None and not completed else None,
+            ttl_expired_metadata=metrics,
         )
-        self._logger.emit("ttl_expired", **msgspec.to_builtins(response))
-        return self._finish(ctx, RunStatus.TTL_EXPIRED, expiration=response)
+        self.logger.emit("ttl_expired", **_b(response))
+        return self._finish(r, RunStatus.TTL_EXPIRED, expiration=response)
 
     def _finish(
-        self,
-        ctx: RunContext,
-        status: RunStatus,
-        exc: AeonError | None = None,
-        expiration: TTLExpirationResponse | None = None,
+        self, r: _Run, status: RunStatus, exc: AeonError | None = None, expiration: TTLExpirationResponse | None = None
     ) -> RunResult:
+        ctx, b = r.ctx, r.ctx.budget
         error = None
         if exc is not None:
+            pte = exc if isinstance(exc, PhaseTransitionError) else None
             error = ErrorInfo(
                 code=exc.code,
                 message=str(exc),
-                phase=ctx.phase,
+                phase=ctx.phase_letter,
                 step_id=ctx.state.current_step,
                 correlation_id=ctx.correlation_id,
+                severity=pte.severity.value if pte else "ERROR",
+                affected_component=pte.affected_component if pte else None,
+                failure_condition=pte.failure_condition if pte else None,
+                pass_number=ctx.pass_number,
             )
             ctx.error(f"{exc.code}: {exc}")
             self._cycle(ctx, _index(ctx), ctx.state.current_step)
         plan = ctx.state.plan
-        b = ctx.budget
+        last = r.assessments[-1] if r.assessments else None
+        converged = (last.converged if last else False) if self.settings.evaluate else None
+        answer = final_answer(plan) if plan else None
+        h = r.history
+        h.final_result = {
+            "converged": bool(converged),
+            "result_type": "converged" if converged else status.value,
+            "output": answer,
+            "metadata": {"error": _b(error), "ttl_expiration": _b(expiration)},
+        }
+        h.overall_statistics = {
+            "total_passes": len(h.passes),
+            "convergence_achieved": bool(converged),
+            "total_refinements": sum(1 for p in h.passes for c in p.refinement_changes if c.get("applied")),
+            "total_time_seconds": round(ctx.clock.monotonic() - ctx.t0, 6),
+            "llm_calls": b.llm_calls,
+            "prompt_tokens": b.prompt_tokens,
+            "completion_tokens": b.completion_tokens,
+            "cached_tokens": b.cached_tokens,
+        }
         result = RunResult(
             status=status,
             correlation_id=ctx.correlation_id,
             request=ctx.request,
             plan=plan.to_dict() if plan else None,
-            outputs=_outputs(plan),
+            outputs=_results(plan),
             budget={
                 "ttl": b.limits.ttl,
                 "ttl_remaining": b.ttl_remaining,
@@ -198,15 +481,22 @@ class Orchestrator:
                 "completion_tokens": b.completion_tokens,
                 "cached_tokens": b.cached_tokens,
             },
-            counts=msgspec.to_builtins(ctx.counters),
+            counts=_b(ctx.counters),
             warnings=list(ctx.warnings),
             ttl_expiration=expiration,
             error=error,
+            converged=converged,
+            passes=len(h.passes),
+            answer=answer,
+            convergence=_b(last),
+            history=h,
         )
-        self._logger.emit(
+        self.logger.emit(
             "run_end",
             status=status.value,
-            error=msgspec.to_builtins(error) if error else None,
+            converged=converged,
+            passes=len(h.passes),
+            error=_b(error),
             llm_calls=b.llm_calls,
             counts=result.counts,
         )
@@ -214,20 +504,26 @@ class Orchestrator:
 
 
 def _index(ctx: RunContext) -> int:
-    """The step number of the cycle in progress: the running step's index, or 0 while planning."""
+    """The step number of the cycle in progress: the running step's index, or 0 outside step execution."""
     plan, sid = ctx.state.plan, ctx.state.current_step
     if plan is None or sid is None:
         return 0
     return next((s.step_index for s in plan.steps if s.step_id == sid), 0)
 
 
-def _outputs(plan: Plan | None) -> dict[str, Any]:
-    if plan is None:
-        return {}
+def _results(plan: Plan | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for s in plan.steps if plan else []:
+        out[s.step_id] = {"status": s.status.value, "output": s.step_output, "mode": s.mode, "errors": s.errors}
+        if s.clarity_state is not None:
+            out[s.step_id]["clarity_state"] = s.clarity_state.value
+    return out
+
+
+def _pass_summary(xp: ExecutionPass) -> dict[str, Any]:
     return {
-        s.step_id: {"status": s.status.value, "output": s.step_output, "mode": s.mode, "errors": s.errors}
-        for s in plan.steps
+        "pass_number": xp.pass_number,
+        "execution_results": xp.execution_results,
+        "evaluation_results": xp.evaluation_results,
+        "plan_state": xp.final_plan_state or xp.plan_state,
     }
-
-
-__all__: Sequence[str] = ("Orchestrator", "RunSettings")

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.budget import TTLExpirationResponse
+from aeon.domain.history import ExecutionHistory
 
 
 class RunStatus(enum.StrEnum):
@@ -22,6 +23,10 @@ class ErrorInfo(msgspec.Struct, kw_only=True):
     phase: str
     step_id: str | None = None
     correlation_id: str = ""
+    severity: str | None = None
+    affected_component: str | None = None
+    failure_condition: str | None = None
+    pass_number: int | None = None
 
 
 class RunResult(msgspec.Struct, kw_only=True):
@@ -35,7 +40,14 @@ class RunResult(msgspec.Struct, kw_only=True):
     warnings: list[str] = msgspec.field(default_factory=list)
     ttl_expiration: TTLExpirationResponse | None = None
     error: ErrorInfo | None = None
+    converged: bool | None = None  # None when evaluation is off
+    passes: int = 0
+    answer: Any = None
+    convergence: dict[str, Any] | None = None
+    history: ExecutionHistory | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The --json document; the full history goes to --history instead."""
         out: dict[str, Any] = msgspec.to_builtins(self)
+        out.pop("history", None)
         return out

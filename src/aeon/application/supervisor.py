@@ -33,7 +33,7 @@ def describe_tools(tools: Sequence[ToolSpec]) -> str:
             f"- {t.name}: {t.description} input_schema: {json.dumps(t.input_schema)} "
             f"output_schema: {json.dumps(t.output_schema)} example: {example}"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) or "(no tools are registered)"
 
 
 class Supervisor:

@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import msgspec
 
-from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
 MAX_PLAN_STEPS = 10
@@ -156,6 +156,8 @@ def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:
     """Fill every step's `errors` with its tool problems and return them (FR-064)."""
     out: list[Problem] = []
     for step in plan.steps:
+        if step.status is not StepStatus.PENDING:
+            continue  # executed steps keep their record; invalid ones wait for refinement
         step.errors = tool_problems(step, tools)
         out.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in step.errors)
     return out

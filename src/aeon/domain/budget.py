@@ -46,6 +46,9 @@ class TTLExpirationResponse(msgspec.Struct, kw_only=True):
     execution_results: dict[str, Any]
     message: str
     ttl_remaining: int = 0
+    latest_pass_result: dict[str, Any] | None = None  # the most recent completed pass (02 FR-062)
+    partial_result: dict[str, Any] | None = None  # the cut pass, when no pass completed
+    ttl_expired_metadata: dict[str, Any] = msgspec.field(default_factory=dict)  # 02's quality metrics
     converged: bool = False
     result_type: str = "ttl_expired"
     termination_reason: str = "ttl_expired"

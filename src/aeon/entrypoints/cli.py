@@ -18,6 +18,7 @@ from aeon.application.result import RunResult, RunStatus
 from aeon.application.validation import validate_document
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.render import ConsoleProgress, render_result
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -70,6 +71,9 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")] = False,
     log_file: Annotated[Path | None, typer.Option("--log-file", help="Append the JSONL event log here.")] = None,
+    history: Annotated[
+        Path | None, typer.Option("--history", help="Write the execution history (every pass) as JSON here.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")] = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -100,6 +104,12 @@ def run(
         raise _fail(str(exc)) from None
     except KeyboardInterrupt:
         raise _fail("interrupted", 130) from None
+    if history is not None and result.history is not None:
+        try:
+            history.parent.mkdir(parents=True, exist_ok=True)
+            history.write_bytes(msgspec.json.format(msgspec.json.encode(result.history), indent=2))
+        except OSError as exc:
+            typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
     if as_json:
         sys.stdout.write(msgspec.json.encode(result.to_dict()).decode() + "\n")
     else:
@@ -167,6 +177,23 @@ def tools(
         typer.echo(f"  input:   {json.dumps(s.input_schema)}")
         typer.echo(f"  output:  {json.dumps(s.output_schema)}")
         typer.echo(f"  example: {json.dumps(s.example)}")
+
+
+@app.command()
+def inspect(
+    history_file: Annotated[Path, typer.Argument(help="A history written by `aeon run --history`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the analysed history as one JSON document.")] = False,
+) -> None:
+    """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
+    try:
+        doc = read_document(history_file)
+        report = analyse(doc)
+    except AeonError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, default=str))
+    else:
+        render_inspection(report, sys.stdout)
 
 
 def main() -> None:

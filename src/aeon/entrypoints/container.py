@@ -21,6 +21,7 @@ from aeon.adapters.tools.loader import load_tool_modules
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import LLMPort, ProgressPort
+from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
@@ -92,6 +93,14 @@ class Container(containers.DeclarativeContainer):
         max_seconds=config.run.max_seconds,
         max_plan_steps=config.run.max_plan_steps,
         llm_max_tokens=config.llm.max_tokens,
+        evaluate=config.run.evaluate,
+        criteria=providers.Factory(
+            ConvergenceCriteria,
+            min_completeness=config.convergence.min_completeness,
+            min_coherence=config.convergence.min_coherence,
+            max_severity=providers.Factory(Severity, config.convergence.max_severity),
+            require_consistency=config.convergence.require_consistency,
+        ),
     )
     orchestrator = providers.Factory(
         Orchestrator,

@@ -60,8 +60,23 @@ class ConsoleProgress:
             rate = d.get("tokens_per_s")
             speed = f" at {rate:.1f} tok/s" if isinstance(rate, float) else ""
             self._line(f"  … {d['completion_tokens']} tokens{speed}")
+        elif event == "assessment":
+            sc = d.get("scores") or {}
+            verdict = "converged" if d.get("converged") else "not converged"
+            self._line(
+                f"  evaluation: {verdict} · completeness {_num(sc.get('completeness_score'))} · coherence "
+                f"{_num(sc.get('coherence_score'))} · {', '.join(d.get('reason_codes') or [])}"
+            )
+        elif event == "refined":
+            self._line(f"  refinement: {d['applied']} change(s) applied, {d['rejected']} rejected")
+        elif event == "depth":
+            self._line(f"  depth decision: {d['decision']} — {d['reason']}")
         elif event == "status":
             self._line(str(d.get("message", "")))
+
+
+def _num(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, int | float) else "-"
 
 
 def render_result(result: RunResult, out: TextIO) -> None:
@@ -83,6 +98,16 @@ def render_result(result: RunResult, out: TextIO) -> None:
         f"{c['deterministic_repairs']} deterministic repairs, {c['llm_repairs']} LLM repairs, "
         f"{c['fallbacks']} fallbacks, TTL {b['ttl_remaining']}/{b['ttl']} left · run {result.correlation_id}\n"
     )
+    if result.converged is not None:
+        conv = result.convergence or {}
+        sc = conv.get("scores") or {}
+        verdict = "converged" if result.converged else "not converged"
+        w(
+            f"{verdict} after {result.passes} pass(es): completeness {_num(sc.get('completeness_score'))}, "
+            f"coherence {_num(sc.get('coherence_score'))}, reasons {', '.join(conv.get('reason_codes') or ['-'])}\n"
+        )
+    if result.answer is not None:
+        w(f"answer: {_short(result.answer, 400)}\n")
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
         t = result.ttl_expiration
         w(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}\n")

@@ -52,6 +52,14 @@ class RunSection(_Section):
     max_tokens: int | None = Field(None, ge=1)
     max_seconds: float | None = Field(None, gt=0)
     max_plan_steps: int = Field(8, ge=1, le=10)
+    evaluate: bool = Field(True, description="False: one plan → execute pass without profile or evaluation")
+
+
+class ConvergenceSettings(_Section):
+    min_completeness: float = Field(0.8, ge=0.0, le=1.0)
+    min_coherence: float = Field(0.7, ge=0.0, le=1.0)
+    max_severity: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"] = "MEDIUM"
+    require_consistency: bool = True
 
 
 class ToolsSettings(_Section):
@@ -73,6 +81,7 @@ class Settings(_Section):
     run: RunSection = RunSection()
     tools: ToolsSettings = ToolsSettings()
     log: LogSettings = LogSettings()
+    convergence: ConvergenceSettings = ConvergenceSettings()
 
     def secrets(self) -> list[str]:
         key = self.llm.api_key

@@ -75,4 +75,47 @@ Step: ${step}
 Answer:""",
 )
 
-ALL: tuple[PromptTemplate, ...] = (PLAN, REPAIR_JSON, REPAIR_STEP, REASON)
+
+PROFILE = PromptTemplate(
+    name="profile",
+    text="""\
+Rate how hard a request is. reasoning_depth: 1 very shallow to 5 very deep. information_sufficiency: 0.0 (details \
+missing) to 1.0 (everything needed is given). expected_tool_usage: none, minimal, moderate or extensive. \
+output_breadth: narrow, moderate or broad. confidence_requirement: low, medium or high.
+
+Request: repeat the word hello
+Profile: {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": "minimal", \
+"output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "One echo, nothing to infer."}
+
+Request: plan a data migration for our system
+Profile: {"reasoning_depth": 4, "information_sufficiency": 0.3, "expected_tool_usage": "moderate", \
+"output_breadth": "broad", "confidence_requirement": "high", "raw_inference": "Many unknowns about the system; \
+needs several careful steps."}
+
+Request: ${request}
+Profile:""",
+)
+
+REFINE = PromptTemplate(
+    name="refine",
+    text="""\
+Improve a plan after an evaluation. Steps that already ran cannot change. You may ADD a step, or MODIFY, REPLACE \
+or REMOVE a step that has not run. Use only the tools listed, or "agent": "llm". Give a short justification.
+
+Tools:
+${tools}
+
+Example:
+Request: add 2 and 3 and say the result
+Plan: s1 [complete] calculator {"expression": "2 + 3"} -> 5
+Problems: incomplete: the result is never stated
+Actions: {"actions": [{"action_type": "ADD", "target_step_id": "", "new_step": {"step_id": "s2", \
+"description": "State that 2 + 3 is 5", "agent": "llm"}, "justification": "the answer must be stated"}]}
+
+Request: ${request}
+Profile: ${profile}
+Plan: ${plan}
+Problems: ${problems}
+Actions:""",
+)
+ALL: tuple[PromptTemplate, ...] = (PLAN, REPAIR_JSON, REPAIR_STEP, REASON, PROFILE, REFINE)

@@ -1,0 +1,109 @@
+"""Adaptive depth: TTL allocation from the TaskProfile (phase A) and the continue/escalate/halt decision (phase D).
+
+Deterministic heuristics over the profile, validation issues and convergence results. Every allocation stays
+within the configured TTL cap and says why (FR-029..035, 077, 080).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport, Severity
+from aeon.domain.profile import (
+    AdaptiveDepthConfiguration,
+    Breadth,
+    Confidence,
+    DepthDecision,
+    ReasoningMode,
+    TaskProfile,
+)
+
+_BREADTH = {Breadth.NARROW: 0.0, Breadth.MODERATE: 0.5, Breadth.BROAD: 1.0}
+_CONFIDENCE = {Confidence.LOW: 0.0, Confidence.MEDIUM: 0.5, Confidence.HIGH: 1.0}
+# complexity score upper bounds → (category, passes wanted, reasoning mode)
+_TIERS = (
+    (2.0, "very_low", 1, ReasoningMode.SHALLOW),
+    (3.0, "low", 2, ReasoningMode.SHALLOW),
+    (4.5, "moderate", 3, ReasoningMode.BALANCED),
+    (6.0, "high", 4, ReasoningMode.DEEP),
+    (99.0, "very_high", 5, ReasoningMode.DEEP),
+)
+
+
+def complexity(profile: TaskProfile) -> tuple[float, list[str]]:
+    """A score from the five profile dimensions, and the heuristics that contributed to it."""
+    ambiguity = 1.0 - profile.information_sufficiency
+    parts = {
+        "reasoning_depth": float(profile.reasoning_depth),
+        "ambiguity": round(2.0 * ambiguity, 3),
+        "output_breadth": _BREADTH[profile.output_breadth],
+        "confidence_requirement": _CONFIDENCE[profile.confidence_requirement],
+    }
+    used = [f"{k}+{v:g}" for k, v in parts.items() if v > 0]
+    return sum(parts.values()), used
+
+
+def allocate(profile: TaskProfile, *, cap: int) -> AdaptiveDepthConfiguration:
+    """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap` (FR-077)."""
+    score, used = complexity(profile)
+    _, category, wanted, mode = next(t for t in _TIERS if score < t[0])
+    allocated = max(1, min(wanted, cap)) if cap > 0 else 0
+    capped = " (capped by run.ttl)" if wanted > cap else ""
+    return AdaptiveDepthConfiguration(
+        detected_complexity=category,
+        allocated_ttl=allocated,
+        reasoning_mode=mode,
+        adjustment_reason=f"complexity {score:.2f} ({category}) wants {wanted} pass(es); allocated {allocated} of "
+        f"cap {cap}{capped}",
+        heuristics_used=used,
+        ambiguity_score=round(1.0 - profile.information_sufficiency, 3),
+    )
+
+
+class DepthOutcome(msgspec.Struct, kw_only=True):
+    decision: DepthDecision
+    configuration: AdaptiveDepthConfiguration
+    ttl_delta: int = 0
+
+
+def decide(
+    current: AdaptiveDepthConfiguration,
+    *,
+    assessment: ConvergenceAssessment | None,
+    report: SemanticValidationReport | None,
+    history: Sequence[ConvergenceAssessment],
+    passes_done: int,
+    cap: int,
+    ttl_remaining: int,
+) -> DepthOutcome:
+    """Phase D: halt when converged; escalate (one more pass, deeper mode) on severe issues or repeated failure,
+    within the cap; otherwise continue. `ttl_remaining` is what is left before this cycle's decrement."""
+    if assessment is None or assessment.converged:
+        why = "converged" if assessment else "evaluation is off: one pass"
+        return DepthOutcome(decision=DepthDecision.HALT, configuration=_with(current, why, ["convergence"]))
+    signals = []
+    if report is not None and report.overall_severity.rank >= Severity.HIGH.rank:
+        signals.append(f"validation severity {report.overall_severity.value}")
+    if len(history) >= 2 and not history[-2].converged:
+        signals.append("convergence failed in consecutive passes")
+    headroom = cap - passes_done - (ttl_remaining - 1)
+    if signals and headroom > 0:
+        mode = ReasoningMode.DEEP
+        config = msgspec.structs.replace(
+            current,
+            allocated_ttl=current.allocated_ttl + 1,
+            reasoning_mode=mode,
+            adjustment_reason=f"escalated: {'; '.join(signals)}; +1 pass ({current.allocated_ttl + 1} of cap {cap})",
+            heuristics_used=["escalation", *signals],
+        )
+        return DepthOutcome(decision=DepthDecision.ESCALATE, configuration=config, ttl_delta=1)
+    why = f"not converged ({', '.join(assessment.reason_codes)})"
+    if signals:
+        why += f"; escalation wanted ({'; '.join(signals)}) but the TTL cap {cap} is reached"
+    return DepthOutcome(decision=DepthDecision.CONTINUE, configuration=_with(current, why, ["convergence"]))
+
+
+def _with(config: AdaptiveDepthConfiguration, reason: str, used: list[str]) -> AdaptiveDepthConfiguration:
+    return msgspec.structs.replace(config, adjustment_reason=reason, heuristics_used=used)

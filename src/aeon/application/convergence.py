@@ -1,0 +1,163 @@
+"""The convergence engine: one LLM judgement, then deterministic facts decide whether the task is done (FR-017..025)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from aeon.application.gateway import LLMGateway
+from aeon.application.grounding import grounding_issues
+from aeon.application.prompts.evaluation import CONVERGE
+from aeon.application.semantic_validation import final_answer, render_plan
+from aeon.application.supervisor import Supervisor
+from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
+from aeon.domain.llm import Message
+from aeon.domain.plan import Plan, StepStatus
+from aeon.domain.records import ToolCall
+
+MAX_LLM_ISSUES = 4
+_SCORES = ("completeness_score", "coherence_score")
+
+CONVERGENCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "completeness_score": {"type": "number", "minimum": 0, "maximum": 1},
+        "coherence_score": {"type": "number", "minimum": 0, "maximum": 1},
+        "consistent": {"type": "boolean"},
+        "explanation": {"type": "string", "minLength": 1},
+        "issues": {"type": "array", "maxItems": MAX_LLM_ISSUES, "items": {"type": "string"}},
+    },
+    "required": ["completeness_score", "coherence_score", "consistent", "explanation", "issues"],
+}
+
+
+def convergence_problems(obj: Any) -> list[str]:
+    """Why an answer is not a usable judgement; empty when it is. A missing `issues` list counts as empty."""
+    if not isinstance(obj, dict):
+        return ["answer must be a JSON object"]
+    errors: list[str] = []
+    for name in _SCORES:
+        value = obj.get(name)
+        if name not in obj:
+            errors.append(f"(root): {name!r} is a required property")
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            errors.append(f"{name}: {value!r} is not a number")
+        elif not 0.0 <= value <= 1.0:
+            errors.append(f"{name}: {value!r} is outside 0..1")
+    if "consistent" not in obj:
+        errors.append("(root): 'consistent' is a required property")
+    elif not isinstance(obj["consistent"], bool):
+        errors.append(f"consistent: {obj['consistent']!r} is not a boolean")
+    explanation = obj.get("explanation")
+    if not isinstance(explanation, str) or not explanation.strip():
+        errors.append("explanation: must be a non-empty string")
+    issues = obj.get("issues", [])
+    if not isinstance(issues, list) or not all(isinstance(i, str) for i in issues):
+        errors.append("issues: must be a list of strings")
+    return errors
+
+
+def _issue_lines(report: SemanticValidationReport, grounding: Sequence[str]) -> list[str]:
+    lines = [f"- {g}" for g in grounding]
+    for i in report.issues:
+        where = (i.location or {}).get("step_id")
+        lines.append(f"- {i.severity.value} {i.type.value}{f' at {where}' if where else ''}: {i.description}")
+    return lines
+
+
+class ConvergenceEngine:
+    """Decides whether a pass converged: complete, coherent and consistent, with no blocking validation issue.
+
+    The LLM scores completeness and coherence and says whether plan, outputs and answer agree; deterministic
+    facts (failed or unfinished steps, validation issues above `criteria.max_severity`, answer claims the tool log
+    does not back) can only make the verdict stricter, never looser. Raises UnrecoverableOutput when the answer
+    cannot be repaired, and whatever the gateway raises (LLMError, BudgetExhausted).
+    """
+
+    def __init__(
+        self,
+        gateway: LLMGateway,
+        supervisor: Supervisor,
+        criteria: ConvergenceCriteria,
+        tool_names: Collection[str],
+    ) -> None:
+        self._llm = gateway
+        self._supervisor = supervisor
+        self._criteria = criteria
+        self._tool_names = frozenset(tool_names)
+
+    async def assess(
+        self,
+        *,
+        request: str,
+        profile_text: str,
+        plan: Plan,
+        report: SemanticValidationReport,
+        tool_calls: Sequence[ToolCall],
+    ) -> ConvergenceAssessment:
+        answer = final_answer(plan)
+        grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
+        issue_lines = _issue_lines(report, grounding)
+        prompt = CONVERGE.render(
+            {
+                "request": request,
+                "profile": profile_text or "(none)",
+                "plan": render_plan(plan),
+                "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
+                "issues": "\n".join(issue_lines) or "(none)",
+            }
+        )
+        completion = await self._llm.complete(
+            "converge", [Message(role="user", content=prompt)], schema=CONVERGENCE_SCHEMA, schema_name="convergence"
+        )
+        judged = await self._supervisor.ensure_valid(
+            completion.text, target="convergence", validate=convergence_problems, schema=CONVERGENCE_SCHEMA
+        )
+        return self._combine(plan, report, grounding, judged)
+
+    def _combine(
+        self, plan: Plan, report: SemanticValidationReport, grounding: list[str], judged: dict[str, Any]
+    ) -> ConvergenceAssessment:
+        c = self._criteria
+        completeness, coherence = float(judged["completeness_score"]), float(judged["coherence_score"])
+        failed = [s for s in plan.steps if s.status is StepStatus.FAILED]
+        unfinished = [s for s in plan.steps if s.status not in (StepStatus.COMPLETE, StepStatus.FAILED)]
+        complete = completeness >= c.min_completeness and not failed and not unfinished
+        coherent = coherence >= c.min_coherence
+        llm_consistent = bool(judged["consistent"])
+        consistent = llm_consistent and not grounding
+        blockers = [i for i in report.issues if i.severity.rank > c.max_severity.rank]
+
+        codes = [
+            "complete" if complete else "incomplete",
+            "coherent" if coherent else "incoherent",
+            "consistent" if consistent else "inconsistent",
+        ]
+        codes += [f"failed_step:{s.step_id}" for s in failed]
+        codes += [f"unfinished_step:{s.step_id}" for s in unfinished]
+        if blockers:
+            codes.append("validation_blocker")
+        if grounding:
+            codes.append("hallucination")
+        converged = complete and coherent and (consistent or not c.require_consistency) and not blockers
+
+        detected = list(grounding)
+        detected += [f"step {s.step_id} failed: {'; '.join(s.errors) or 'no detail'}" for s in failed]
+        detected += [f"step {s.step_id} is {s.status.value}" for s in unfinished]
+        detected += [f"{i.issue_id} {i.severity.value} {i.type.value}: {i.description}" for i in blockers]
+        detected += [" ".join(str(i).split()) for i in judged.get("issues", [])[:MAX_LLM_ISSUES] if str(i).strip()]
+        return ConvergenceAssessment(
+            converged=converged,
+            reason_codes=codes,
+            scores={
+                "completeness_score": completeness,
+                "coherence_score": coherence,
+                "consistency_status": {
+                    "consistent": consistent,
+                    "llm_consistent": llm_consistent,
+                    "grounded": not grounding,
+                },
+            },
+            explanation=" ".join(str(judged["explanation"]).split()),
+            detected_issues=list(dict.fromkeys(detected)),
+        )

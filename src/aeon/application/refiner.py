@@ -1,0 +1,137 @@
+"""Plan refinement (phase C3): the model proposes deltas; only registered tools and well-formed steps get through."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from aeon.application.gateway import LLMGateway
+from aeon.application.prompts import templates
+from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.validation import step_schema, tool_problems
+from aeon.domain.llm import Message
+from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.refinement import RefinementAction, RefinementActionType
+from aeon.domain.tools import ToolSpec
+
+_PROPOSABLE = ("ADD", "MODIFY", "REPLACE", "REMOVE")
+_NEEDS_TARGET = {"MODIFY", "REPLACE", "REMOVE"}
+_NEEDS_STEP = {"ADD", "MODIFY", "REPLACE"}
+
+
+def plan_lines(plan: Plan) -> str:
+    """The plan as the model sees it: one line per step with status, call and output."""
+    lines = []
+    for s in plan.steps:
+        call = f"{s.tool} {json.dumps(s.args)}" if s.tool else "agent llm"
+        out = f" -> {_short(s.step_output)}" if s.step_output is not None else ""
+        lines.append(f"{s.step_id} [{s.status.value}] {s.description} | {call}{out}")
+    return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Refiner:
+    def __init__(self, gateway: LLMGateway, supervisor: Supervisor, tools: Sequence[ToolSpec]) -> None:
+        self._llm = gateway
+        self._supervisor = supervisor
+        self._tools = {t.name: t for t in tools}
+        self._tool_text = describe_tools(list(tools))
+        step = step_schema({"type": "string", "enum": sorted(self._tools)} if self._tools else None)
+        self.schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {
+                "actions": {
+                    "type": "array",
+                    "maxItems": 3,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "action_type": {"type": "string", "enum": list(_PROPOSABLE)},
+                            "target_step_id": {"type": "string"},
+                            "new_step": step,
+                            "justification": {"type": "string", "minLength": 1},
+                        },
+                        "required": ["action_type", "justification"],
+                    },
+                }
+            },
+            "required": ["actions"],
+        }
+
+    def problems(self, obj: Any) -> list[str]:
+        """Why an answer is not a usable list of actions; steps must name registered tools (FR-066)."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("actions"), list):
+            return ["'actions' is a required property"]
+        out: list[str] = []
+        for i, a in enumerate(obj["actions"], start=1):
+            if not isinstance(a, dict) or a.get("action_type") not in _PROPOSABLE:
+                out.append(f"action {i}: action_type must be one of {', '.join(_PROPOSABLE)}")
+                continue
+            if not str(a.get("justification") or "").strip():
+                out.append(f"action {i}: 'justification' is a required property")
+            if a["action_type"] in _NEEDS_TARGET and not a.get("target_step_id"):
+                out.append(f"action {i}: 'target_step_id' is a required property")
+            if a["action_type"] in _NEEDS_STEP:
+                out.extend(f"action {i}: {p}" for p in self._step_problems(a.get("new_step")))
+        return out
+
+    def _step_problems(self, raw: Any) -> list[str]:
+        if not isinstance(raw, dict) or not raw.get("step_id") or not raw.get("description"):
+            return ["'new_step' with step_id and description is a required property"]
+        return tool_problems(_step(raw), self._tools)
+
+    async def propose(
+        self,
+        *,
+        request: str,
+        profile_text: str,
+        plan: Plan,
+        problems: Sequence[str],
+        issues: Sequence[Mapping[str, Any]],
+    ) -> list[RefinementAction]:
+        prompt = templates.REFINE.render(
+            {
+                "tools": self._tool_text,
+                "request": request,
+                "profile": profile_text,
+                "plan": plan_lines(plan),
+                "problems": "; ".join(problems) or "the evaluation did not converge",
+            }
+        )
+        completion = await self._llm.complete(
+            "refine", [Message(role="user", content=prompt)], schema=self.schema, schema_name="refinement"
+        )
+        obj = await self._supervisor.ensure_valid(
+            completion.text, target="refinement", validate=self.problems, schema=self.schema
+        )
+        return [
+            RefinementAction(
+                action_type=RefinementActionType(a["action_type"]),
+                justification=str(a["justification"]),
+                target_step_id=a.get("target_step_id") or None,
+                new_step=_step(a["new_step"]) if a["action_type"] in _NEEDS_STEP else None,
+                semantic_validation_input=[dict(i) for i in issues],
+            )
+            for a in obj["actions"]
+        ]
+
+
+def _step(raw: Mapping[str, Any]) -> PlanStep:
+    return msgspec.convert(
+        {
+            "step_id": str(raw["step_id"]),
+            "description": str(raw["description"]),
+            "tool": raw.get("tool") or None,
+            "agent": raw.get("agent") or None,
+            "args": dict(raw.get("args") or {}),
+        },
+        PlanStep,
+    )

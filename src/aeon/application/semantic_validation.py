@@ -1,0 +1,297 @@
+"""Semantic validation of plans and artifacts: deterministic facts plus one advisory LLM review (FR-036..046)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from aeon.application.gateway import LLMGateway
+from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
+from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
+from aeon.domain.llm import Message
+from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.tools import ToolSpec
+
+MAX_LLM_ISSUES = 4
+_OUTPUT_CHARS = 300
+
+VALIDATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "issues": {
+            "type": "array",
+            "maxItems": MAX_LLM_ISSUES,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": [t.value for t in IssueType]},
+                    "severity": {"type": "string", "enum": [s.value for s in Severity]},
+                    "step_id": {"type": "string"},
+                    "description": {"type": "string", "minLength": 1},
+                    "repair": {"type": "string"},
+                },
+                "required": ["type", "severity", "step_id", "description", "repair"],
+            },
+        }
+    },
+    "required": ["issues"],
+}
+
+_ACTIONS = {
+    IssueType.SPECIFICITY: "rewrite_step",
+    IssueType.RELEVANCE: "remove_step",
+    IssueType.DO_SAY_MISMATCH: "rewrite_step",
+    IssueType.HALLUCINATION: "replace_tool",
+    IssueType.CONSISTENCY: "logical_correction",
+}
+
+
+# -- plan as the evaluation prompts show it ---------------------------------------------------------------------
+def _clip(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= _OUTPUT_CHARS else text[: _OUTPUT_CHARS - 1] + "…"
+
+
+def _result_of(step: PlanStep, results: Mapping[str, Any] | None) -> tuple[str, Any]:
+    """(status, output) of a step; an entry of `results` ({status, output, …} or a bare output) wins."""
+    status, output = step.status.value, step.step_output
+    if results is not None and step.step_id in results:
+        entry = results[step.step_id]
+        if isinstance(entry, Mapping) and "output" in entry:
+            status, output = str(entry.get("status") or status), entry["output"]
+        else:
+            output = entry
+    return status, output
+
+
+def render_plan(plan: Plan, results: Mapping[str, Any] | None = None) -> str:
+    """One line per step: id, description, tool+args or agent, status, and output or errors once executed."""
+    lines = []
+    for step in plan.steps:
+        action = f"tool {step.tool} {json.dumps(step.args)}" if step.tool else f"agent {step.agent or 'llm'}"
+        status, output = _result_of(step, results)
+        line = f"- {step.step_id}: {_clip(step.description)} | {action} | {status}"
+        if status == StepStatus.COMPLETE and output is not None:
+            line += f" | output: {_clip(output)}"
+        elif step.errors:
+            line += f" | error: {_clip('; '.join(step.errors))}"
+        if step.dependencies:
+            line += f" | after: {', '.join(step.dependencies)}"
+        lines.append(line)
+    return "\n".join(lines) or "(no steps)"
+
+
+def final_answer(plan: Plan, results: Mapping[str, Any] | None = None) -> str | None:
+    """str() of the output of the last complete step, or None when no step has completed."""
+    answer = None
+    for step in plan.steps:
+        status, output = _result_of(step, results)
+        if status == StepStatus.COMPLETE:
+            answer = "" if output is None else str(output)
+    return answer
+
+
+# -- deterministic facts ----------------------------------------------------------------------------------------
+def _reachable(plan: Plan) -> dict[str, set[str]]:
+    """For every step, the steps it depends on directly or transitively (known steps only)."""
+    ids = {s.step_id for s in plan.steps}
+    deps = {s.step_id: [d for d in s.dependencies if d in ids] for s in plan.steps}
+    out: dict[str, set[str]] = {}
+    for sid in deps:
+        seen: set[str] = set()
+        todo = list(deps[sid])
+        while todo:
+            node = todo.pop()
+            if node not in seen:
+                seen.add(node)
+                todo.extend(deps[node])
+        out[sid] = seen
+    return out
+
+
+def deterministic_issues(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[ValidationIssue]:
+    """Facts found without the LLM: unregistered tools and broken dependencies. Ids D1, D2… in plan order."""
+    position = {s.step_id: i for i, s in reversed(list(enumerate(plan.steps)))}
+    reach = _reachable(plan)
+    issues: list[ValidationIssue] = []
+    reported_cycles: set[str] = set()
+
+    def add(kind: IssueType, severity: Severity, sid: str, ref: str, text: str, repair: dict[str, Any]) -> None:
+        issues.append(
+            ValidationIssue(
+                issue_id=f"D{len(issues) + 1}",
+                type=kind,
+                severity=severity,
+                description=text,
+                location={"step_id": sid, "artifact_reference": ref},
+                proposed_repair=repair,
+                source="deterministic",
+            )
+        )
+
+    for i, step in enumerate(plan.steps):
+        sid, ref = step.step_id, f"plan.steps[{i}]"
+        if step.tool is not None and step.tool not in tools:
+            candidates = difflib.get_close_matches(step.tool, list(tools), n=3) or sorted(tools)
+            text = f"step {sid} names tool {step.tool!r}, which is not registered"
+            changes = {"tool": step.tool, "candidates": candidates}
+            add(IssueType.HALLUCINATION, Severity.HIGH, sid, f"{ref}.tool", text, _repair("replace_tool", sid, changes))
+        if sid in reach.get(sid, ()) and sid not in reported_cycles:
+            members = [
+                s.step_id
+                for s in plan.steps
+                if s.step_id == sid or (s.step_id in reach[sid] and sid in reach[s.step_id])
+            ]
+            reported_cycles.update(members)
+            text = (
+                f"step {sid} depends on itself"
+                if members == [sid]
+                else f"dependency cycle between steps {', '.join(members)}"
+            )
+            repair = _repair("logical_correction", sid, {"break_cycle": members})
+            add(IssueType.CONSISTENCY, Severity.HIGH, sid, f"{ref}.dependencies", text, repair)
+        for dep in step.dependencies:
+            if dep not in position:
+                text = f"step {sid} depends on {dep!r}, which is not in the plan"
+                repair = _repair("logical_correction", sid, {"remove_dependency": dep})
+                add(IssueType.CONSISTENCY, Severity.HIGH, sid, f"{ref}.dependencies", text, repair)
+            elif position[dep] > i and sid not in reach[dep]:  # an edge inside a cycle is reported as the cycle
+                text = f"step {sid} depends on {dep}, which runs later"
+                repair = _repair("reorder_steps", sid, {"move_after": dep})
+                add(IssueType.CONSISTENCY, Severity.MEDIUM, sid, f"{ref}.dependencies", text, repair)
+    return issues
+
+
+def _repair(action: str, target: str, changes: dict[str, Any]) -> dict[str, Any]:
+    return {"action": action, "target": target, "changes": changes}
+
+
+# -- the LLM's answer -------------------------------------------------------------------------------------------
+def validation_problems(obj: Any) -> list[str]:
+    """Why an answer is not a usable issue list; empty when it is. Unknown step ids are not problems."""
+    if not isinstance(obj, dict):
+        return ["answer must be a JSON object with an 'issues' list"]
+    if "issues" not in obj:
+        return ["(root): 'issues' is a required property"]
+    items = obj["issues"]
+    if not isinstance(items, list):
+        return ["issues: must be a list"]
+    errors: list[str] = []
+    for i, item in enumerate(items[:MAX_LLM_ISSUES]):
+        at = f"issues/{i}"
+        if not isinstance(item, dict):
+            errors.append(f"{at}: must be an object")
+            continue
+        for name, enum_ in (("type", IssueType), ("severity", Severity)):
+            value = item.get(name)
+            if value is None:
+                errors.append(f"{at}: '{name}' is a required property")
+            elif _member(enum_, value) is None:
+                errors.append(f"{at}/{name}: {value!r} is not one of {[m.value for m in enum_]}")
+        description = item.get("description")
+        if not isinstance(description, str) or not description.strip():
+            errors.append(f"{at}/description: must be a non-empty string")
+        for name in ("step_id", "repair"):
+            if item.get(name) is not None and not isinstance(item[name], str):
+                errors.append(f"{at}/{name}: must be a string")
+    return errors
+
+
+def _member(enum_: type[IssueType] | type[Severity], value: Any) -> Any:
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    for member in enum_:
+        if member.value.lower() == text.lower():
+            return member
+    return None
+
+
+class SemanticValidator:
+    """Reviews a plan (and, once executed, its outputs) and returns an advisory report (FR-081).
+
+    Deterministic facts (unknown tools, dependency cycles, missing or later dependencies) are always reported; the
+    LLM adds at most four judgement calls (specificity, relevance, do/say, hallucination, consistency). Raises
+    UnrecoverableOutput when the answer cannot be repaired, and whatever the gateway raises (LLMError,
+    BudgetExhausted).
+    """
+
+    def __init__(
+        self, gateway: LLMGateway, supervisor: Supervisor, tools: Sequence[ToolSpec], *, new_id: Callable[[], str]
+    ) -> None:
+        self._llm = gateway
+        self._supervisor = supervisor
+        self._tools = {t.name: t for t in tools}
+        self._tool_text = describe_tools(list(tools)) or "(no tools)"
+        self._new_id = new_id
+
+    async def validate(
+        self,
+        *,
+        request: str,
+        profile_text: str,
+        plan: Plan,
+        execution_results: Mapping[str, Any] | None,
+        artifact_type: ArtifactType,
+    ) -> SemanticValidationReport:
+        answer = final_answer(plan, execution_results) if execution_results is not None else None
+        prompt = VALIDATE.render(
+            {
+                "tools": self._tool_text,
+                "request": request,
+                "profile": profile_text or "(none)",
+                "plan": render_plan(plan, execution_results),
+                "answer": "(not executed yet)" if answer is None else _clip(answer) or "(empty)",
+            }
+        )
+        completion = await self._llm.complete(
+            "validate", [Message(role="user", content=prompt)], schema=VALIDATION_SCHEMA, schema_name="validation"
+        )
+        value = await self._supervisor.ensure_valid(
+            completion.text, target="validation", validate=validation_problems, schema=VALIDATION_SCHEMA
+        )
+        facts = deterministic_issues(plan, self._tools)
+        issues = facts + self._llm_issues(value["issues"], plan, facts, artifact_type)
+        return SemanticValidationReport.build(self._new_id(), artifact_type, issues)
+
+    @staticmethod
+    def _llm_issues(
+        items: list[dict[str, Any]], plan: Plan, facts: list[ValidationIssue], artifact_type: ArtifactType
+    ) -> list[ValidationIssue]:
+        ids = {s.step_id for s in plan.steps}
+        known = {(f.type, (f.location or {}).get("step_id")) for f in facts if f.type is IssueType.HALLUCINATION}
+        parroted = {d.lower() for d in VALIDATE_EXAMPLE_DESCRIPTIONS}
+        out: list[ValidationIssue] = []
+        seen: set[tuple[IssueType, str | None, str]] = set()
+        for item in items[:MAX_LLM_ISSUES]:
+            kind, severity = _member(IssueType, item["type"]), _member(Severity, item["severity"])
+            description = " ".join(item["description"].split())
+            raw_sid = (item.get("step_id") or "").strip()
+            sid = raw_sid if raw_sid in ids else None  # invented step ids lose their location, not the issue
+            key = (kind, sid, description.lower())
+            if (kind, sid) in known or key in seen or description.lower().rstrip(".") in parroted:
+                continue
+            seen.add(key)
+            suggestion = (item.get("repair") or "").strip()
+            out.append(
+                ValidationIssue(
+                    issue_id=f"V{len(out) + 1}",
+                    type=kind,
+                    severity=severity,
+                    description=description,
+                    location={"step_id": sid, "artifact_reference": artifact_type.value} if sid else None,
+                    proposed_repair={
+                        "action": _ACTIONS[kind],
+                        "target": sid or "plan",
+                        "changes": {"suggestion": suggestion},
+                    }
+                    if suggestion
+                    else None,
+                    source="llm",
+                )
+            )
+        return out

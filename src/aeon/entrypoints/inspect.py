@@ -1,0 +1,153 @@
+"""`aeon inspect`: turn a saved ExecutionHistory into passes, phases, refinements and patterns across passes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, TextIO
+
+from aeon.application.errors import InputError
+
+
+def analyse(doc: Any) -> dict[str, Any]:
+    """The inspection report of a history document; InputError when it is not one."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("passes"), list) or "execution_id" not in doc:
+        raise InputError("not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)")
+    passes = [_pass(p) for p in doc["passes"]]
+    refined: Counter[str] = Counter()
+    for p in passes:
+        for sid in {r["target"] for r in p["refinements"] if r["target"]}:
+            refined[sid] += 1
+    blockers: Counter[str] = Counter()
+    for p in passes:
+        if p["converged"] is False:
+            blockers.update(c for c in p["reason_codes"] if c not in ("complete", "coherent", "consistent"))
+    manual = [r for p in passes for r in p["refinements"] if r.get("manual_intervention")]
+    return {
+        "execution_id": doc["execution_id"],
+        "task_input": doc.get("task_input"),
+        "configuration": doc.get("configuration", {}),
+        "final_result": doc.get("final_result", {}),
+        "overall_statistics": doc.get("overall_statistics", {}),
+        "profiles": doc.get("profiles", []),
+        "passes": passes,
+        "advisories": doc.get("advisories", []),
+        "patterns": {
+            "fragments_refined_repeatedly": sorted(s for s, n in refined.items() if n > 1),
+            "convergence_blockers": dict(blockers.most_common()),
+            "manual_intervention": manual,
+            "depth_adjustments": [
+                {
+                    "pass": p["pass_number"],
+                    "decision": p["depth"].get("decision"),
+                    "reason": p["depth"].get("adjustment_reason"),
+                    "allocated_ttl": p["depth"].get("allocated_ttl"),
+                }
+                for p in passes
+                if p["depth"]
+            ],
+        },
+    }
+
+
+def _pass(p: dict[str, Any]) -> dict[str, Any]:
+    evaluation = p.get("evaluation_results") or {}
+    conv = evaluation.get("convergence") or {}
+    report = evaluation.get("validation_report") or {}
+    scores = conv.get("scores") or {}
+    refinements = []
+    for change in p.get("refinement_changes") or []:
+        action = change.get("action") or {}
+        refinements.append(
+            {
+                "action": action.get("action_type"),
+                "target": action.get("target_step_id") or (action.get("new_step") or {}).get("step_id"),
+                "applied": change.get("applied"),
+                "reason": change.get("reason") or action.get("justification"),
+                "triggered_by": [
+                    i.get("issue_id") or i.get("description") for i in action.get("semantic_validation_input") or []
+                ],
+                "manual_intervention": change.get("manual_intervention", False),
+            }
+        )
+    plan = p.get("final_plan_state") or p.get("plan_state") or {}
+    return {
+        "pass_number": p.get("pass_number"),
+        "ttl_remaining": p.get("ttl_remaining"),
+        "timing": p.get("timing_information"),
+        "phases": p.get("phases") or [],
+        "plan": [
+            {k: s.get(k) for k in ("step_id", "status", "tool", "agent", "description", "step_output")}
+            for s in plan.get("steps", [])
+        ],
+        "converged": conv.get("converged") if conv else None,
+        "scores": {
+            "completeness": scores.get("completeness_score"),
+            "coherence": scores.get("coherence_score"),
+            "consistency": scores.get("consistency_status"),
+        },
+        "reason_codes": conv.get("reason_codes", []),
+        "detected_issues": conv.get("detected_issues", []),
+        "validation_issues": [
+            {k: i.get(k) for k in ("issue_id", "type", "severity", "description", "location", "source")}
+            for i in report.get("issues", [])
+        ],
+        "refinements": refinements,
+        "depth": p.get("adaptive_depth") or {},
+        "llm_usage": p.get("llm_usage") or {},
+    }
+
+
+def render_inspection(report: dict[str, Any], out: TextIO) -> None:
+    w = out.write
+    final = report["final_result"]
+    w(f"run {report['execution_id']}: {report['task_input']!r}\n")
+    w(f"result: {final.get('result_type')} · converged {final.get('converged')} · output {final.get('output')!r}\n")
+    for prof in report["profiles"]:
+        w(
+            f"profile v{prof.get('profile_version')}: depth {prof.get('reasoning_depth')}, information "
+            f"{prof.get('information_sufficiency')}, tools {prof.get('expected_tool_usage')}, breadth "
+            f"{prof.get('output_breadth')}, confidence {prof.get('confidence_requirement')} — "
+            f"{prof.get('raw_inference')}\n"
+        )
+    for p in report["passes"]:
+        t = p["timing"] or {}
+        w(
+            f"\npass {p['pass_number']} · TTL {p['ttl_remaining']} · {t.get('duration_seconds', 0):.3f}s · "
+            f"LLM {p['llm_usage'].get('calls', 0)} calls\n"
+        )
+        w(
+            "  phases: "
+            + ", ".join(f"{ph['phase']} {ph['duration_seconds']:.3f}s ({ph['outcome']})" for ph in p["phases"])
+            + "\n"
+        )
+        for s in p["plan"]:
+            how = s["tool"] or ("llm" if s["agent"] else "-")
+            w(f"  {s['step_id']} [{s['status']}] {how}: {s['description']} → {s['step_output']!r}\n")
+        if p["converged"] is not None:
+            sc = p["scores"]
+            w(
+                f"  convergence: {'converged' if p['converged'] else 'not converged'} · completeness "
+                f"{sc['completeness']} · coherence {sc['coherence']} · reasons {', '.join(p['reason_codes'])}\n"
+            )
+        for i in p["validation_issues"]:
+            w(f"  issue {i['issue_id']} {i['type']}/{i['severity']} ({i['source']}): {i['description']}\n")
+        for r in p["refinements"]:
+            flag = "applied" if r["applied"] else "rejected (advisory)"
+            why = f" ← {', '.join(str(x) for x in r['triggered_by'])}" if r["triggered_by"] else ""
+            w(f"  refinement {r['action']} {r['target']}: {flag} — {r['reason']}{why}\n")
+        d = p["depth"]
+        if d:
+            w(
+                f"  depth: {d.get('decision')} · {d.get('detected_complexity')} · mode {d.get('reasoning_mode')} · "
+                f"allocated TTL {d.get('allocated_ttl')} — {d.get('adjustment_reason')} "
+                f"[{', '.join(d.get('heuristics_used') or [])}]\n"
+            )
+    pat = report["patterns"]
+    w("\npatterns:\n")
+    w(f"  fragments refined in several passes: {', '.join(pat['fragments_refined_repeatedly']) or 'none'}\n")
+    blockers = ", ".join(f"{k}×{v}" for k, v in pat["convergence_blockers"].items())
+    w(f"  convergence blockers: {blockers or 'none'}\n")
+    for m in pat["manual_intervention"]:
+        w(f"  manual intervention needed: {m['target']} — {m['reason']}\n")
+    for a in report["advisories"]:
+        w(f"  advisory ({a.get('kind')}, pass {a.get('pass_number')}): {a.get('reason') or a.get('detail')}\n")

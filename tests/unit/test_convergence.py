@@ -1,0 +1,294 @@
+"""User story 3: the convergence engine; deterministic facts can only make the LLM's verdict stricter (FR-017..025)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import pytest
+
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.context import RunContext
+from aeon.application.convergence import CONVERGENCE_SCHEMA, ConvergenceEngine, convergence_problems
+from aeon.application.errors import UnrecoverableOutput
+from aeon.application.gateway import LLMGateway
+from aeon.application.prompts.evaluation import CONVERGE
+from aeon.application.supervisor import Supervisor
+from aeon.domain.budget import BudgetLimits
+from aeon.domain.evaluation import (
+    ArtifactType,
+    ConvergenceCriteria,
+    IssueType,
+    SemanticValidationReport,
+    Severity,
+    ValidationIssue,
+)
+from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.records import ToolCall
+
+from harness import FakeClock, Recorder
+
+REQUEST = "calculate the sum of 5 and 10"
+CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
+
+
+class ListLog:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def bind(self, correlation_id: str) -> None:
+        pass
+
+    def emit(self, event: str, /, **fields: Any) -> None:
+        self.events.append((event, fields))
+
+    def close(self) -> None:
+        pass
+
+
+def tool_specs():
+    registry = ToolRegistry()
+    register_builtins(registry)
+    return registry.list()
+
+
+def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):
+    ctx = RunContext(
+        correlation_id="c-1",
+        request=REQUEST,
+        limits=BudgetLimits(ttl=3, max_llm_calls=20),
+        logger=ListLog(),
+        progress=Recorder(),
+        clock=FakeClock(),
+    )
+    ctx.enter("C2", task_profile={"reasoning_depth": 1}, plan_state={"goal": "g"}, execution_results={"s1": {}})
+    llm = ScriptedLLM(responses)
+    gateway = LLMGateway(llm, ctx)
+    eng = ConvergenceEngine(
+        gateway, Supervisor(gateway, ctx, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
+    )
+    return eng, llm, ctx
+
+
+def plan(answer: str = "The sum of 5 and 10 is 15.", *, s2: StepStatus = StepStatus.COMPLETE) -> Plan:
+    return Plan(
+        goal=REQUEST,
+        steps=[
+            PlanStep(
+                step_id="s1",
+                description="Add 5 and 10",
+                tool="calculator",
+                args={"expression": "5 + 10"},
+                status=StepStatus.COMPLETE,
+                step_output=15,
+            ),
+            PlanStep(
+                step_id="s2",
+                description="State the sum",
+                agent="llm",
+                status=s2,
+                step_output=answer if s2 is StepStatus.COMPLETE else None,
+                errors=["provider refused"] if s2 is StepStatus.FAILED else [],
+            ),
+        ],
+    )
+
+
+def report(*issues: ValidationIssue) -> SemanticValidationReport:
+    return SemanticValidationReport.build("val-1", ArtifactType.CROSS_PHASE, list(issues))
+
+
+def judged(completeness: Any = 1.0, coherence: Any = 0.9, consistent: Any = True, **extra: Any) -> str:
+    body = {
+        "completeness_score": completeness,
+        "coherence_score": coherence,
+        "consistent": consistent,
+        "explanation": "The sum was computed and stated.",
+        "issues": [],
+        **extra,
+    }
+    return json.dumps(body)
+
+
+def assess(eng: ConvergenceEngine, p: Plan, rep: SemanticValidationReport | None = None, calls=(CALC_15,)):
+    return asyncio.run(
+        eng.assess(request=REQUEST, profile_text="reasoning_depth 1", plan=p, report=rep or report(), tool_calls=calls)
+    )
+
+
+def test_all_criteria_met_converges_with_exactly_the_three_positive_codes():
+    eng, llm, _ = engine([judged()])
+    a = assess(eng, plan())
+    assert a.converged is True
+    assert a.reason_codes == ["complete", "coherent", "consistent"]
+    assert a.scores == {
+        "completeness_score": 1.0,
+        "coherence_score": 0.9,
+        "consistency_status": {"consistent": True, "llm_consistent": True, "grounded": True},
+    }
+    assert a.explanation == "The sum was computed and stated." and a.detected_issues == []
+    assert llm.requests[0].schema == CONVERGENCE_SCHEMA and llm.requests[0].schema_name == "convergence"
+
+
+def test_complete_but_incoherent_does_not_converge_and_names_the_failing_criterion():
+    eng, *_ = engine([judged(coherence=0.3, issues=["the answer contradicts step s1"])])
+    a = assess(eng, plan())
+    assert a.converged is False
+    assert "incoherent" in a.reason_codes and "coherent" not in a.reason_codes
+    assert a.reason_codes == ["complete", "incoherent", "consistent"]
+    assert a.detected_issues == ["the answer contradicts step s1"]
+
+
+def test_a_failed_step_makes_the_pass_incomplete_even_when_the_llm_says_one():
+    p = plan()
+    p.steps[1] = PlanStep(
+        step_id="s2", description="State the sum", agent="llm", status=StepStatus.FAILED, errors=["provider refused"]
+    )
+    eng, *_ = engine([judged(completeness=1.0)])
+    a = assess(eng, p)
+    assert a.converged is False
+    assert a.reason_codes == ["incomplete", "coherent", "consistent", "failed_step:s2"]
+    assert "step s2 failed: provider refused" in a.detected_issues
+    assert a.scores["completeness_score"] == 1.0  # the model's score is reported, the fact decides
+
+
+def test_a_pending_step_makes_the_pass_incomplete():
+    eng, *_ = engine([judged()])
+    a = assess(eng, plan(s2=StepStatus.PENDING))
+    assert a.converged is False and a.reason_codes[0] == "incomplete" and "unfinished_step:s2" in a.reason_codes
+
+
+def blocker(severity: Severity) -> ValidationIssue:
+    return ValidationIssue(
+        issue_id="V1",
+        type=IssueType.CONSISTENCY,
+        severity=severity,
+        description="step s2 ignores s1",
+        location={"step_id": "s2"},
+    )
+
+
+def test_a_validation_issue_above_the_threshold_blocks_convergence():
+    eng, llm, _ = engine([judged()])
+    a = assess(eng, plan(), report(blocker(Severity.HIGH)))
+    assert a.converged is False
+    assert a.reason_codes == ["complete", "coherent", "consistent", "validation_blocker"]
+    assert "V1 HIGH consistency: step s2 ignores s1" in a.detected_issues
+    assert "- HIGH consistency at s2: step s2 ignores s1" in llm.requests[0].messages[-1].content
+
+
+def test_a_validation_issue_at_the_threshold_does_not_block():
+    eng, *_ = engine([judged()])
+    assert assess(eng, plan(), report(blocker(Severity.MEDIUM))).converged is True
+
+
+def test_a_grounding_hallucination_overrides_an_llm_consistent_true():
+    eng, llm, _ = engine([judged(consistent=True)])
+    a = assess(eng, plan("The calculator returned 16, so the sum is 16."))
+    message = "hallucination: answer claims calculator produced 16 but it produced 15"
+    assert a.converged is False
+    assert a.reason_codes == ["complete", "coherent", "inconsistent", "hallucination"]
+    assert a.scores["consistency_status"] == {"consistent": False, "llm_consistent": True, "grounded": False}
+    assert a.detected_issues[0] == message
+    assert message in llm.requests[0].messages[-1].content  # the model is told the fact too
+
+
+def test_an_llm_inconsistent_verdict_is_kept():
+    eng, *_ = engine([judged(consistent=False)])
+    a = assess(eng, plan())
+    assert a.converged is False and a.reason_codes == ["complete", "coherent", "inconsistent"]
+
+
+def test_consistency_may_be_made_optional():
+    eng, *_ = engine([judged(consistent=False)], ConvergenceCriteria(require_consistency=False))
+    a = assess(eng, plan())
+    assert a.converged is True and a.reason_codes == ["complete", "coherent", "inconsistent"]
+
+
+@pytest.mark.parametrize(
+    ("criteria", "converged"), [(ConvergenceCriteria(), True), (ConvergenceCriteria(min_completeness=0.95), False)]
+)
+def test_custom_criteria_change_the_verdict_for_the_same_answer(criteria, converged):
+    eng, *_ = engine([judged(completeness=0.9)], criteria)
+    a = assess(eng, plan())
+    assert a.converged is converged
+    assert a.reason_codes[0] == ("complete" if converged else "incomplete")
+
+
+def test_a_score_out_of_range_costs_one_llm_repair():
+    eng, llm, ctx = engine([judged(completeness=1.5), judged()])
+    a = assess(eng, plan())
+    assert a.converged is True
+    assert ctx.counters.llm_repairs == 1 and len(llm.requests) == 2
+    assert "completeness_score: 1.5 is outside 0..1" in llm.requests[1].messages[-1].content
+
+
+def test_three_unusable_judgements_are_unrecoverable():
+    eng, llm, ctx = engine(["done!", judged(coherence="high"), "{}"])
+    with pytest.raises(UnrecoverableOutput):
+        assess(eng, plan())
+    assert ctx.counters.llm_repairs == 2 and len(llm.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ({"coherence_score": 1, "consistent": True, "explanation": "x"}, "'completeness_score' is a required property"),
+        ({"completeness_score": True, "coherence_score": 1, "consistent": True, "explanation": "x"}, "not a number"),
+        ({"completeness_score": 1, "coherence_score": -0.1, "consistent": True, "explanation": "x"}, "outside 0..1"),
+        ({"completeness_score": 1, "coherence_score": 1, "consistent": "yes", "explanation": "x"}, "not a boolean"),
+        ({"completeness_score": 1, "coherence_score": 1, "consistent": True, "explanation": ""}, "explanation"),
+        (
+            {"completeness_score": 1, "coherence_score": 1, "consistent": True, "explanation": "x", "issues": "a"},
+            "issues",
+        ),
+        ([1], "JSON object"),
+    ],
+)
+def test_convergence_problems_name_the_bad_field(value, fragment):
+    [problem] = convergence_problems(value)
+    assert fragment in problem
+
+
+def test_a_missing_issue_list_counts_as_empty():
+    assert (
+        convergence_problems({"completeness_score": 0, "coherence_score": 1, "consistent": False, "explanation": "x"})
+        == []
+    )
+
+
+def test_the_prompt_shows_request_plan_outputs_final_answer_and_issues_last():
+    eng, llm, _ = engine([judged()])
+    assess(eng, plan(), report(blocker(Severity.LOW)))
+    prompt = llm.requests[0].messages[-1].content
+    tail = prompt.split(f"Request: {REQUEST}\n")[-1]
+    assert tail.startswith("Profile: reasoning_depth 1\nPlan:\n- s1: Add 5 and 10 | tool calculator")
+    assert "| complete | output: 15\n- s2: State the sum | agent llm | complete | output: The sum" in tail
+    assert tail.endswith(
+        "Final answer: The sum of 5 and 10 is 15.\nValidation issues:\n"
+        "- LOW consistency at s2: step s2 ignores s1\nAssessment:"
+    )
+
+
+def test_with_no_completed_step_the_prompt_says_so():
+    p = Plan(goal=REQUEST, steps=[PlanStep(step_id="s1", description="Add", tool="calculator")])
+    eng, llm, _ = engine([judged()])
+    a = assess(eng, p, calls=())
+    assert (
+        "Final answer: (no step completed)\nValidation issues:\n(none)\nAssessment:"
+        in llm.requests[0].messages[-1].content
+    )
+    assert a.converged is False
+
+
+def test_the_converge_prompt_keeps_its_static_part_first_and_ends_with_the_changing_slots():
+    text = CONVERGE.text
+    example_end = text.index("Assessment: {")
+    assert CONVERGE.slots == {"request", "profile", "plan", "answer", "issues"}
+    assert not re.search(r"\$\{\w+\}", text[:example_end])
+    assert min(text.index("${" + s + "}") for s in CONVERGE.slots) > example_end
+    assert text.endswith("Validation issues:\n${issues}\nAssessment:")
