@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import yaml
-from dependency_injector.errors import Error as DIError
 from pydantic import BaseModel, SecretStr
 from pytest_socket import disable_socket, enable_socket
 
@@ -20,7 +19,7 @@ from aeon.adapters.eventlog.jsonl import REDACTED, JsonlEventLog
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
-from aeon.entrypoints.container import BASE_CONFIG, CONFIG_DIR, Container, build_container, load_settings
+from aeon.entrypoints.container import BASE_CONFIG, CONFIG_DIR, build_container, load_settings
 from aeon.entrypoints.settings import ConfigError, Settings
 
 SHIPPED = sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))
@@ -31,7 +30,6 @@ LLM_CLASS = {
     "local": "LocalLlamaLLM",
 }
 FAKE_KEY = "sk-test-not-a-real-key-1234"
-LOCAL_REGISTERED = "local" in Container.llm.providers
 
 
 @pytest.fixture(autouse=True)
@@ -65,20 +63,12 @@ def _settings_for(name: str) -> Settings:
     return load_settings(None if name == "base.yaml" else CONFIG_DIR / name)
 
 
-def _case(name: str) -> Any:
-    if name == "base.yaml" and not LOCAL_REGISTERED:
-        # base.yaml defaults to the local adapter; without a Selector branch for it resolution must fail.
-        missing = pytest.mark.xfail(reason="the local adapter is not in Container.llm", raises=DIError, strict=True)
-        return pytest.param(name, marks=missing)
-    return name
-
-
 def test_every_shipped_config_file_is_covered() -> None:
     assert "base.yaml" in SHIPPED
     assert {"openai.yaml", "anthropic.yaml", "scripted-demo.yaml"} <= set(SHIPPED)
 
 
-@pytest.mark.parametrize("name", [_case(n) for n in SHIPPED])
+@pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_config_resolves_every_provider_without_network_or_processes(name: str, offline: Path) -> None:
     settings = _settings_for(name)
     container = build_container(settings)

@@ -30,11 +30,20 @@ def test_multi_step_plan_runs_in_the_planned_order(tmp_path):
 
 def test_plan_prompt_lists_every_tool_with_schemas_and_an_example(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP)])
-    prompt = r.llm.requests[0].messages[-1].content
+    prompt = "\n".join(m.content for m in r.llm.requests[0].messages)
     for name in ("echo", "calculator"):
         assert f"- {name}:" in prompt
     assert '"expression"' in prompt and "input_schema" in prompt and "output_schema" in prompt
     assert '{"tool": "calculator", "args": {"expression": "5 + 10"}}' in prompt
+
+
+def test_every_llm_call_starts_with_the_same_preamble_so_prefix_caches_hit(tmp_path):
+    reason = {"step_id": "s2", "description": "Explain", "agent": "llm"}
+    r = run(tmp_path, ["{bad", plan_json(SUM_STEP, reason), "ok"])
+    firsts = {req.messages[0].content for req in r.llm.requests}
+    assert len(r.llm.requests) == 3 and len(firsts) == 1
+    (preamble,) = firsts
+    assert r.llm.requests[0].messages[0].role == "system" and "- calculator:" in preamble
 
 
 def test_plan_prompt_ends_with_the_request_verbatim_after_the_static_prefix(tmp_path):

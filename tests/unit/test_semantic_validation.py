@@ -254,7 +254,7 @@ def test_the_prompt_shows_request_profile_steps_outputs_and_the_final_answer():
     )
     assert "output: 15" in tail and "- s2: do s2 | agent llm | complete | output: The sum is 15." in tail
     assert tail.endswith("Final answer: The sum is 15.\nIssues:")
-    assert "- calculator:" in prompt  # the registered tools are listed for hallucination checks
+    assert "Tools:" not in prompt  # the tool catalogue travels in the run's shared preamble, not per prompt
 
 
 def test_a_plan_not_yet_run_says_so_instead_of_a_final_answer():
@@ -307,11 +307,10 @@ def test_only_the_first_four_llm_issues_are_kept():
 def test_the_validate_prompt_keeps_its_static_part_first_and_ends_with_the_changing_slots():
     text = VALIDATE.text
     example_end = text.index("Issues: {")
-    assert VALIDATE.slots == {"tools", "request", "profile", "plan", "answer"}
+    assert VALIDATE.slots == {"request", "profile", "plan", "answer"}
     for slot in ("request", "profile", "plan", "answer"):
         assert text.index("${" + slot + "}") > example_end
-    assert text.index("${tools}") < example_end  # the same for every run with the same registry
     assert text.endswith("Final answer: ${answer}\nIssues:")
-    assert not re.search(r"\$\{\w+\}", text[:example_end].replace("${tools}", ""))
+    assert not re.search(r"\$\{\w+\}", text[:example_end])
     flat = " ".join(text.replace("\\\n", "").split())
     assert all(d in flat for d in VALIDATE_EXAMPLE_DESCRIPTIONS)  # the parrot filter matches the example

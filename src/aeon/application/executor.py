@@ -10,15 +10,25 @@ import msgspec
 from aeon.application.context import RunContext
 from aeon.application.errors import MemoryError_, ToolNotFound
 from aeon.application.gateway import LLMGateway
+from aeon.application.jsonfix import parse_json
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import args_problems
 from aeon.domain.llm import Message
-from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
+from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
 
 MEMORY_PREFIX = "step:"
+REASON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string", "minLength": 1, "maxLength": 600},
+        "clarity_state": {"type": "string", "enum": [c.value for c in ClarityState]},
+        "handoff_to_next": {"type": "string", "maxLength": 300},
+    },
+    "required": ["answer", "clarity_state", "handoff_to_next"],
+}
 
 
 class Executor:
@@ -42,6 +52,22 @@ class Executor:
         """Run `step` (pending → running → complete/failed) and return the step object now in the plan."""
         ctx = self._ctx
         ctx.state.current_step = step.step_id
+        if waiting := self.blocked_by(plan, step):  # dependencies must be complete first (04 PlanStep)
+            step.errors.append(f"dependencies not complete: {', '.join(waiting)}")
+            step.transition(StepStatus.INVALID)
+            ctx.notify(
+                "step_end",
+                {
+                    "step_id": step.step_id,
+                    "status": step.status.value,
+                    "mode": None,
+                    "output": None,
+                    "errors": step.errors,
+                },
+            )
+            return step
+        if not step.incoming_context:
+            step.incoming_context = _handoff_before(plan, step)
         step.transition(StepStatus.RUNNING)
         ctx.notify(
             "step_start",
@@ -107,6 +133,7 @@ class Executor:
         self._ctx.logger.emit("tool_call", **msgspec.to_builtins(call))
         if error is None:
             step.step_output = output
+            step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:
             self._ctx.counters.tool_errors += 1
@@ -115,13 +142,43 @@ class Executor:
             step.transition(StepStatus.FAILED)
 
     async def _run_llm(self, plan: Plan, step: PlanStep) -> None:
-        """LLM reasoning (agent: llm) and fallback: the step description is the prompt, with memory context."""
+        """LLM reasoning (agent: llm) and fallback: the step description is the prompt, with memory context.
+
+        The answer carries the step's clarity_state and handoff for the next step; BLOCKED marks the step invalid.
+        A plain-text answer (e.g. a scripted one) counts as a CLEAR answer.
+        """
         context = await self._memory_context()
-        prompt = templates.REASON.render({"goal": plan.goal, "memory": context, "step": step.description})
+        prompt = templates.REASON.render(
+            {
+                "goal": plan.goal,
+                "memory": context,
+                "context": step.incoming_context or "(none)",
+                "step": step.description,
+            }
+        )
         purpose = "fallback" if step.mode is ExecutionMode.FALLBACK else "reason"
-        completion = await self._llm.complete(f"{purpose}:{step.step_id}", [Message(role="user", content=prompt)])
-        step.step_output = completion.text.strip()
-        step.transition(StepStatus.COMPLETE)
+        completion = await self._llm.complete(
+            f"{purpose}:{step.step_id}",
+            [Message(role="user", content=prompt)],
+            schema=REASON_SCHEMA,
+            schema_name="step_result",
+        )
+        parsed = parse_json(completion.text)
+        obj = parsed.value if parsed and isinstance(parsed.value, dict) and "answer" in parsed.value else None
+        step.step_output = str(obj["answer"]).strip() if obj else completion.text.strip()
+        clarity = str(obj.get("clarity_state", "")).upper() if obj else ""
+        step.clarity_state = ClarityState(clarity) if clarity in ClarityState.__members__ else ClarityState.CLEAR
+        step.handoff_to_next = str(obj.get("handoff_to_next") or "") if obj else ""
+        if step.clarity_state is ClarityState.BLOCKED:
+            step.errors.append("the step reported BLOCKED: it cannot be done with what is known")
+            step.transition(StepStatus.INVALID)
+        else:
+            step.transition(StepStatus.COMPLETE)
+
+    def blocked_by(self, plan: Plan, step: PlanStep) -> list[str]:
+        """Dependencies of `step` that are not complete (missing, later, failed or invalid steps)."""
+        done = {s.step_id for s in plan.steps if s.status is StepStatus.COMPLETE}
+        return [d for d in step.dependencies if d not in done]
 
     async def _memory_context(self) -> str:
         try:
@@ -147,3 +204,12 @@ class Executor:
 def _short(value: Any, limit: int = 200) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _handoff_before(plan: Plan, step: PlanStep) -> str:
+    """What the nearest earlier executed step handed on, as this step's incoming context."""
+    i = plan.steps.index(step)
+    for prev in reversed(plan.steps[:i]):
+        if prev.handoff_to_next:
+            return prev.handoff_to_next
+    return ""

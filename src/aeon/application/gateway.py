@@ -14,10 +14,13 @@ from aeon.domain.llm import Completion, Message
 class LLMGateway:
     """Wraps an LLMPort for one run. Every call is counted against the budget and written to the event log."""
 
-    def __init__(self, llm: LLMPort, ctx: RunContext, *, max_tokens: int | None = None) -> None:
+    def __init__(self, llm: LLMPort, ctx: RunContext, *, max_tokens: int | None = None, preamble: str = "") -> None:
         self._llm = llm
         self._ctx = ctx
         self._max_tokens = max_tokens
+        # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
+        # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
+        self._preamble = [Message(role="system", content=preamble)] if preamble else []
 
     async def complete(
         self,
@@ -35,7 +38,7 @@ class LLMGateway:
             t0 = ctx.clock.monotonic()
             try:
                 completion = await self._llm.complete(
-                    messages, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
+                    [*self._preamble, *messages], schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
                 )
                 break
             except LLMError as exc:

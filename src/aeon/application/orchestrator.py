@@ -25,10 +25,11 @@ from aeon.application.phase_runner import PhaseRunner
 from aeon.application.planner import Planner
 from aeon.application.ports import ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
 from aeon.application.profiler import Profiler, describe, static_profile
+from aeon.application.prompts import templates
 from aeon.application.refiner import Refiner
 from aeon.application.result import ErrorInfo, RunResult, RunStatus
 from aeon.application.semantic_validation import SemanticValidator, final_answer
-from aeon.application.supervisor import Supervisor
+from aeon.application.supervisor import Supervisor, describe_tools
 from aeon.application.validation import annotate
 from aeon.domain.budget import BudgetLimits, ExpirationType, TTLExpirationResponse
 from aeon.domain.errors import AeonError
@@ -60,7 +61,8 @@ class _Run:
     def __init__(self, o: Orchestrator, ctx: RunContext) -> None:
         s, specs = o.settings, o.tools.list()
         self.ctx, self.specs = ctx, specs
-        gateway = LLMGateway(o.llm, ctx, max_tokens=s.llm_max_tokens)
+        preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
+        gateway = LLMGateway(o.llm, ctx, max_tokens=s.llm_max_tokens, preamble=preamble)
         supervisor = Supervisor(gateway, ctx, specs)
         self.planner = Planner(gateway, supervisor, specs, ctx, max_steps=s.max_plan_steps)
         self.executor = Executor(tools=o.tools, memory=o.memory, gateway=gateway, supervisor=supervisor, ctx=ctx)

@@ -8,7 +8,7 @@ from typing import Any
 from aeon.application.context import RunContext
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
-from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.supervisor import Supervisor
 from aeon.application.validation import build_plan, plan_schema, structural_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import Plan
@@ -34,7 +34,7 @@ class Planner:
         self._schema = plan_schema([t.name for t in self._tools], max_steps=max_steps)
 
     def prompt(self, request: str) -> str:
-        return templates.PLAN.render({"tools": describe_tools(self._tools), "request": request})
+        return templates.PLAN.render({"request": request})
 
     async def plan(self, request: str) -> Plan:
         completion = await self._llm.complete(

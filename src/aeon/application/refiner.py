@@ -10,7 +10,7 @@ import msgspec
 
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
-from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.supervisor import Supervisor
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, PlanStep
@@ -43,7 +43,6 @@ class Refiner:
         self._llm = gateway
         self._supervisor = supervisor
         self._tools = {t.name: t for t in tools}
-        self._tool_text = describe_tools(list(tools))
         step = step_schema({"type": "string", "enum": sorted(self._tools)} if self._tools else None)
         self.schema: dict[str, Any] = {
             "type": "object",
@@ -59,7 +58,8 @@ class Refiner:
                             "new_step": step,
                             "justification": {"type": "string", "minLength": 1},
                         },
-                        "required": ["action_type", "justification"],
+                        # all required: a constrained small model leaves optional fields out entirely
+                        "required": ["action_type", "target_step_id", "new_step", "justification"],
                     },
                 }
             },
@@ -99,7 +99,6 @@ class Refiner:
     ) -> list[RefinementAction]:
         prompt = templates.REFINE.render(
             {
-                "tools": self._tool_text,
                 "request": request,
                 "profile": profile_text,
                 "plan": plan_lines(plan),

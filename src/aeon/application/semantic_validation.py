@@ -9,7 +9,7 @@ from typing import Any
 
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
-from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, PlanStep, StepStatus
@@ -226,7 +226,6 @@ class SemanticValidator:
         self._llm = gateway
         self._supervisor = supervisor
         self._tools = {t.name: t for t in tools}
-        self._tool_text = describe_tools(list(tools)) or "(no tools)"
         self._new_id = new_id
 
     async def validate(
@@ -241,7 +240,6 @@ class SemanticValidator:
         answer = final_answer(plan, execution_results) if execution_results is not None else None
         prompt = VALIDATE.render(
             {
-                "tools": self._tool_text,
                 "request": request,
                 "profile": profile_text or "(none)",
                 "plan": render_plan(plan, execution_results),

@@ -44,7 +44,6 @@ class Supervisor:
         self._ctx = ctx
         self._tools = list(tools)
         self._by_name = {t.name: t for t in tools}
-        self._tool_text = describe_tools(self._tools)
 
     def _attempt(self, raw: str, validate: Validator, target: str) -> tuple[Any, list[str]]:
         outcome = parse_json(raw)
@@ -68,7 +67,6 @@ class Supervisor:
             self._ctx.error(f"{target}: {'; '.join(errors)}")
             prompt = templates.REPAIR_JSON.render(
                 {
-                    "tools": self._tool_text,
                     "schema": json.dumps(schema),
                     "broken": current.strip() or "(empty)",
                     "problems": "; ".join(errors),
@@ -130,9 +128,7 @@ class Supervisor:
             return tool_problems(candidate, self._by_name)
 
         for attempt in range(1, MAX_LLM_REPAIRS + 1):
-            prompt = templates.REPAIR_STEP.render(
-                {"tools": self._tool_text, "goal": goal, "step": step_json, "problems": "; ".join(errors)}
-            )
+            prompt = templates.REPAIR_STEP.render({"goal": goal, "step": step_json, "problems": "; ".join(errors)})
             try:
                 completion = await self._llm.complete(
                     f"repair_step:{step.step_id}",

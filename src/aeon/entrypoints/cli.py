@@ -42,6 +42,10 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _status(message: str) -> None:
+    typer.echo(f"aeon: {message}", err=True)
+
+
 def read_document(path: Path) -> Any:
     """Read a JSON or YAML file; raise InputError naming the path when it cannot be read or parsed."""
     try:
@@ -92,7 +96,7 @@ def run(
     progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
     try:
         settings = load_settings(config, overrides)
-        container = build_container(settings, progress=progress)
+        container = build_container(settings, progress=progress, status=None if quiet else _status)
         tools = container.tools()
         given = None
         if plan is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from dependency_injector.errors import Error as DIError
 
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.anthropic import AnthropicLLM
+from aeon.adapters.llm.local import LocalLlamaLLM
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
@@ -29,7 +30,7 @@ BASE_CONFIG = CONFIG_DIR / "base.yaml"
 _PATH_KEYS = ("script", "model_path", "cache_dir")
 
 # One static line per port: mypy checks every adapter against its Protocol.
-_LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM)
+_LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
 
 
 class NullProgress:
@@ -57,8 +58,24 @@ class Container(containers.DeclarativeContainer):
     memory = providers.Factory(InMemoryKV)
     progress = providers.Object(NullProgress())
 
+    # overridden by the CLI with a one-line status printer
+    status: providers.Object[Callable[[str], None] | None] = providers.Object(None)
+
     llm = providers.Selector(
         config.llm.adapter,
+        local=providers.Singleton(
+            LocalLlamaLLM,
+            model_path=config.llm.model_path,
+            cache_dir=config.llm.cache_dir,
+            ctx_size=config.llm.ctx_size,
+            threads=config.llm.threads,
+            startup_timeout=config.llm.startup_timeout,
+            read_timeout=config.llm.read_timeout,
+            max_tokens=config.llm.max_tokens,
+            temperature=config.llm.temperature,
+            logger=event_log,
+            progress=status,
+        ),
         scripted=providers.Singleton(ScriptedLLM.from_file, config.llm.script),
         openai=providers.Singleton(
             OpenAICompatLLM,
@@ -164,7 +181,9 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def build_container(settings: Settings, *, progress: ProgressPort | None = None) -> Container:
+def build_container(
+    settings: Settings, *, progress: ProgressPort | None = None, status: Callable[[str], None] | None = None
+) -> Container:
     container = Container()
     data = settings.model_dump(mode="python")
     key = settings.llm.api_key
@@ -173,4 +192,6 @@ def build_container(settings: Settings, *, progress: ProgressPort | None = None)
     container.secrets.override(providers.Object(settings.secrets()))
     if progress is not None:
         container.progress.override(providers.Object(progress))
+    if status is not None:
+        container.status.override(providers.Object(status))
     return container

