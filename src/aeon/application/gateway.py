@@ -8,6 +8,7 @@ from typing import Any
 from aeon.application.context import RunContext
 from aeon.application.errors import LLMError, LLMUnavailable
 from aeon.application.ports import LLMPort
+from aeon.application.validation import bounded
 from aeon.domain.llm import Completion, Message
 
 
@@ -32,13 +33,17 @@ class LLMGateway:
     ) -> Completion:
         ctx = self._ctx
         ctx.check_context()
+        wire_schema = bounded(schema) if schema is not None else None
         for attempt in (1, 2):
             ctx.check_caps(f"before LLM call for {purpose}")
             ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
             t0 = ctx.clock.monotonic()
             try:
                 completion = await self._llm.complete(
-                    [*self._preamble, *messages], schema=schema, schema_name=schema_name, max_tokens=self._max_tokens
+                    [*self._preamble, *messages],
+                    schema=wire_schema,
+                    schema_name=schema_name,
+                    max_tokens=self._max_tokens,
                 )
                 break
             except LLMError as exc:

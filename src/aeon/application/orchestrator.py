@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -39,7 +40,7 @@ from aeon.domain.phases import CONTRACTS, PASS_CONSISTENCY, PassPhase, Phase, Ph
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.profile import AdaptiveDepthConfiguration, DepthDecision, ReasoningMode, TaskProfile
 from aeon.domain.records import CycleRecord
-from aeon.domain.refinement import apply_actions
+from aeon.domain.refinement import RefinementAction, apply_actions
 
 _b = msgspec.to_builtins
 
@@ -157,13 +158,14 @@ class Orchestrator:
         while True:
             ctx.pass_number += 1
             runner.timings = []
+            pass_start = ctx.clock.now().isoformat()
             if next_phase is Phase.A:
                 self._boundary(ctx, Phase.A)
                 await runner.phase(Phase.A, "A->B", lambda: self._phase_a(r, given))
             self._boundary(ctx, Phase.B)
             await runner.phase(Phase.B, "B->C", lambda: self._phase_b(r))
             self._boundary(ctx, Phase.C)
-            xp = self._open_pass(r)
+            xp = self._open_pass(r, pass_start)
             await runner.phase(Phase.C, "C->D", partial(self._phase_c, r, xp))
             self._boundary(ctx, Phase.D)
             outcome = await runner.phase(Phase.D, "D->A/B", partial(self._phase_d, r, xp))
@@ -220,13 +222,17 @@ class Orchestrator:
         contract = CONTRACTS["B->C"]
         if not r.plan.steps:
             raise r.runner.error("B->C", contract.failure("MISSING_STEPS"), "the plan has no steps", "validator")
-        if bad := [s.step_id or f"#{s.step_index}" for s in r.plan.steps if not (s.step_id and s.description)]:
-            raise r.runner.error(
-                "B->C",
-                contract.failure("INVALID_FRAGMENT_STRUCTURE"),
-                f"steps without id or description: {', '.join(bad)}",
-                "validator",
-            )
+
+        async def check_fragments() -> None:
+            if bad := [s.step_id or f"#{s.step_index}" for s in r.plan.steps if not (s.step_id and s.description)]:
+                detail = f"steps without id or description: {', '.join(bad)}"
+                raise r.runner.error("B->C", contract.failure("INVALID_FRAGMENT_FIELDS"), detail, "validator")
+            ids = [s.step_id for s in r.plan.steps]
+            if dup := sorted({i for i in ids if ids.count(i) > 1}):
+                detail = f"duplicate step ids: {', '.join(dup)}"
+                raise r.runner.error("B->C", contract.failure("INVALID_FRAGMENT_STRUCTURE"), detail, "validator")
+
+        await r.runner.step("B->C", "validator", check_fragments)
         for problem in annotate(r.plan, {t.name: t for t in r.specs}):
             ctx.warn(str(problem))
 
@@ -238,7 +244,7 @@ class Orchestrator:
             if step.status is not StepStatus.PENDING:
                 continue
             ctx.check_caps(f"before step {step.step_id}", needs_llm=r.executor.needs_llm(step))
-            await r.executor.execute(plan, step)
+            await r.runner.step("C->D", "executor", partial(r.executor.execute, plan, step), retry=False)
             self._cycle(ctx, plan.step(step.step_id).step_index, step.step_id)
         xp.execution_results = _results(plan)
         ctx.state.current_step = None
@@ -284,15 +290,21 @@ class Orchestrator:
         )
         problems = [*assessment.reason_codes, *assessment.detected_issues]
         issues = [_b(i) for i in report.issues]
-        try:
-            actions = await r.refiner.propose(
-                request=ctx.request, profile_text=profile_text, plan=plan, problems=problems, issues=issues
-            )
-        except UnrecoverableOutput as exc:  # FR-067: keep the current plan and go on
-            r.history.advisories.append(
-                {"kind": "refinement_failed", "pass_number": ctx.pass_number, "detail": str(exc)}
-            )
-            self.logger.emit("refinement_failed", detail=str(exc))
+
+        async def propose() -> list[RefinementAction] | None:
+            try:
+                return await r.refiner.propose(
+                    request=ctx.request, profile_text=profile_text, plan=plan, problems=problems, issues=issues
+                )
+            except UnrecoverableOutput as exc:  # FR-067: keep the current plan and go on
+                r.history.advisories.append(
+                    {"kind": "refinement_failed", "pass_number": ctx.pass_number, "detail": str(exc)}
+                )
+                self.logger.emit("refinement_failed", detail=str(exc))
+                return None
+
+        actions = await r.runner.step("C->D", "refiner", propose, retry=False)
+        if actions is None:
             return
         outcomes = apply_actions(plan, actions)
         xp.refinement_changes = [_b(o) for o in outcomes]
@@ -332,14 +344,14 @@ class Orchestrator:
         return outcome
 
     # -- passes and records ---------------------------------------------------------------------------------------
-    def _open_pass(self, r: _Run) -> ExecutionPass:
+    def _open_pass(self, r: _Run, start: str) -> ExecutionPass:
         ctx = r.ctx
         xp = ExecutionPass(
             pass_number=ctx.pass_number,
             phase=PassPhase.EXECUTE if ctx.pass_number == 1 else PassPhase.RE_EXECUTE,
             plan_state=r.plan.to_dict(),
             ttl_remaining=ctx.budget.ttl_remaining,
-            timing_information=TimingInformation(start_time=ctx.clock.now().isoformat()),
+            timing_information=TimingInformation(start_time=start),
             task_profile=_b(r.profile),
             adaptive_depth=_b(r.depth),
         )
@@ -354,8 +366,8 @@ class Orchestrator:
         start = xp.timing_information.start_time
         xp.timing_information = TimingInformation(
             start_time=start,
-            end_time=max(end, start),
-            duration_seconds=sum(t.duration_seconds for t in r.runner.timings),
+            end_time=end,
+            duration_seconds=max((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(), 0.0),
         )
         xp.phases = list(r.runner.timings)
         calls, prompt, completion = r.usage_mark

@@ -6,7 +6,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aeon.application.context import ContextViolation, RunContext
-from aeon.application.errors import BudgetExhausted, LLMError, LLMUnavailable, UnrecoverableOutput
+from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable, UnrecoverableOutput
+from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.phases import (
     CONTEXT_PROPAGATION,
@@ -57,6 +58,8 @@ class PhaseRunner:
             return self.error(transition, CONTEXT_PROPAGATION, str(exc), component)
         if isinstance(exc, LLMUnavailable):
             return self.error(transition, PROVIDER_UNAVAILABLE, str(exc), component)
+        if isinstance(exc, LLMTruncated) and component in _BY_COMPONENT:  # a cut-off JSON answer is malformed
+            return self.error(transition, contract.failure(_BY_COMPONENT[component][0]), str(exc), component)
         if isinstance(exc, LLMError):
             return self.error(transition, PROVIDER_REJECTED, str(exc), component)
         if isinstance(exc, UnrecoverableOutput) and component in _BY_COMPONENT:
@@ -66,8 +69,12 @@ class PhaseRunner:
             return self.error(transition, contract.failure(code), str(exc), component)
         return self.error(transition, PROVIDER_REJECTED, f"{type(exc).__name__}: {exc}", component)
 
-    async def step(self, transition: str, component: str, fn: Callable[[], Awaitable[T]]) -> T:
-        """Run one unit of phase work; a retryable contract failure is retried exactly once (05 FR-010)."""
+    async def step(self, transition: str, component: str, fn: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
+        """Run one unit of phase work; a retryable contract failure is retried exactly once (05 FR-010).
+
+        `retry=False` for work that cannot be repeated safely (a step already marked running); its failures are
+        still classified into the contract's structured errors.
+        """
         for attempt in (1, 2):
             try:
                 return await fn()
@@ -75,7 +82,7 @@ class PhaseRunner:
                 raise
             except (ContextViolation, LLMError, UnrecoverableOutput, PhaseTransitionError) as exc:
                 err = self.classify(exc, transition, component)
-                if err.retryable and attempt == 1 and not isinstance(exc, LLMUnavailable):
+                if retry and err.retryable and attempt == 1 and not isinstance(exc, LLMUnavailable):
                     # (an unavailable provider was already retried once by the gateway)
                     self._ctx.logger.emit("phase_retry", **err.record())
                     continue
@@ -104,9 +111,12 @@ class PhaseRunner:
         except BudgetExhausted:
             outcome = "expired"
             raise
-        except PhaseTransitionError as exc:
-            ctx.logger.emit("phase_error", **exc.record())
-            raise
+        except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
+            err = self.classify(exc, transition, "orchestrator")
+            ctx.logger.emit("phase_error", **err.record())
+            if err is exc:
+                raise
+            raise err from exc
         finally:
             end = ctx.clock.now()
             duration = max(ctx.clock.monotonic() - t0, 0.0)

