@@ -111,9 +111,10 @@ class UnrecoverableOutput(ApplicationError):
 class BudgetExhausted(ApplicationError):
     code = "AEON.BUDGET.EXHAUSTED"
 
-    def __init__(self, message: str, *, expiration_type: ExpirationType) -> None:
+    def __init__(self, message: str, *, expiration_type: ExpirationType, phase: str | None = None) -> None:
         super().__init__(message)
         self.expiration_type = expiration_type
+        self.phase = phase  # the phase about to be entered, for a boundary expiry
 
 
 class InputError(ApplicationError):

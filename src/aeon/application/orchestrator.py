@@ -22,21 +22,22 @@ from aeon.application.convergence import ConvergenceEngine
 from aeon.application.errors import BudgetExhausted, UnrecoverableOutput
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
+from aeon.application.outcome import assemble, error_info, expiration, step_results
 from aeon.application.phase_runner import PhaseRunner
 from aeon.application.planner import Planner
 from aeon.application.ports import ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
 from aeon.application.profiler import Profiler, describe, static_profile
 from aeon.application.prompts import templates
 from aeon.application.refiner import Refiner
-from aeon.application.result import ErrorInfo, RunResult, RunStatus
-from aeon.application.semantic_validation import SemanticValidator, final_answer
+from aeon.application.result import RunResult, RunStatus
+from aeon.application.semantic_validation import SemanticValidator
 from aeon.application.supervisor import Supervisor, describe_tools
 from aeon.application.validation import annotate
 from aeon.domain.budget import BudgetLimits, ExpirationType, TTLExpirationResponse
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.history import ExecutionHistory, ExecutionPass, TimingInformation
-from aeon.domain.phases import CONTRACTS, PASS_CONSISTENCY, PassPhase, Phase, PhaseTransitionError
+from aeon.domain.phases import CONTRACTS, PASS_CONSISTENCY, PassPhase, Phase
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.profile import AdaptiveDepthConfiguration, DepthDecision, ReasoningMode, TaskProfile
 from aeon.domain.records import CycleRecord
@@ -181,6 +182,7 @@ class Orchestrator:
             raise BudgetExhausted(
                 f"TTL is 0 at the boundary before phase {phase.value} of pass {ctx.pass_number}",
                 expiration_type=ExpirationType.PHASE_BOUNDARY,
+                phase=phase.value,
             )
 
     async def _phase_a(self, r: _Run, given: Plan | None) -> None:
@@ -246,7 +248,7 @@ class Orchestrator:
             ctx.check_caps(f"before step {step.step_id}", needs_llm=r.executor.needs_llm(step))
             await r.runner.step("C->D", "executor", partial(r.executor.execute, plan, step), retry=False)
             self._cycle(ctx, plan.step(step.step_id).step_index, step.step_id)
-        xp.execution_results = _results(plan)
+        xp.execution_results = step_results(plan)
         ctx.state.current_step = None
         if not s.evaluate:
             return
@@ -406,112 +408,39 @@ class Orchestrator:
 
     # -- endings --------------------------------------------------------------------------------------------------
     def _expired(self, r: _Run, exc: BudgetExhausted) -> RunResult:
-        ctx = r.ctx
+        ctx, cut = r.ctx, r.current
         self._fail_running_step(ctx)
         if ctx.cycle.llm_output or ctx.cycle.errors or ctx.cycle.supervisor_actions:
             ctx.error(str(exc))
             self._cycle(ctx, _index(ctx), ctx.state.current_step)
-        cut = r.current
         if cut is not None:
-            cut.execution_results = _results(ctx.state.plan)
+            cut.execution_results = step_results(ctx.state.plan)
             self._close_pass(r, cut, check=False)
         completed = [p for p in r.history.passes if p is not cut]
         last = r.assessments[-1] if r.assessments else None
-        metrics = {
-            "completeness_score": last.scores.get("completeness_score") if last else None,
-            "coherence_score": last.scores.get("coherence_score") if last else None,
-            "consistency_status": last.scores.get("consistency_status") if last else None,
-            "detected_issues": last.detected_issues if last else [],
-            "reason_codes": last.reason_codes if last else ["ttl_expired"],
-            "pass_number": ctx.pass_number,
-        }
-        response = TTLExpirationResponse(
-            expiration_type=exc.expiration_type,
-            phase=ctx.phase_letter,
-            pass_number=ctx.pass_number,
-            plan_state=ctx.state.plan.to_dict() if ctx.state.plan else None,
-            execution_results=_results(ctx.state.plan),
-            message=f"stopped, not converged: {exc}",
-            latest_pass_result=_pass_summary(completed[-1]) if completed else None,
-            partial_result=_pass_summary(cut) if cut is not None and not completed else None,
-            ttl_expired_metadata=metrics,
-        )
+        response = expiration(exc, ctx, completed=completed, cut=cut, last=last)
         self.logger.emit("ttl_expired", **_b(response))
-        return self._finish(r, RunStatus.TTL_EXPIRED, expiration=response)
+        return self._finish(r, RunStatus.TTL_EXPIRED, expired=response)
 
     def _finish(
-        self, r: _Run, status: RunStatus, exc: AeonError | None = None, expiration: TTLExpirationResponse | None = None
+        self, r: _Run, status: RunStatus, exc: AeonError | None = None, expired: TTLExpirationResponse | None = None
     ) -> RunResult:
-        ctx, b = r.ctx, r.ctx.budget
-        error = None
+        ctx = r.ctx
+        error = error_info(exc, ctx) if exc is not None else None
         if exc is not None:
-            pte = exc if isinstance(exc, PhaseTransitionError) else None
-            error = ErrorInfo(
-                code=exc.code,
-                message=str(exc),
-                phase=ctx.phase_letter,
-                step_id=ctx.state.current_step,
-                correlation_id=ctx.correlation_id,
-                severity=pte.severity.value if pte else "ERROR",
-                affected_component=pte.affected_component if pte else None,
-                failure_condition=pte.failure_condition if pte else None,
-                pass_number=ctx.pass_number,
-            )
             ctx.error(f"{exc.code}: {exc}")
             self._cycle(ctx, _index(ctx), ctx.state.current_step)
-        plan = ctx.state.plan
         last = r.assessments[-1] if r.assessments else None
-        converged = (last.converged if last else False) if self.settings.evaluate else None
-        answer = final_answer(plan) if plan else None
-        h = r.history
-        h.final_result = {
-            "converged": bool(converged),
-            "result_type": "converged" if converged else status.value,
-            "output": answer,
-            "metadata": {"error": _b(error), "ttl_expiration": _b(expiration)},
-        }
-        h.overall_statistics = {
-            "total_passes": len(h.passes),
-            "convergence_achieved": bool(converged),
-            "total_refinements": sum(1 for p in h.passes for c in p.refinement_changes if c.get("applied")),
-            "total_time_seconds": round(ctx.clock.monotonic() - ctx.t0, 6),
-            "llm_calls": b.llm_calls,
-            "prompt_tokens": b.prompt_tokens,
-            "completion_tokens": b.completion_tokens,
-            "cached_tokens": b.cached_tokens,
-        }
-        result = RunResult(
-            status=status,
-            correlation_id=ctx.correlation_id,
-            request=ctx.request,
-            plan=plan.to_dict() if plan else None,
-            outputs=_results(plan),
-            budget={
-                "ttl": b.limits.ttl,
-                "ttl_remaining": b.ttl_remaining,
-                "max_llm_calls": b.limits.max_llm_calls,
-                "llm_calls": b.llm_calls,
-                "prompt_tokens": b.prompt_tokens,
-                "completion_tokens": b.completion_tokens,
-                "cached_tokens": b.cached_tokens,
-            },
-            counts=_b(ctx.counters),
-            warnings=list(ctx.warnings),
-            ttl_expiration=expiration,
-            error=error,
-            converged=converged,
-            passes=len(h.passes),
-            answer=answer,
-            convergence=_b(last),
-            history=h,
+        result = assemble(
+            ctx, status, r.history, last=last, evaluate=self.settings.evaluate, error=error, expired=expired
         )
         self.logger.emit(
             "run_end",
             status=status.value,
-            converged=converged,
-            passes=len(h.passes),
+            converged=result.converged,
+            passes=result.passes,
             error=_b(error),
-            llm_calls=b.llm_calls,
+            llm_calls=ctx.budget.llm_calls,
             counts=result.counts,
         )
         return result
@@ -523,21 +452,3 @@ def _index(ctx: RunContext) -> int:
     if plan is None or sid is None:
         return 0
     return next((s.step_index for s in plan.steps if s.step_id == sid), 0)
-
-
-def _results(plan: Plan | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for s in plan.steps if plan else []:
-        out[s.step_id] = {"status": s.status.value, "output": s.step_output, "mode": s.mode, "errors": s.errors}
-        if s.clarity_state is not None:
-            out[s.step_id]["clarity_state"] = s.clarity_state.value
-    return out
-
-
-def _pass_summary(xp: ExecutionPass) -> dict[str, Any]:
-    return {
-        "pass_number": xp.pass_number,
-        "execution_results": xp.execution_results,
-        "evaluation_results": xp.evaluation_results,
-        "plan_state": xp.final_plan_state or xp.plan_state,
-    }

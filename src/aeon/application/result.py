@@ -45,6 +45,7 @@ class RunResult(msgspec.Struct, kw_only=True):
     answer: Any = None
     convergence: dict[str, Any] | None = None
     history: ExecutionHistory | None = None
+    advisories: list[dict[str, Any]] = msgspec.field(default_factory=list)  # rejected refinements, manual work …
 
     def to_dict(self) -> dict[str, Any]:
         """The --json document; the full history goes to --history instead."""
