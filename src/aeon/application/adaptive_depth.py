@@ -45,19 +45,23 @@ def complexity(profile: TaskProfile) -> tuple[float, list[str]]:
     return sum(parts.values()), used
 
 
-def allocate(profile: TaskProfile, *, cap: int) -> AdaptiveDepthConfiguration:
-    """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap` (FR-077)."""
+def allocate(profile: TaskProfile, *, cap: int, revised_because: Sequence[str] = ()) -> AdaptiveDepthConfiguration:
+    """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap` (FR-077).
+
+    `revised_because` names the new information behind a re-profiling at a pass boundary (FR-080).
+    """
     score, used = complexity(profile)
     _, category, wanted, mode = next(t for t in _TIERS if score < t[0])
     allocated = max(1, min(wanted, cap)) if cap > 0 else 0
     capped = " (capped by run.ttl)" if wanted > cap else ""
+    revised = f"profile v{profile.profile_version} after {'; '.join(revised_because)}: " if revised_because else ""
     return AdaptiveDepthConfiguration(
         detected_complexity=category,
         allocated_ttl=allocated,
         reasoning_mode=mode,
-        adjustment_reason=f"complexity {score:.2f} ({category}) wants {wanted} pass(es); allocated {allocated} of "
-        f"cap {cap}{capped}",
-        heuristics_used=used,
+        adjustment_reason=f"{revised}complexity {score:.2f} ({category}) wants {wanted} pass(es); allocated "
+        f"{allocated} of cap {cap}{capped}",
+        heuristics_used=[*used, *(["profile_revision"] if revised_because else [])],
         ambiguity_score=round(1.0 - profile.information_sufficiency, 3),
     )
 
@@ -66,6 +70,30 @@ class DepthOutcome(msgspec.Struct, kw_only=True):
     decision: DepthDecision
     configuration: AdaptiveDepthConfiguration
     ttl_delta: int = 0
+    revise_profile: list[str] = msgspec.field(default_factory=list)  # why the next cycle re-enters phase A
+
+
+MAX_REVISIONS = 2
+
+
+def revision_reasons(
+    report: SemanticValidationReport | None,
+    assessment: ConvergenceAssessment | None,
+    *,
+    recursion: bool,
+    revisions: int,
+) -> list[str]:
+    """New information that warrants re-inferring the TaskProfile at the pass boundary (FR-NEW-003, FR-080)."""
+    if assessment is None or assessment.converged or revisions >= MAX_REVISIONS:
+        return []
+    reasons = []
+    if report is not None and report.overall_severity.rank >= Severity.HIGH.rank:
+        reasons.append(f"validation found {report.overall_severity.value} issues")
+    if report is not None and report.issue_summary.get("specificity", 0):
+        reasons.append("fragments lack specificity")
+    if recursion:
+        reasons.append("the recursive planner decomposed or flagged fragments")
+    return reasons
 
 
 def decide(
@@ -77,12 +105,15 @@ def decide(
     passes_done: int,
     cap: int,
     ttl_remaining: int,
+    recursion: bool = False,
+    revisions: int = 0,
 ) -> DepthOutcome:
     """Phase D: halt when converged; escalate (one more pass, deeper mode) on severe issues or repeated failure,
     within the cap; otherwise continue. `ttl_remaining` is what is left before this cycle's decrement."""
     if assessment is None or assessment.converged:
         why = "converged" if assessment else "evaluation is off: one pass"
         return DepthOutcome(decision=DepthDecision.HALT, configuration=_with(current, why, ["convergence"]))
+    revise = revision_reasons(report, assessment, recursion=recursion, revisions=revisions)
     signals = []
     if report is not None and report.overall_severity.rank >= Severity.HIGH.rank:
         signals.append(f"validation severity {report.overall_severity.value}")
@@ -98,11 +129,13 @@ def decide(
             adjustment_reason=f"escalated: {'; '.join(signals)}; +1 pass ({current.allocated_ttl + 1} of cap {cap})",
             heuristics_used=["escalation", *signals],
         )
-        return DepthOutcome(decision=DepthDecision.ESCALATE, configuration=config, ttl_delta=1)
+        return DepthOutcome(decision=DepthDecision.ESCALATE, configuration=config, ttl_delta=1, revise_profile=revise)
     why = f"not converged ({', '.join(assessment.reason_codes)})"
     if signals:
         why += f"; escalation wanted ({'; '.join(signals)}) but the TTL cap {cap} is reached"
-    return DepthOutcome(decision=DepthDecision.CONTINUE, configuration=_with(current, why, ["convergence"]))
+    return DepthOutcome(
+        decision=DepthDecision.CONTINUE, configuration=_with(current, why, ["convergence"]), revise_profile=revise
+    )
 
 
 def _with(config: AdaptiveDepthConfiguration, reason: str, used: list[str]) -> AdaptiveDepthConfiguration:

@@ -28,6 +28,7 @@ from aeon.application.planner import Planner
 from aeon.application.ports import ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
 from aeon.application.profiler import Profiler, describe, static_profile
 from aeon.application.prompts import templates
+from aeon.application.recursive_planner import RecursivePlanner
 from aeon.application.refiner import Refiner
 from aeon.application.result import RunResult, RunStatus
 from aeon.application.semantic_validation import SemanticValidator
@@ -41,7 +42,7 @@ from aeon.domain.phases import CONTRACTS, PASS_CONSISTENCY, PassPhase, Phase
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.profile import AdaptiveDepthConfiguration, DepthDecision, ReasoningMode, TaskProfile
 from aeon.domain.records import CycleRecord
-from aeon.domain.refinement import RefinementAction, apply_actions
+from aeon.domain.refinement import RefinementAction
 
 _b = msgspec.to_builtins
 
@@ -72,6 +73,7 @@ class _Run:
         self.validator = SemanticValidator(gateway, supervisor, specs, new_id=o.new_id)
         self.engine = ConvergenceEngine(gateway, supervisor, s.criteria, [t.name for t in specs])
         self.refiner = Refiner(gateway, supervisor, specs)
+        self.recursive = RecursivePlanner({t.name: t for t in specs})
         self.runner = PhaseRunner(ctx)
         self.history = ExecutionHistory(
             execution_id=ctx.correlation_id,
@@ -90,6 +92,7 @@ class _Run:
         self.assessments: list[ConvergenceAssessment] = []
         self.current: ExecutionPass | None = None
         self.usage_mark = (0, 0, 0)
+        self.revise: list[str] = []  # why the coming cycle re-enters phase A
 
     @property
     def plan(self) -> Plan:
@@ -175,7 +178,8 @@ class Orchestrator:
             self._close_pass(r, xp)
             if outcome.decision is DepthDecision.HALT:
                 return
-            next_phase = Phase.B
+            r.revise = outcome.revise_profile
+            next_phase = Phase.A if r.revise else Phase.B
 
     def _boundary(self, ctx: RunContext, phase: Phase) -> None:
         if ctx.budget.ttl_remaining <= 0:
@@ -186,14 +190,24 @@ class Orchestrator:
             )
 
     async def _phase_a(self, r: _Run, given: Plan | None) -> None:
-        """Profile the task, allocate TTL within the cap, and make (or take) the initial plan."""
+        """Profile the task (re-profile it at a later pass boundary), allocate TTL within the cap, make the plan."""
         ctx, s, runner = r.ctx, self.settings, r.runner
         ctx.phase = "PLAN"
         ctx.enter("A")
         if s.evaluate:
-            version = len(r.history.profiles) + 1
-            r.profile = await runner.step("A->B", "profiler", lambda: r.profiler.infer(ctx.request, version=version))
-            r.depth = allocate(r.profile, cap=s.ttl)
+            previous, version, notes = r.profile, len(r.history.profiles) + 1, "; ".join(r.revise) or "nothing yet"
+            profile, clamp = await runner.step(
+                "A->B",
+                "profiler",
+                lambda: r.profiler.infer(ctx.request, version=version, previous=previous, notes=notes),
+            )
+            r.profile = profile
+            if clamp:
+                self.logger.emit("profile_clamped", note=clamp, profile_version=version)
+                r.history.advisories.append(
+                    {"kind": "profile_clamped", "pass_number": ctx.pass_number, "reason": clamp}
+                )
+            r.depth = allocate(profile, cap=s.ttl, revised_because=r.revise)
         else:
             r.profile = static_profile()
             r.depth = AdaptiveDepthConfiguration(
@@ -201,13 +215,14 @@ class Orchestrator:
                 allocated_ttl=s.ttl,
                 reasoning_mode=ReasoningMode.SHALLOW,
                 adjustment_reason="evaluation is off (run.evaluate: false): one pass, TTL as configured",
-                heuristics_used=[],
             )
         r.history.profiles.append(_b(r.profile))
-        ctx.budget.ttl_remaining = ctx.state.ttl_remaining = r.depth.allocated_ttl
+        # allocated_ttl counts whole-run cycles; the cycle now running always completes
+        ctx.budget.ttl_remaining = ctx.state.ttl_remaining = max(1, r.depth.allocated_ttl - (ctx.pass_number - 1))
         self.logger.emit("ttl_allocated", **_b(r.depth))
         ctx.enter("A", **r.profile_fields())
-        ctx.state.plan = given or await runner.step("A->B", "planner", lambda: r.planner.plan(ctx.request))
+        if ctx.state.plan is None:  # a re-profiling pass keeps the plan it refines
+            ctx.state.plan = given or await runner.step("A->B", "planner", lambda: r.planner.plan(ctx.request))
         inputs = {**r.profile_fields(), "initial_plan": r.plan.to_dict(), "ttl_remaining": ctx.budget.ttl_remaining}
         if missing := CONTRACTS["A->B"].missing_inputs(inputs):
             raise r.runner.error(
@@ -308,21 +323,17 @@ class Orchestrator:
         actions = await r.runner.step("C->D", "refiner", propose, retry=False)
         if actions is None:
             return
-        outcomes = apply_actions(plan, actions)
-        xp.refinement_changes = [_b(o) for o in outcomes]
-        for o in outcomes:
+        accepted = r.recursive.accept(plan, actions, report, pass_number=ctx.pass_number)
+        xp.refinement_changes = [_b(o) for o in accepted.outcomes]
+        for o in accepted.outcomes:
             self.logger.emit("refinement", **_b(o))
-            if not o.applied:
-                r.history.advisories.append(
-                    {
-                        "kind": "refinement_rejected",
-                        "pass_number": ctx.pass_number,
-                        "reason": o.reason,
-                        "action": _b(o.action),
-                    }
-                )
+        for advisory in accepted.advisories:
+            r.history.advisories.append(advisory)
+            self.logger.emit("advisory", **advisory)
+        applied = sum(o.applied for o in accepted.outcomes)
         ctx.notify(
-            "refined", {"applied": sum(o.applied for o in outcomes), "rejected": sum(not o.applied for o in outcomes)}
+            "refined",
+            {"applied": applied, "rejected": len(accepted.outcomes) - applied, "advisories": accepted.advisories},
         )
 
     async def _phase_d(self, r: _Run, xp: ExecutionPass) -> DepthOutcome:
@@ -338,9 +349,19 @@ class Orchestrator:
             passes_done=ctx.pass_number,
             cap=self.settings.ttl,
             ttl_remaining=ctx.budget.ttl_remaining,
+            recursion=any(
+                (c["applied"] and c["action"]["action_type"] == "SUBPLAN_CREATE") or c["manual_intervention"]
+                for c in xp.refinement_changes
+            ),
+            revisions=len(r.history.profiles) - 1,
         )
         r.depth = outcome.configuration
-        xp.adaptive_depth = {**_b(r.depth), "decision": outcome.decision.value}
+        xp.adaptive_depth = {
+            **_b(r.depth),
+            "decision": outcome.decision.value,
+            "next_phase": "A" if outcome.revise_profile else "B",
+            "profile_revision_reasons": outcome.revise_profile,
+        }
         self.logger.emit("depth_decision", decision=outcome.decision.value, **_b(r.depth))
         ctx.notify("depth", {"decision": outcome.decision.value, "reason": r.depth.adjustment_reason})
         return outcome

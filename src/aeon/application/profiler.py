@@ -10,7 +10,7 @@ from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.domain.llm import Message
-from aeon.domain.profile import Breadth, Confidence, TaskProfile, ToolUsage
+from aeon.domain.profile import Breadth, Confidence, TaskProfile, ToolUsage, stabilize
 
 PROFILE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -79,12 +79,16 @@ class Profiler:
         self._llm = gateway
         self._supervisor = supervisor
 
-    async def infer(self, request: str, *, version: int = 1) -> TaskProfile:
-        prompt = templates.PROFILE.render({"request": request})
+    async def infer(
+        self, request: str, *, version: int = 1, previous: TaskProfile | None = None, notes: str = ""
+    ) -> tuple[TaskProfile, str | None]:
+        """A profile for the request (re-inferred with `notes` at a pass boundary), tier-stabilised against
+        `previous`; the second value is the clamp note, if any."""
+        prompt = templates.PROFILE.render({"request": request, "notes": notes or "nothing yet"})
         completion = await self._llm.complete(
             "profile", [Message(role="user", content=prompt)], schema=PROFILE_SCHEMA, schema_name="task_profile"
         )
         obj = await self._supervisor.ensure_valid(
             completion.text, target="task_profile", validate=profile_problems, schema=PROFILE_SCHEMA
         )
-        return _build(obj, version=version)
+        return stabilize(_build(obj, version=version), previous)

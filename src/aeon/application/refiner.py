@@ -14,11 +14,11 @@ from aeon.application.supervisor import Supervisor
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, PlanStep
-from aeon.domain.refinement import RefinementAction, RefinementActionType
+from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan
 from aeon.domain.tools import ToolSpec
 
-_PROPOSABLE = ("ADD", "MODIFY", "REPLACE", "REMOVE")
-_NEEDS_TARGET = {"MODIFY", "REPLACE", "REMOVE"}
+_PROPOSABLE = ("ADD", "MODIFY", "REPLACE", "REMOVE", "SUBPLAN_CREATE")
+_NEEDS_TARGET = {"MODIFY", "REPLACE", "REMOVE", "SUBPLAN_CREATE"}
 _NEEDS_STEP = {"ADD", "MODIFY", "REPLACE"}
 
 
@@ -56,10 +56,11 @@ class Refiner:
                             "action_type": {"type": "string", "enum": list(_PROPOSABLE)},
                             "target_step_id": {"type": "string"},
                             "new_step": step,
+                            "substeps": {"type": "array", "maxItems": 4, "items": step},
                             "justification": {"type": "string", "minLength": 1},
                         },
                         # all required: a constrained small model leaves optional fields out entirely
-                        "required": ["action_type", "target_step_id", "new_step", "justification"],
+                        "required": ["action_type", "target_step_id", "new_step", "substeps", "justification"],
                     },
                 }
             },
@@ -81,6 +82,16 @@ class Refiner:
                 out.append(f"action {i}: 'target_step_id' is a required property")
             if a["action_type"] in _NEEDS_STEP:
                 out.extend(f"action {i}: {p}" for p in self._step_problems(a.get("new_step")))
+            if a["action_type"] == "SUBPLAN_CREATE":
+                subs = a.get("substeps")
+                if not isinstance(subs, list) or not subs:
+                    out.append(f"action {i}: 'substeps' must list the steps that replace the target")
+                else:
+                    out.extend(
+                        f"action {i} substep {j}: {p}"
+                        for j, sub in enumerate(subs, 1)
+                        for p in self._step_problems(sub)
+                    )
         return out
 
     def _step_problems(self, raw: Any) -> list[str]:
@@ -111,16 +122,28 @@ class Refiner:
         obj = await self._supervisor.ensure_valid(
             completion.text, target="refinement", validate=self.problems, schema=self.schema
         )
-        return [
-            RefinementAction(
-                action_type=RefinementActionType(a["action_type"]),
-                justification=str(a["justification"]),
-                target_step_id=a.get("target_step_id") or None,
-                new_step=_step(a["new_step"]) if a["action_type"] in _NEEDS_STEP else None,
-                semantic_validation_input=[dict(i) for i in issues],
+        return [self._action(a, issues) for a in obj["actions"]]
+
+    def _action(self, a: Mapping[str, Any], issues: Sequence[Mapping[str, Any]]) -> RefinementAction:
+        kind = a["action_type"]
+        subplan = None
+        if kind == "SUBPLAN_CREATE":
+            goal = str((a.get("new_step") or {}).get("description") or a["justification"])
+            subplan = Subplan(
+                parent_step_id=str(a["target_step_id"]),
+                subplan_goal=goal,
+                substeps=[_step(x) for x in a["substeps"]],
+                depth_level=1,
+                created_by="recursive_planner",
             )
-            for a in obj["actions"]
-        ]
+        return RefinementAction(
+            action_type=RefinementActionType(kind),
+            justification=str(a["justification"]),
+            target_step_id=a.get("target_step_id") or None,
+            new_step=_step(a["new_step"]) if kind in _NEEDS_STEP else None,
+            semantic_validation_input=[dict(i) for i in issues],
+            subplan=subplan,
+        )
 
 
 def _step(raw: Mapping[str, Any]) -> PlanStep:

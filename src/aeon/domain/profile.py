@@ -68,3 +68,19 @@ class AdaptiveDepthConfiguration(msgspec.Struct, kw_only=True):
     heuristics_used: list[str] = msgspec.field(default_factory=list)
     ambiguity_score: float | None = None
     uncertainty_score: float | None = None
+
+
+def stabilize(new: TaskProfile, previous: TaskProfile | None) -> tuple[TaskProfile, str | None]:
+    """Tier stability (FR-NEW-007): a re-inferred reasoning_depth stays within ±1 of the previous one.
+
+    Returns the profile to use and, when it had to be clamped, a note saying so for the log.
+    """
+    if previous is None or abs(new.reasoning_depth - previous.reasoning_depth) <= 1:
+        return new, None
+    lo, hi = previous.reasoning_depth - 1, previous.reasoning_depth + 1
+    clamped = max(lo, min(hi, new.reasoning_depth))
+    note = (
+        f"reasoning_depth {new.reasoning_depth} clamped to {clamped}: within one tier of the previous "
+        f"{previous.reasoning_depth}"
+    )
+    return msgspec.structs.replace(new, reasoning_depth=clamped), note

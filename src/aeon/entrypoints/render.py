@@ -69,6 +69,9 @@ class ConsoleProgress:
             )
         elif event == "refined":
             self._line(f"  refinement: {d['applied']} change(s) applied, {d['rejected']} rejected")
+            for a in d.get("advisories") or []:
+                what = a.get("question") or a.get("reason") or a.get("resolution") or ""
+                self._line(f"  advisory {a['kind']} {a.get('step_id', '')}: {_short(what, 140)}")
         elif event == "depth":
             self._line(f"  depth decision: {d['decision']} — {d['reason']}")
         elif event == "status":

@@ -99,15 +99,18 @@ Rate how hard a request is. reasoning_depth: 1 very shallow to 5 very deep. info
 missing) to 1.0 (everything needed is given). expected_tool_usage: none, minimal, moderate or extensive. \
 output_breadth: narrow, moderate or broad. confidence_requirement: low, medium or high.
 
+Known so far: nothing yet
 Request: repeat the word hello
 Profile: {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": "minimal", \
 "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "One echo, nothing to infer."}
 
+Known so far: nothing yet
 Request: plan a data migration for our system
 Profile: {"reasoning_depth": 4, "information_sufficiency": 0.3, "expected_tool_usage": "moderate", \
 "output_breadth": "broad", "confidence_requirement": "high", "raw_inference": "Many unknowns about the system; \
 needs several careful steps."}
 
+Known so far: ${notes}
 Request: ${request}
 Profile:""",
 )
