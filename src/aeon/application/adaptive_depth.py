@@ -69,6 +69,7 @@ def allocate(profile: TaskProfile, *, cap: int, revised_because: Sequence[str] =
 class DepthOutcome(msgspec.Struct, kw_only=True):
     decision: DepthDecision
     configuration: AdaptiveDepthConfiguration
+    reason: str
     ttl_delta: int = 0
     revise_profile: list[str] = msgspec.field(default_factory=list)  # why the next cycle re-enters phase A
 
@@ -112,7 +113,7 @@ def decide(
     within the cap; otherwise continue. `ttl_remaining` is what is left before this cycle's decrement."""
     if assessment is None or assessment.converged:
         why = "converged" if assessment else "evaluation is off: one pass"
-        return DepthOutcome(decision=DepthDecision.HALT, configuration=_with(current, why, ["convergence"]))
+        return DepthOutcome(decision=DepthDecision.HALT, configuration=current, reason=why)
     revise = revision_reasons(report, assessment, recursion=recursion, revisions=revisions)
     signals = []
     if report is not None and report.overall_severity.rank >= Severity.HIGH.rank:
@@ -129,14 +130,14 @@ def decide(
             adjustment_reason=f"escalated: {'; '.join(signals)}; +1 pass ({current.allocated_ttl + 1} of cap {cap})",
             heuristics_used=["escalation", *signals],
         )
-        return DepthOutcome(decision=DepthDecision.ESCALATE, configuration=config, ttl_delta=1, revise_profile=revise)
+        return DepthOutcome(
+            decision=DepthDecision.ESCALATE,
+            configuration=config,
+            reason=config.adjustment_reason,
+            ttl_delta=1,
+            revise_profile=revise,
+        )
     why = f"not converged ({', '.join(assessment.reason_codes)})"
     if signals:
         why += f"; escalation wanted ({'; '.join(signals)}) but the TTL cap {cap} is reached"
-    return DepthOutcome(
-        decision=DepthDecision.CONTINUE, configuration=_with(current, why, ["convergence"]), revise_profile=revise
-    )
-
-
-def _with(config: AdaptiveDepthConfiguration, reason: str, used: list[str]) -> AdaptiveDepthConfiguration:
-    return msgspec.structs.replace(config, adjustment_reason=reason, heuristics_used=used)
+    return DepthOutcome(decision=DepthDecision.CONTINUE, configuration=current, reason=why, revise_profile=revise)

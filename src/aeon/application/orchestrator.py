@@ -359,11 +359,12 @@ class Orchestrator:
         xp.adaptive_depth = {
             **_b(r.depth),
             "decision": outcome.decision.value,
+            "decision_reason": outcome.reason,
             "next_phase": "A" if outcome.revise_profile else "B",
             "profile_revision_reasons": outcome.revise_profile,
         }
         self.logger.emit("depth_decision", decision=outcome.decision.value, **_b(r.depth))
-        ctx.notify("depth", {"decision": outcome.decision.value, "reason": r.depth.adjustment_reason})
+        ctx.notify("depth", {"decision": outcome.decision.value, "reason": outcome.reason})
         return outcome
 
     # -- passes and records ---------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ class RecursivePlanner:
         self.attempts: Counter[str] = Counter()
         self.total = 0
         self.depth: dict[str, int] = {}  # step id → nesting depth (0 for the original plan's steps)
+        self.frozen: set[str] = set()  # fragments flagged for manual intervention: refinement stops (FR-082)
 
     def accept(
         self,
@@ -51,7 +52,7 @@ class RecursivePlanner:
         *,
         pass_number: int,
     ) -> Acceptance:
-        advisories: list[dict[str, Any]] = []
+        advisories = self.follow_up_questions(plan, report, pass_number)  # asked of the plan as evaluated
         outcomes: list[ActionOutcome] = []
 
         def reject(action: RefinementAction, reason: str, *, manual: bool = False) -> None:
@@ -61,6 +62,9 @@ class RecursivePlanner:
 
         for action in actions:
             fragment = _fragment(action)
+            if fragment in self.frozen:
+                reject(action, f"fragment {fragment} awaits manual intervention: refinement stopped for it (FR-082)")
+                continue
             if self.total >= self._global:
                 reject(action, f"global refinement limit ({self._global}) reached: plan kept as is (FR-066)")
                 continue
@@ -88,6 +92,7 @@ class RecursivePlanner:
         for o in outcomes:
             if o.manual_intervention:
                 sid = _fragment(o.action)
+                self.frozen.add(sid)
                 note = f"needs manual intervention: {o.reason}"
                 if sid in {s.step_id for s in plan.steps} and note not in plan.step(sid).errors:
                     plan.step(sid).errors.append(note)
@@ -109,7 +114,6 @@ class RecursivePlanner:
                         "reason": o.reason,
                     }
                 )
-        advisories += self.follow_up_questions(plan, report, pass_number)
         return Acceptance(outcomes=outcomes, advisories=advisories)
 
     def _fragment_problem(self, plan: Plan, action: RefinementAction) -> str | None:

@@ -148,8 +148,9 @@ def render_inspection(report: dict[str, Any], out: TextIO) -> None:
             w(f"  refinement {r['action']} {r['target']}: {flag} — {r['reason']}{why}\n")
         d = p["depth"]
         if d:
+            w(f"  depth decision: {d.get('decision')} — {d.get('decision_reason')}\n")
             w(
-                f"  depth: {d.get('decision')} · {d.get('detected_complexity')} · mode {d.get('reasoning_mode')} · "
+                f"  depth: {d.get('detected_complexity')} · mode {d.get('reasoning_mode')} · "
                 f"allocated TTL {d.get('allocated_ttl')} — {d.get('adjustment_reason')} "
                 f"[{', '.join(d.get('heuristics_used') or [])}]\n"
             )
