@@ -155,8 +155,10 @@ def test_inspect_shows_the_refinement_with_the_issue_that_triggered_it(history):
 def test_inspect_shows_the_depth_decision_and_its_reason(history):
     _, h = history
     out = invoke("inspect", h).stdout
-    assert "depth: continue" in pass_block(out, 1) and "not converged" in pass_block(out, 1).split("depth:")[1]
-    assert "depth: halt" in pass_block(out, 2) and "converged" in pass_block(out, 2).split("depth:")[1]
+    first, second = pass_block(out, 1), pass_block(out, 2)
+    assert "depth decision: continue — not converged" in first
+    assert "depth decision: halt — converged" in second
+    assert "allocated TTL" in first and "complexity" in first  # the allocation and why
 
 
 def test_inspect_json_is_one_document_with_scores_and_patterns(history):

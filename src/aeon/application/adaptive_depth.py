@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport, Severity
+from aeon.domain.evaluation import ConvergenceAssessment, IssueType, SemanticValidationReport, Severity
 from aeon.domain.profile import (
     AdaptiveDepthConfiguration,
     Breadth,
@@ -90,7 +90,8 @@ def revision_reasons(
     reasons = []
     if report is not None and report.overall_severity.rank >= Severity.HIGH.rank:
         reasons.append(f"validation found {report.overall_severity.value} issues")
-    if report is not None and report.issue_summary.get("specificity", 0):
+    vague = [i for i in report.issues if i.type is IssueType.SPECIFICITY] if report else []
+    if any(i.severity.rank >= Severity.MEDIUM.rank for i in vague):  # a LOW nit is no new information
         reasons.append("fragments lack specificity")
     if recursion:
         reasons.append("the recursive planner decomposed or flagged fragments")
