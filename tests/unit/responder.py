@@ -34,6 +34,7 @@ class Responder:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         nth = self.calls.count(schema_name)
         self.calls.append(schema_name)

@@ -153,6 +153,7 @@ class PickingLLM:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         kind = schema_name if schema_name in VARIANTS else "reason"
         n = len(self.requests)

@@ -108,7 +108,11 @@ class ConvergenceEngine:
             }
         )
         completion = await self._llm.complete(
-            "converge", [Message(role="user", content=prompt)], schema=CONVERGENCE_SCHEMA, schema_name="convergence"
+            "converge",
+            [Message(role="user", content=prompt)],
+            schema=CONVERGENCE_SCHEMA,
+            schema_name="convergence",
+            stop=CONVERGE.stop,
         )
         judged = await self._supervisor.ensure_valid(
             completion.text, target="convergence", validate=convergence_problems, schema=CONVERGENCE_SCHEMA

@@ -162,6 +162,7 @@ class Executor:
             [Message(role="user", content=prompt)],
             schema=REASON_SCHEMA,
             schema_name="step_result",
+            stop=templates.REASON.stop,
         )
         parsed = parse_json(completion.text)
         obj = parsed.value if parsed and isinstance(parsed.value, dict) and "answer" in parsed.value else None

@@ -30,6 +30,7 @@ class LLMGateway:
         *,
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
+        stop: Sequence[str] = (),
     ) -> Completion:
         ctx = self._ctx
         ctx.check_context()
@@ -44,6 +45,7 @@ class LLMGateway:
                     schema=wire_schema,
                     schema_name=schema_name,
                     max_tokens=self._max_tokens,
+                    stop=stop,
                 )
                 break
             except LLMError as exc:

@@ -38,7 +38,11 @@ class Planner:
 
     async def plan(self, request: str) -> Plan:
         completion = await self._llm.complete(
-            "plan", [Message(role="user", content=self.prompt(request))], schema=self._schema, schema_name="plan"
+            "plan",
+            [Message(role="user", content=self.prompt(request))],
+            schema=self._schema,
+            schema_name="plan",
+            stop=templates.PLAN.stop,
         )
 
         def validate(obj: Any) -> list[str]:

@@ -16,6 +16,7 @@ class LLMPort(Protocol):
 
     `complete` sends the messages and returns the text with token usage. When `schema` is given the adapter asks the
     provider to constrain the answer to that JSON schema (named `schema_name`); the caller still validates it.
+    `stop` lists sequences that end the answer (the next few-shot label, so a base model stops after one answer).
 
     Raises (application.errors): LLMUnavailable after transient failures outlast the retry policy, LLMRejected for a
     refused request, LLMBadResponse for an unusable 2xx, LLMTruncated when the token limit cut the answer, LLMRefused
@@ -29,6 +30,7 @@ class LLMPort(Protocol):
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion: ...
 
     async def aclose(self) -> None: ...

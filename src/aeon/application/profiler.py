@@ -86,7 +86,11 @@ class Profiler:
         `previous`; the second value is the clamp note, if any."""
         prompt = templates.PROFILE.render({"request": request, "notes": notes or "nothing yet"})
         completion = await self._llm.complete(
-            "profile", [Message(role="user", content=prompt)], schema=PROFILE_SCHEMA, schema_name="task_profile"
+            "profile",
+            [Message(role="user", content=prompt)],
+            schema=PROFILE_SCHEMA,
+            schema_name="task_profile",
+            stop=templates.PROFILE.stop,
         )
         obj = await self._supervisor.ensure_valid(
             completion.text, target="task_profile", validate=profile_problems, schema=PROFILE_SCHEMA

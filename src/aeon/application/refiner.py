@@ -117,7 +117,11 @@ class Refiner:
             }
         )
         completion = await self._llm.complete(
-            "refine", [Message(role="user", content=prompt)], schema=self.schema, schema_name="refinement"
+            "refine",
+            [Message(role="user", content=prompt)],
+            schema=self.schema,
+            schema_name="refinement",
+            stop=templates.REFINE.stop,
         )
         obj = await self._supervisor.ensure_valid(
             completion.text, target="refinement", validate=self.problems, schema=self.schema

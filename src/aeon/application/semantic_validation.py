@@ -247,7 +247,11 @@ class SemanticValidator:
             }
         )
         completion = await self._llm.complete(
-            "validate", [Message(role="user", content=prompt)], schema=VALIDATION_SCHEMA, schema_name="validation"
+            "validate",
+            [Message(role="user", content=prompt)],
+            schema=VALIDATION_SCHEMA,
+            schema_name="validation",
+            stop=VALIDATE.stop,
         )
         value = await self._supervisor.ensure_valid(
             completion.text, target="validation", validate=validation_problems, schema=VALIDATION_SCHEMA

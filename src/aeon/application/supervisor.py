@@ -74,7 +74,11 @@ class Supervisor:
             )
             try:
                 completion = await self._llm.complete(
-                    f"repair:{target}", [Message(role="user", content=prompt)], schema=schema, schema_name=target
+                    f"repair:{target}",
+                    [Message(role="user", content=prompt)],
+                    schema=schema,
+                    schema_name=target,
+                    stop=templates.REPAIR_JSON.stop,
                 )
             except LLMTruncated as exc:
                 errors = [str(exc)]  # a truncated answer is never sent to JSON repair
@@ -135,6 +139,7 @@ class Supervisor:
                     [Message(role="user", content=prompt)],
                     schema=schema,
                     schema_name="step",
+                    stop=templates.REPAIR_STEP.stop,
                 )
             except LLMTruncated as exc:
                 errors = [str(exc)]

@@ -106,6 +106,7 @@ class AnthropicLLM:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         limit = self._max_tokens if max_tokens is None else max_tokens
         system, turns = to_anthropic_turns(messages)
@@ -117,6 +118,8 @@ class AnthropicLLM:
         }
         if system is not None:
             body["system"] = system
+        if stop:
+            body["stop_sequences"] = list(stop)
         if schema is not None:
             body["tools"] = [
                 {

@@ -94,9 +94,10 @@ class LocalLlamaLLM:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         inner = await self._ensure_started()
-        return await inner.complete(messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens)
+        return await inner.complete(messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -98,6 +98,7 @@ class OpenAICompatLLM:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         limit = self._max_tokens if max_tokens is None else max_tokens
         body: dict[str, Any] = {
@@ -106,6 +107,8 @@ class OpenAICompatLLM:
             "temperature": self._temperature,
             "max_tokens": limit,
         }
+        if stop:
+            body["stop"] = list(stop)[:4]  # OpenAI accepts at most 4
         if schema is not None:
             # The nested form: llama.cpp silently ignores a flat `response_format: {type, schema}`.
             body["response_format"] = {

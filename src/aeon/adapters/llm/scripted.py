@@ -83,6 +83,7 @@ class ScriptedLLM:
         schema: Mapping[str, Any] | None = None,
         schema_name: str = "answer",
         max_tokens: int | None = None,
+        stop: Sequence[str] = (),
     ) -> Completion:
         n = len(self.requests)
         self.requests.append(

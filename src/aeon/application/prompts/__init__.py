@@ -19,6 +19,7 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
 
     name: str
     text: str
+    stop: tuple[str, ...] = ()  # sequences that end one answer: the label that opens the next example
 
     @property
     def slots(self) -> frozenset[str]:

@@ -11,6 +11,7 @@ VALIDATE_EXAMPLE_DESCRIPTIONS: tuple[str, ...] = (
 )
 
 VALIDATE = PromptTemplate(
+    stop=("\nRequest:",),
     name="validate",
     text="""\
 Review a plan for problems and answer with JSON only. Issue types:
@@ -48,6 +49,7 @@ Issues:""",
 )
 
 CONVERGE = PromptTemplate(
+    stop=("\nRequest:",),
     name="converge",
     text="""\
 Judge whether a task is finished and answer with JSON only. completeness_score, from 0 to 1: how fully the final \

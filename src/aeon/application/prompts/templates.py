@@ -15,6 +15,7 @@ ${tools}""",
 )
 
 PLAN = PromptTemplate(
+    stop=("\nRequest:",),
     name="plan",
     text="""\
 Turn a request into a JSON plan. Steps run in order. A step either calls one of the tools below with "args" that \
@@ -34,6 +35,7 @@ Plan:""",
 )
 
 REPAIR_JSON = PromptTemplate(
+    stop=("\nBroken:", "\nSchema:"),
     name="repair_json",
     text="""\
 Fix a JSON document so that it is valid and satisfies the schema. Keep its meaning; do not add tools or steps that \
@@ -47,6 +49,7 @@ Fixed:""",
 )
 
 REPAIR_STEP = PromptTemplate(
+    stop=("\nGoal:", "\nExample:"),
     name="repair_step",
     text="""\
 A plan step names a tool that does not exist or has arguments that do not fit. Rewrite the step so that it calls \
@@ -66,6 +69,7 @@ Fixed:""",
 )
 
 REASON = PromptTemplate(
+    stop=("\nGoal:",),
     name="reason",
     text="""\
 Carry out one step of a plan by reasoning over the results of earlier steps. answer: a few plain sentences. \
@@ -93,6 +97,7 @@ Result:""",
 )
 
 PROFILE = PromptTemplate(
+    stop=("\nKnown so far:", "\nRequest:"),
     name="profile",
     text="""\
 Rate how hard a request is. reasoning_depth: 1 very shallow to 5 very deep. information_sufficiency: 0.0 (details \
@@ -116,6 +121,7 @@ Profile:""",
 )
 
 REFINE = PromptTemplate(
+    stop=("\nRequest:", "\nExample:"),
     name="refine",
     text="""\
 Improve a plan after an evaluation. Steps that already ran cannot change. You may ADD a step, or MODIFY, REPLACE \
