@@ -1,0 +1,69 @@
+"""End to end through each HTTP adapter: `aeon run "calculate the sum of 5 and 10"` replayed from a cassette.
+
+The cassettes hold what a real model (Gemma 3 270M on llama.cpp's llama-server) answered over real HTTP, with
+repair, fallback and refinement included: whatever it planned, the run must end in a structured result.
+Re-record: see docs/recording.md (`--record-mode=rewrite` with the server up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from aeon.entrypoints.cli import app
+
+REQUEST = "calculate the sum of 5 and 10"
+ENDPOINTS = {
+    "openai": ("AEON_CONTRACT_OPENAI_BASE_URL", "http://127.0.0.1:8089/v1", "OPENAI_API_KEY"),
+    "anthropic": ("AEON_CONTRACT_ANTHROPIC_BASE_URL", "http://127.0.0.1:8089", "ANTHROPIC_API_KEY"),
+}
+
+
+@pytest.mark.block_network
+@pytest.mark.vcr
+@pytest.mark.parametrize("adapter", sorted(ENDPOINTS))
+def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Path, monkeypatch) -> None:
+    url_var, default_url, key_var = ENDPOINTS[adapter]
+    config = {
+        "llm": {
+            "adapter": adapter,
+            "base_url": os.environ.get(url_var, default_url),
+            "model": os.environ.get("AEON_CONTRACT_MODEL", "gemma-3-270m"),
+            "api_key": f"${{{key_var}:}}",
+            "max_attempts": 1,
+        },
+        "log": {"path": str(tmp_path / "run.jsonl")},
+    }
+    cfg = tmp_path / "aeon.yaml"
+    cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["run", REQUEST, "--config", str(cfg), "--json", "-q"])
+    doc = json.loads(result.stdout)
+    records = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    assert records[-1]["event"] == "run_end" and {r["correlation_id"] for r in records} == {doc["correlation_id"]}
+    assert (
+        len([r for r in records if r["event"] == "llm_call"]) + len([r for r in records if r["event"] == "llm_error"])
+        >= doc["budget"]["llm_calls"]
+        >= 1
+    )
+    if adapter == "openai":
+        # The grammar (nested response_format) keeps the base model's answers parseable: the run completes.
+        assert result.exit_code in (0, 3), (result.exit_code, doc.get("error"))  # converged, or a labelled TTL stop
+        assert doc["status"] in ("completed", "ttl_expired") and doc["error"] is None
+        assert doc["plan"]["goal"] and doc["plan"]["steps"]
+        assert doc["budget"]["llm_calls"] >= 4  # profile, plan, validation, convergence at least
+    else:
+        # llama.cpp's /v1/messages honours neither the forced tool nor any JSON constraint, and the 270M base
+        # model, unconstrained, echoes its prompt: the recorded run cannot complete. What must hold is the
+        # contract's failure path: supervisor repairs, then a structured AEON.PHASE_TRANSITION error, exit 4,
+        # a whole log, no traceback. Re-recorded against a hosted Anthropic model it takes the branch above.
+        assert result.exit_code in (0, 3, 4)
+        if result.exit_code == 4:
+            assert doc["error"]["code"].startswith("AEON.PHASE_TRANSITION.")
+            assert doc["counts"]["llm_repairs"] >= 1  # the supervisor tried before giving up
+        assert "Traceback" not in result.stdout + result.stderr
