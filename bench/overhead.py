@@ -56,7 +56,7 @@ def one_run(log_path: Path) -> tuple[float, int]:
         logger=log,
         progress=NoProgress(),
         clock=SystemClock(),
-        settings=RunSettings(ttl=1, max_llm_calls=50),
+        settings=RunSettings(ttl=1, max_llm_calls=50, evaluate=False),  # the Sprint 1 single pass
     )
     t0 = time.perf_counter()
     result = asyncio.run(orch.run("benchmark"))
@@ -64,6 +64,68 @@ def one_run(log_path: Path) -> tuple[float, int]:
     log.close()
     assert result.status == "completed", result.error
     return elapsed, len(log_path.read_text().splitlines())
+
+
+def _multipass_answers() -> list[str]:
+    """3 passes over a 10-step plan: passes 1 and 2 fail convergence and ADD an LLM step; pass 3 converges."""
+    prof = json.dumps(
+        {
+            "reasoning_depth": 4,
+            "information_sufficiency": 0.3,
+            "expected_tool_usage": "moderate",
+            "output_breadth": "broad",
+            "confidence_requirement": "high",
+            "raw_inference": "bench",
+        }
+    )
+    fail = json.dumps(
+        {"completeness_score": 0.4, "coherence_score": 0.9, "consistent": True, "explanation": "x", "issues": []}
+    )
+    ok = json.dumps(
+        {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "y", "issues": []}
+    )
+
+    def add(i: int) -> str:
+        step = {"step_id": f"x{i}", "description": f"state result {i}", "agent": "llm"}
+        return json.dumps(
+            {
+                "actions": [
+                    {
+                        "action_type": "ADD",
+                        "target_step_id": "",
+                        "new_step": step,
+                        "substeps": [],
+                        "justification": "state it",
+                    }
+                ]
+            }
+        )
+
+    reasons = ["an instant answer"] * (STEPS // 5)
+    none = json.dumps({"issues": []})
+    return [prof, _plan(), *reasons, none, fail, add(1), "r1", none, fail, add(2), "r2", none, ok]
+
+
+def multipass_run(log_path: Path) -> tuple[float, int, int]:
+    tools = ToolRegistry()
+    register_builtins(tools)
+    log = JsonlEventLog(log_path)
+    orch = Orchestrator(
+        llm=ScriptedLLM(_multipass_answers()),
+        tools=tools,
+        memory=InMemoryKV(),
+        logger=log,
+        progress=NoProgress(),
+        clock=SystemClock(),
+        settings=RunSettings(ttl=3, max_llm_calls=60, evaluate=True),
+    )
+    t0 = time.perf_counter()
+    result = asyncio.run(orch.run("benchmark"))
+    elapsed = time.perf_counter() - t0
+    log.close()
+    assert result.status == "completed" and result.passes == 3, (result.status, result.passes, result.error)
+    phases = sum(len(p.phases) for p in result.history.passes if result.history)
+    return elapsed, len(result.plan["steps"]) if result.plan else 0, phases
 
 
 def log_records(path: Path, n: int) -> float:
@@ -89,6 +151,11 @@ def main() -> None:
             per_step.append(elapsed / STEPS * 1e6)
             per_record_in_run.append(elapsed / records * 1e6)
         record_only = [log_records(Path(d) / f"log{i}.jsonl", 2000) * 1e6 for i in range(5)]
+        mp_step, mp_phase = [], []
+        for i in range(max(args.runs // 4, 10)):
+            elapsed, steps, phases = multipass_run(Path(d) / f"mp{i}.jsonl")
+            mp_step.append(elapsed / steps * 1e6)
+            mp_phase.append(elapsed / phases * 1e6)
     print(f"runs: {args.runs} × {STEPS}-step plan (instant scripted LLM, JSONL log on, fsync at run end)")
     print(f"median µs per executed step (whole run / steps):  {statistics.median(per_step):9.1f}")
     print(f"median µs per log record (whole run / records):   {statistics.median(per_record_in_run):9.1f}")
@@ -96,6 +163,9 @@ def main() -> None:
         f"median µs per log record (JsonlEventLog.emit alone, full plan snapshot): "
         f"{statistics.median(record_only):9.1f}"
     )
+    print("multi-pass: 3 passes (A B C D, B C D, B C D) over a 10-step plan growing to 12 steps, instant LLM")
+    print(f"median µs per executed step (whole run / steps):  {statistics.median(mp_step):9.1f}")
+    print(f"median µs per phase (whole run / phases):         {statistics.median(mp_phase):9.1f}")
 
 
 if __name__ == "__main__":

@@ -60,9 +60,26 @@ def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+    """One compiled validator per schema object (tool schemas are validated on every step); bounded cache."""
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_VALIDATORS) > 256:
+        _VALIDATORS.clear()
+    validator = jsonschema.Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)  # keeping the schema keeps its id from being reused
+    return validator
+
+
 def _schema_messages(instance: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(json path, message) for every violation, sorted for stable output."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema)
+    if validator.is_valid(instance):
+        return []
     out = []
     for err in validator.iter_errors(instance):
         path = "/".join(str(p) for p in err.absolute_path) or "(root)"
