@@ -70,7 +70,7 @@ def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):
     llm = ScriptedLLM(responses)
     gateway = LLMGateway(llm, ctx)
     eng = ConvergenceEngine(
-        gateway, Supervisor(gateway, ctx, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
+        Supervisor(gateway, ctx, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
     )
     return eng, llm, ctx
 

@@ -82,7 +82,7 @@ def validator(responses: list[str]) -> tuple[SemanticValidator, ScriptedLLM, Run
     gateway = LLMGateway(llm, ctx)
     ids = iter(f"val-{n}" for n in range(1, 100))
     specs = tool_specs()
-    return SemanticValidator(gateway, Supervisor(gateway, ctx, specs), specs, new_id=lambda: next(ids)), llm, ctx, log
+    return SemanticValidator(Supervisor(gateway, ctx, specs), specs, new_id=lambda: next(ids)), llm, ctx, log
 
 
 def validate(v: SemanticValidator, plan: Plan, results: dict[str, Any] | None = None, **kw: Any):

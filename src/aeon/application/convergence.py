@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from aeon.application.gateway import LLMGateway
 from aeon.application.grounding import grounding_issues
 from aeon.application.prompts.evaluation import CONVERGE
 from aeon.application.semantic_validation import final_answer, render_plan
 from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
-from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.records import ToolCall
 
@@ -76,12 +74,10 @@ class ConvergenceEngine:
 
     def __init__(
         self,
-        gateway: LLMGateway,
         supervisor: Supervisor,
         criteria: ConvergenceCriteria,
         tool_names: Collection[str],
     ) -> None:
-        self._llm = gateway
         self._supervisor = supervisor
         self._criteria = criteria
         self._tool_names = frozenset(tool_names)
@@ -98,24 +94,15 @@ class ConvergenceEngine:
         answer = final_answer(plan)
         grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
         issue_lines = _issue_lines(report, grounding)
-        prompt = CONVERGE.render(
-            {
-                "request": request,
-                "profile": profile_text or "(none)",
-                "plan": render_plan(plan),
-                "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
-                "issues": "\n".join(issue_lines) or "(none)",
-            }
-        )
-        completion = await self._llm.complete(
-            "converge",
-            [Message(role="user", content=prompt)],
-            schema=CONVERGENCE_SCHEMA,
-            schema_name="convergence",
-            stop=CONVERGE.stop,
-        )
-        judged = await self._supervisor.ensure_valid(
-            completion.text, target="convergence", validate=convergence_problems, schema=CONVERGENCE_SCHEMA
+        values = {
+            "request": request,
+            "profile": profile_text or "(none)",
+            "plan": render_plan(plan),
+            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
+            "issues": "\n".join(issue_lines) or "(none)",
+        }
+        judged = await self._supervisor.ask_json(
+            "converge", CONVERGE, values, schema=CONVERGENCE_SCHEMA, target="convergence", validate=convergence_problems
         )
         return self._combine(plan, report, grounding, judged)
 

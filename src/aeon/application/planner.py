@@ -6,11 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from aeon.application.context import RunContext
-from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import build_plan, plan_schema, structural_problems
-from aeon.domain.llm import Message
 from aeon.domain.plan import Plan
 from aeon.domain.tools import ToolSpec
 
@@ -20,14 +18,12 @@ class Planner:
 
     def __init__(
         self,
-        gateway: LLMGateway,
         supervisor: Supervisor,
         tools: Sequence[ToolSpec],
         ctx: RunContext,
         *,
         max_steps: int,
     ) -> None:
-        self._llm = gateway
         self._supervisor = supervisor
         self._tools = list(tools)
         self._ctx = ctx
@@ -37,18 +33,10 @@ class Planner:
         return templates.PLAN.render({"request": request})
 
     async def plan(self, request: str) -> Plan:
-        completion = await self._llm.complete(
-            "plan",
-            [Message(role="user", content=self.prompt(request))],
-            schema=self._schema,
-            schema_name="plan",
-            stop=templates.PLAN.stop,
-        )
-
         def validate(obj: Any) -> list[str]:
             return [str(p) for p in structural_problems(obj)]
 
-        obj = await self._supervisor.ensure_valid(
-            completion.text, target="plan", validate=validate, schema=self._schema
+        obj = await self._supervisor.ask_json(
+            "plan", templates.PLAN, {"request": request}, schema=self._schema, target="plan", validate=validate
         )
         return build_plan(obj)

@@ -6,10 +6,8 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
-from aeon.domain.llm import Message
 from aeon.domain.profile import Breadth, Confidence, TaskProfile, ToolUsage, stabilize
 
 PROFILE_SCHEMA: dict[str, Any] = {
@@ -75,8 +73,7 @@ def static_profile(version: int = 1) -> TaskProfile:
 
 
 class Profiler:
-    def __init__(self, gateway: LLMGateway, supervisor: Supervisor) -> None:
-        self._llm = gateway
+    def __init__(self, supervisor: Supervisor) -> None:
         self._supervisor = supervisor
 
     async def infer(
@@ -84,15 +81,12 @@ class Profiler:
     ) -> tuple[TaskProfile, str | None]:
         """A profile for the request (re-inferred with `notes` at a pass boundary), tier-stabilised against
         `previous`; the second value is the clamp note, if any."""
-        prompt = templates.PROFILE.render({"request": request, "notes": notes or "nothing yet"})
-        completion = await self._llm.complete(
+        obj = await self._supervisor.ask_json(
             "profile",
-            [Message(role="user", content=prompt)],
+            templates.PROFILE,
+            {"request": request, "notes": notes or "nothing yet"},
             schema=PROFILE_SCHEMA,
-            schema_name="task_profile",
-            stop=templates.PROFILE.stop,
-        )
-        obj = await self._supervisor.ensure_valid(
-            completion.text, target="task_profile", validate=profile_problems, schema=PROFILE_SCHEMA
+            target="task_profile",
+            validate=profile_problems,
         )
         return stabilize(_build(obj, version=version), previous)

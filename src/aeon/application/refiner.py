@@ -8,11 +8,9 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.gateway import LLMGateway
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import step_schema, tool_problems
-from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan
 from aeon.domain.tools import ToolSpec
@@ -39,8 +37,7 @@ def _short(value: Any, limit: int = 160) -> str:
 
 
 class Refiner:
-    def __init__(self, gateway: LLMGateway, supervisor: Supervisor, tools: Sequence[ToolSpec]) -> None:
-        self._llm = gateway
+    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec]) -> None:
         self._supervisor = supervisor
         self._tools = {t.name: t for t in tools}
         step = step_schema({"type": "string", "enum": sorted(self._tools)} if self._tools else None)
@@ -108,23 +105,14 @@ class Refiner:
         problems: Sequence[str],
         issues: Sequence[Mapping[str, Any]],
     ) -> list[RefinementAction]:
-        prompt = templates.REFINE.render(
-            {
-                "request": request,
-                "profile": profile_text,
-                "plan": plan_lines(plan),
-                "problems": "; ".join(problems) or "the evaluation did not converge",
-            }
-        )
-        completion = await self._llm.complete(
-            "refine",
-            [Message(role="user", content=prompt)],
-            schema=self.schema,
-            schema_name="refinement",
-            stop=templates.REFINE.stop,
-        )
-        obj = await self._supervisor.ensure_valid(
-            completion.text, target="refinement", validate=self.problems, schema=self.schema
+        values = {
+            "request": request,
+            "profile": profile_text,
+            "plan": plan_lines(plan),
+            "problems": "; ".join(problems) or "the evaluation did not converge",
+        }
+        obj = await self._supervisor.ask_json(
+            "refine", templates.REFINE, values, schema=self.schema, target="refinement", validate=self.problems
         )
         return [self._action(a, issues) for a in obj["actions"]]
 

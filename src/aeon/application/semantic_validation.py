@@ -7,11 +7,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aeon.application.gateway import LLMGateway
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
 from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
-from aeon.domain.llm import Message
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
@@ -220,10 +218,7 @@ class SemanticValidator:
     BudgetExhausted).
     """
 
-    def __init__(
-        self, gateway: LLMGateway, supervisor: Supervisor, tools: Sequence[ToolSpec], *, new_id: Callable[[], str]
-    ) -> None:
-        self._llm = gateway
+    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, new_id: Callable[[], str]) -> None:
         self._supervisor = supervisor
         self._tools = {t.name: t for t in tools}
         self._new_id = new_id
@@ -238,23 +233,14 @@ class SemanticValidator:
         artifact_type: ArtifactType,
     ) -> SemanticValidationReport:
         answer = final_answer(plan, execution_results) if execution_results is not None else None
-        prompt = VALIDATE.render(
-            {
-                "request": request,
-                "profile": profile_text or "(none)",
-                "plan": render_plan(plan, execution_results),
-                "answer": "(not executed yet)" if answer is None else _clip(answer) or "(empty)",
-            }
-        )
-        completion = await self._llm.complete(
-            "validate",
-            [Message(role="user", content=prompt)],
-            schema=VALIDATION_SCHEMA,
-            schema_name="validation",
-            stop=VALIDATE.stop,
-        )
-        value = await self._supervisor.ensure_valid(
-            completion.text, target="validation", validate=validation_problems, schema=VALIDATION_SCHEMA
+        values = {
+            "request": request,
+            "profile": profile_text or "(none)",
+            "plan": render_plan(plan, execution_results),
+            "answer": "(not executed yet)" if answer is None else _clip(answer) or "(empty)",
+        }
+        value = await self._supervisor.ask_json(
+            "validate", VALIDATE, values, schema=VALIDATION_SCHEMA, target="validation", validate=validation_problems
         )
         facts = deterministic_issues(plan, self._tools)
         issues = facts + self._llm_issues(value["issues"], plan, facts, artifact_type)

@@ -12,7 +12,7 @@ from aeon.application.context import RunContext
 from aeon.application.errors import LLMTruncated, UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import parse_json
-from aeon.application.prompts import templates
+from aeon.application.prompts import PromptTemplate, templates
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
@@ -108,6 +108,27 @@ class Supervisor:
             errors=errors,
             llm_repairs=MAX_LLM_REPAIRS,
         )
+
+    async def ask_json(
+        self,
+        purpose: str,
+        template: PromptTemplate,
+        values: Mapping[str, str],
+        *,
+        schema: Mapping[str, Any],
+        target: str,
+        validate: Validator,
+    ) -> Any:
+        """Render `template`, ask for JSON under `schema` (stopping at the template's next example) and return the
+        answer once it validates, repairing it as needed; raises UnrecoverableOutput."""
+        completion = await self._llm.complete(
+            purpose,
+            [Message(role="user", content=template.render(values))],
+            schema=schema,
+            schema_name=target,
+            stop=template.stop,
+        )
+        return await self.ensure_valid(completion.text, target=target, validate=validate, schema=schema)
 
     async def repair_step(self, step: PlanStep, goal: str) -> PlanStep | None:
         """Rewrite a missing-tool or bad-argument step to use a registered tool; None when that fails (FR-059..066).
