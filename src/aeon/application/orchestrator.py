@@ -67,7 +67,7 @@ class _Run:
         preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
         gateway = LLMGateway(o.llm, ctx, max_tokens=s.llm_max_tokens, preamble=preamble)
         supervisor = Supervisor(gateway, ctx, specs)
-        self.planner = Planner(supervisor, specs, ctx, max_steps=s.max_plan_steps)
+        self.planner = Planner(supervisor, specs, max_steps=s.max_plan_steps)
         self.executor = Executor(tools=o.tools, memory=o.memory, gateway=gateway, supervisor=supervisor, ctx=ctx)
         self.profiler = Profiler(supervisor)
         self.validator = SemanticValidator(supervisor, specs, new_id=o.new_id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from aeon.application.context import RunContext
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import build_plan, plan_schema, structural_problems
@@ -16,21 +15,9 @@ from aeon.domain.tools import ToolSpec
 class Planner:
     """Asks the model for a plan listing every registered tool, and lets the supervisor repair its answer."""
 
-    def __init__(
-        self,
-        supervisor: Supervisor,
-        tools: Sequence[ToolSpec],
-        ctx: RunContext,
-        *,
-        max_steps: int,
-    ) -> None:
+    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, max_steps: int) -> None:
         self._supervisor = supervisor
-        self._tools = list(tools)
-        self._ctx = ctx
-        self._schema = plan_schema([t.name for t in self._tools], max_steps=max_steps)
-
-    def prompt(self, request: str) -> str:
-        return templates.PLAN.render({"request": request})
+        self._schema = plan_schema([t.name for t in tools], max_steps=max_steps)
 
     async def plan(self, request: str) -> Plan:
         def validate(obj: Any) -> list[str]:
