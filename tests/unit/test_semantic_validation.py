@@ -221,12 +221,20 @@ def test_summary_overall_severity_and_repairs_agree_with_the_issues():
     assert [r["issue_id"] for r in report.proposed_repairs] == ["D1", "V1", "V2"]
 
 
-def test_invented_step_ids_lose_their_location_and_cost_no_repair():
+def test_issues_pinned_to_steps_the_plan_lacks_are_dropped_and_cost_no_repair():
+    # small models copy the example's step ids ("a1"): such an issue says nothing about this plan
     plan = Plan(goal="g", steps=[step("s1")])
-    v, llm, ctx, _ = validator([answer(issue("relevance", "LOW", "s7", "step s7 is off topic"))])
+    v, llm, ctx, _ = validator(
+        [
+            answer(
+                issue("relevance", "LOW", "s7", "step s7 is off topic"),
+                issue("relevance", "LOW", "", "the plan misses the point"),
+            )
+        ]
+    )
     [found] = validate(v, plan).issues
-    assert found.location is None and found.proposed_repair is not None
-    assert found.proposed_repair["target"] == "plan"
+    assert found.description == "the plan misses the point" and found.location is None
+    assert found.proposed_repair is not None and found.proposed_repair["target"] == "plan"
     assert ctx.counters.llm_repairs == 0 and len(llm.requests) == 1
 
 

@@ -45,16 +45,21 @@ def complexity(profile: TaskProfile) -> tuple[float, list[str]]:
     return sum(parts.values()), used
 
 
-def allocate(profile: TaskProfile, *, cap: int, revised_because: Sequence[str] = ()) -> AdaptiveDepthConfiguration:
+def allocate(
+    profile: TaskProfile, *, cap: int, revised_because: Sequence[str] = (), escalations: int = 0
+) -> AdaptiveDepthConfiguration:
     """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap` (FR-077).
 
-    `revised_because` names the new information behind a re-profiling at a pass boundary (FR-080).
+    `revised_because` names the new information behind a re-profiling at a pass boundary (FR-080); `escalations`
+    are passes phase D already added, which a re-profiling keeps.
     """
     score, used = complexity(profile)
     _, category, wanted, mode = next(t for t in _TIERS if score < t[0])
-    allocated = max(1, min(wanted, cap)) if cap > 0 else 0
+    allocated = max(1, min(wanted + escalations, cap)) if cap > 0 else 0
     capped = " (capped by run.ttl)" if wanted > cap else ""
     revised = f"profile v{profile.profile_version} after {'; '.join(revised_because)}: " if revised_because else ""
+    if escalations:
+        revised += f"{escalations} escalation(s) kept; "
     return AdaptiveDepthConfiguration(
         detected_complexity=category,
         allocated_ttl=allocated,

@@ -20,6 +20,7 @@ from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepSt
 from aeon.domain.records import ToolCall
 
 MEMORY_PREFIX = "step:"
+DEPENDENCY_NOTE = "dependencies not complete"
 REASON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -53,7 +54,7 @@ class Executor:
         ctx = self._ctx
         ctx.state.current_step = step.step_id
         if waiting := self.blocked_by(plan, step):  # dependencies must be complete first (04 PlanStep)
-            step.errors.append(f"dependencies not complete: {', '.join(waiting)}")
+            step.errors.append(f"{DEPENDENCY_NOTE}: {', '.join(waiting)}")
             step.transition(StepStatus.INVALID)
             ctx.notify(
                 "step_end",

@@ -19,7 +19,7 @@ import msgspec
 from aeon.application.adaptive_depth import DepthOutcome, allocate, decide
 from aeon.application.context import RunContext
 from aeon.application.convergence import ConvergenceEngine
-from aeon.application.errors import BudgetExhausted, UnrecoverableOutput
+from aeon.application.errors import BudgetExhausted, LLMTruncated, UnrecoverableOutput
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
 from aeon.application.outcome import assemble, error_info, expiration, step_results
@@ -93,6 +93,7 @@ class _Run:
         self.current: ExecutionPass | None = None
         self.usage_mark = (0, 0, 0)
         self.revise: list[str] = []  # why the coming cycle re-enters phase A
+        self.escalations = 0  # passes added by phase D, kept when a re-profiling reallocates TTL
 
     @property
     def plan(self) -> Plan:
@@ -174,6 +175,7 @@ class Orchestrator:
             self._boundary(ctx, Phase.D)
             outcome = await runner.phase(Phase.D, "D->A/B", partial(self._phase_d, r, xp))
             ctx.budget.ttl_remaining += outcome.ttl_delta - 1  # exactly one decrement per complete cycle
+            r.escalations += outcome.ttl_delta
             ctx.state.ttl_remaining = ctx.budget.ttl_remaining
             self._close_pass(r, xp)
             if outcome.decision is DepthDecision.HALT:
@@ -207,7 +209,7 @@ class Orchestrator:
                 r.history.advisories.append(
                     {"kind": "profile_clamped", "pass_number": ctx.pass_number, "reason": clamp}
                 )
-            r.depth = allocate(profile, cap=s.ttl, revised_because=r.revise)
+            r.depth = allocate(profile, cap=s.ttl, revised_because=r.revise, escalations=r.escalations)
         else:
             r.profile = static_profile()
             r.depth = AdaptiveDepthConfiguration(
@@ -295,6 +297,9 @@ class Orchestrator:
         r.assessments.append(assessment)
         xp.evaluation_results = {"validation_report": _b(report), "convergence": _b(assessment)}
         ctx.notify("assessment", _b(assessment))
+        for question in r.recursive.follow_up_questions(plan, report, ctx.pass_number):  # FR-011, every pass
+            r.history.advisories.append(question)
+            self.logger.emit("advisory", **question)
         if assessment.converged or ctx.pass_number >= s.ttl:
             return  # converged, or no cycle can follow within the cap: nothing to refine for
         ctx.phase = "REFINE"
@@ -313,7 +318,7 @@ class Orchestrator:
                 return await r.refiner.propose(
                     request=ctx.request, profile_text=profile_text, plan=plan, problems=problems, issues=issues
                 )
-            except UnrecoverableOutput as exc:  # FR-067: keep the current plan and go on
+            except (UnrecoverableOutput, LLMTruncated) as exc:  # FR-067: keep the current plan and go on
                 r.history.advisories.append(
                     {"kind": "refinement_failed", "pass_number": ctx.pass_number, "detail": str(exc)}
                 )

@@ -14,8 +14,9 @@ from typing import Any
 
 import msgspec
 
+from aeon.application.executor import DEPENDENCY_NOTE
 from aeon.application.semantic_validation import deterministic_issues
-from aeon.domain.evaluation import IssueType, SemanticValidationReport, Severity
+from aeon.domain.evaluation import IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.plan import ClarityState, Plan, StepStatus
 from aeon.domain.refinement import MAX_DEPTH, ActionOutcome, RefinementAction, RefinementActionType, apply_actions
 from aeon.domain.tools import ToolSpec
@@ -52,7 +53,7 @@ class RecursivePlanner:
         *,
         pass_number: int,
     ) -> Acceptance:
-        advisories = self.follow_up_questions(plan, report, pass_number)  # asked of the plan as evaluated
+        advisories: list[dict[str, Any]] = []
         outcomes: list[ActionOutcome] = []
 
         def reject(action: RefinementAction, reason: str, *, manual: bool = False) -> None:
@@ -82,9 +83,10 @@ class RecursivePlanner:
             if problem := self._fragment_problem(plan, action):
                 reject(action, f"refined fragment failed validation: {problem}")
                 continue
-            advisories += self._conflicts(action, report, pass_number)
             (outcome,) = apply_actions(plan, [action])
             outcomes.append(outcome)
+            if outcome.applied:  # a rejected refinement cannot win a conflict
+                advisories += self._conflicts(action, report, pass_number)
             if outcome.applied and action.subplan is not None:
                 for sub in plan.steps:
                     if sub.step_id.startswith(f"{fragment}.") and sub.step_id not in self.depth:
@@ -114,6 +116,7 @@ class RecursivePlanner:
                         "reason": o.reason,
                     }
                 )
+        rearm(plan)
         return Acceptance(outcomes=outcomes, advisories=advisories)
 
     def _fragment_problem(self, plan: Plan, action: RefinementAction) -> str | None:
@@ -122,10 +125,13 @@ class RecursivePlanner:
         (outcome,) = apply_actions(trial, [action])
         if not outcome.applied:
             return None  # apply_actions rejects it with its own reason; nothing new to validate
-        before = {(i.location or {}).get("step_id") for i in deterministic_issues(plan, self._tools)}
+
+        def key(i: ValidationIssue) -> tuple[str, str | None, str]:
+            return i.type.value, (i.location or {}).get("step_id"), i.description
+
+        before = {key(i) for i in deterministic_issues(plan, self._tools)}
         for issue in deterministic_issues(trial, self._tools):
-            where = (issue.location or {}).get("step_id")
-            if issue.severity.rank >= Severity.HIGH.rank and where not in before:
+            if issue.severity.rank >= Severity.HIGH.rank and key(issue) not in before:
                 return issue.description
         return None
 
@@ -178,3 +184,16 @@ class RecursivePlanner:
             {"kind": "follow_up_question", "pass_number": pass_number, "step_id": sid, "question": q}
             for sid, q in asked.items()
         ]
+
+
+def rearm(plan: Plan) -> None:
+    """Steps held back only because a dependency was not complete return to pending once refinement has given
+    every dependency a way to run (none failed or invalid any more): invalid -> pending (04 PlanStep)."""
+    status = {s.step_id: s.status for s in plan.steps}
+    for step in plan.steps:
+        held = [e for e in step.errors if e.startswith(DEPENDENCY_NOTE)]
+        if step.status is not StepStatus.INVALID or not held or len(held) != len(step.errors):
+            continue
+        if all(status.get(d) in (StepStatus.PENDING, StepStatus.COMPLETE) for d in step.dependencies):
+            step.errors = []
+            step.transition(StepStatus.PENDING)

@@ -46,14 +46,14 @@ class Refiner:
             "properties": {
                 "actions": {
                     "type": "array",
-                    "maxItems": 3,
+                    "maxItems": 2,  # surgical: a small model otherwise repeats whole actions to the token limit
                     "items": {
                         "type": "object",
                         "properties": {
                             "action_type": {"type": "string", "enum": list(_PROPOSABLE)},
                             "target_step_id": {"type": "string"},
                             "new_step": step,
-                            "substeps": {"type": "array", "maxItems": 4, "items": step},
+                            "substeps": {"type": "array", "maxItems": 3, "items": step},
                             "justification": {"type": "string", "minLength": 1},
                         },
                         # all required: a constrained small model leaves optional fields out entirely
@@ -146,6 +146,8 @@ def _step(raw: Mapping[str, Any]) -> PlanStep:
             "tool": raw.get("tool") or None,
             "agent": raw.get("agent") or None,
             "args": dict(raw.get("args") or {}),
+            "dependencies": [str(d) for d in raw.get("dependencies") or []],
+            "provides": [str(d) for d in raw.get("provides") or []],
         },
         PlanStep,
     )

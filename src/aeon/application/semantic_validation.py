@@ -259,7 +259,9 @@ class SemanticValidator:
             kind, severity = _member(IssueType, item["type"]), _member(Severity, item["severity"])
             description = " ".join(item["description"].split())
             raw_sid = (item.get("step_id") or "").strip()
-            sid = raw_sid if raw_sid in ids else None  # invented step ids lose their location, not the issue
+            if raw_sid and raw_sid not in ids:
+                continue  # pinned to a step the plan does not have: a copied example, not a finding about this plan
+            sid = raw_sid or None
             key = (kind, sid, description.lower())
             if (kind, sid) in known or key in seen or description.lower().rstrip(".") in parroted:
                 continue

@@ -157,7 +157,7 @@ def _add(plan: Plan, action: RefinementAction) -> None:
 def _modify(plan: Plan, action: RefinementAction) -> None:
     """Edit the target object in place (holders of the step see the change); REPLACE swaps in a new object."""
     target = _target(plan, action.target_step_id, action)
-    new = _fresh(_new_step(action), target.step_id)
+    new = _keep_relations(_fresh(_new_step(action), target.step_id), target)
     for name in _PLANNED:
         setattr(target, name, getattr(new, name))
     _clear_execution(target)
@@ -167,7 +167,16 @@ def _modify(plan: Plan, action: RefinementAction) -> None:
 
 def _replace(plan: Plan, action: RefinementAction) -> None:
     target = _target(plan, action.target_step_id, action)
-    plan.replace_step(target.step_id, _fresh(_new_step(action), target.step_id))
+    plan.replace_step(target.step_id, _keep_relations(_fresh(_new_step(action), target.step_id), target))
+
+
+def _keep_relations(new: PlanStep, old: PlanStep) -> PlanStep:
+    """A rewrite that names no dependencies or provides keeps the old ones (FR-015: relations are preserved)."""
+    if not new.dependencies:
+        new.dependencies = list(old.dependencies)
+    if not new.provides:
+        new.provides = list(old.provides)
+    return new
 
 
 def _remove(plan: Plan, action: RefinementAction) -> None:
