@@ -67,3 +67,38 @@ def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Pat
             assert doc["error"]["code"].startswith("AEON.PHASE_TRANSITION.")
             assert doc["counts"]["llm_repairs"] >= 1  # the supervisor tried before giving up
         assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.block_network
+@pytest.mark.vcr
+def test_a_real_model_run_that_triggers_refinement(tmp_path: Path, monkeypatch) -> None:
+    """The real model fails convergence, proposes plan deltas, and one is applied and executed in a later pass."""
+    config = {
+        "llm": {
+            "adapter": "openai",
+            "base_url": os.environ.get(*ENDPOINTS["openai"][:2]),
+            "model": os.environ.get("AEON_CONTRACT_MODEL", "gemma-3-270m"),
+            "api_key": "${OPENAI_API_KEY:}",
+            "max_attempts": 1,
+        },
+        "log": {"path": str(tmp_path / "run.jsonl")},
+    }
+    cfg = tmp_path / "aeon.yaml"
+    cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    history = tmp_path / "h.json"
+    result = CliRunner().invoke(
+        app, ["run", "plan a trip to the moon", "--config", str(cfg), "--json", "-q", "--history", str(history)]
+    )
+    doc = json.loads(result.stdout)
+    assert result.exit_code in (0, 3) and doc["error"] is None
+    passes = json.loads(history.read_text())["passes"]
+    assert len(passes) >= 2
+    applied = [c for p in passes for c in p["refinement_changes"] if c["applied"]]
+    rejected = [c for p in passes for c in p["refinement_changes"] if not c["applied"]]
+    assert applied, "the recorded model proposed a refinement that was applied"
+    new_ids = {c["action"]["new_step"]["step_id"] for c in applied if c["action"].get("new_step")}
+    final_steps = {s["step_id"]: s for s in doc["plan"]["steps"]}
+    assert new_ids & final_steps.keys()  # the applied delta is in the final plan …
+    assert any(final_steps[i]["status"] != "pending" for i in new_ids & final_steps.keys())  # … and it ran
+    assert all(c["advisory"] for c in rejected)  # rejected deltas are advisory records, never applied
