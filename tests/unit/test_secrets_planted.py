@@ -75,8 +75,21 @@ def provider() -> Iterator[respx.MockRouter]:
 
 
 def run_cli(log: Path) -> Result:
+    history = log.with_name("history.json")
     return runner.invoke(
-        app, ["run", REQUEST, "--config", str(OPENAI_CONFIG), "--json", "--log-file", str(log), "--quiet"]
+        app,
+        [
+            "run",
+            REQUEST,
+            "--config",
+            str(OPENAI_CONFIG),
+            "--json",
+            "--log-file",
+            str(log),
+            "--quiet",
+            "--history",
+            str(history),
+        ],
     )
 
 
@@ -210,6 +223,7 @@ def test_a_successful_run_sends_the_key_as_bearer_and_leaks_it_nowhere(
         stdout=result.stdout,
         stderr=result.stderr,
         log=log.read_text(encoding="utf-8"),
+        history=log.with_name("history.json").read_text(encoding="utf-8"),
         exception=exception_texts(result.exception),
     )
 
