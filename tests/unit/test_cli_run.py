@@ -404,3 +404,18 @@ def test_unknown_tool_warning_is_reported_once(tmp_path: Path) -> None:
 
     assert_exit(result, 0)
     assert doc["warnings"] == ["step s1: Tool 'adder' not found in registry"]
+
+
+def test_an_unexpected_internal_error_is_one_line_exit_4_and_a_traceback_only_with_debug(tmp_path: Path, monkeypatch):
+    from aeon.application.orchestrator import Orchestrator
+
+    async def broken(self: Any, request: str, *, plan: Any = None) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Orchestrator, "run", broken)
+    config = scripted_config(tmp_path, [plan_json(SUM_STEP)])
+    result = invoke("run", REQUEST, "--config", config, "--quiet")
+    assert result.exit_code == 4
+    assert result.stderr.strip() == "aeon: internal error: RuntimeError: boom (run with --debug for the traceback)"
+    debug = invoke("run", REQUEST, "--config", config, "--quiet", "--debug")
+    assert isinstance(debug.exception, RuntimeError)

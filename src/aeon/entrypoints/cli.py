@@ -108,6 +108,12 @@ def run(
         raise _fail(str(exc)) from None
     except KeyboardInterrupt:
         raise _fail("interrupted", 130) from None
+    except Exception as exc:  # a bug, not a user error: one line, the traceback only with --debug
+        if debug:
+            raise
+        raise _fail(
+            f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", EXIT_ERROR
+        ) from None
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
