@@ -40,6 +40,28 @@ class FakeClock:
         self._t += seconds
 
 
+class ListLog:
+    """A LoggerPort that keeps (event, fields) in memory."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def bind(self, correlation_id: str) -> None:
+        pass
+
+    def emit(self, event: str, /, **fields: Any) -> None:
+        self.events.append((event, fields))
+
+    def close(self) -> None:
+        pass
+
+
+def tool_specs() -> list[Any]:
+    registry = ToolRegistry()
+    register_builtins(registry)
+    return registry.list()
+
+
 @dataclass
 class Recorder:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

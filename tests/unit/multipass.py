@@ -57,3 +57,17 @@ def add_step(step_id: str, description: str, **fields: Any) -> dict[str, Any]:
 
 
 SUM_PLAN = plan_json(SUM_STEP)
+
+
+def two_pass_script() -> list[str]:
+    """Pass 1: profile + plan (A), validation + failed convergence (C2), one ADD (C3); pass 2 runs it and converges."""
+    return [
+        profile(3),
+        SUM_PLAN,
+        no_issues(),
+        verdict(False),
+        refine(add_step("s2", "State the sum from s1", agent="llm")),
+        "The sum is 15.",
+        no_issues(),
+        verdict(True),
+    ]

@@ -14,24 +14,11 @@ from aeon.domain.budget import BudgetLimits
 from aeon.domain.phases import CONTEXT_SPEC, Phase, context_violations
 
 from harness import FakeClock, Recorder, Run, plan_json, run
-from multipass import SUM_PLAN, add_step, no_issues, profile, refine, verdict
+from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
 LLM_PLAN = plan_json({"step_id": "s1", "description": "State the sum of 5 and 10", "agent": "llm"})
 Seen = list[tuple[str, dict[str, Any]]]
-
-
-def two_pass_script() -> list[str]:
-    return [
-        profile(3),
-        SUM_PLAN,
-        no_issues(),
-        verdict(False),
-        refine(add_step("s2", "State the sum from s1", agent="llm")),
-        "The sum is 15.",
-        no_issues(),
-        verdict(True),
-    ]
 
 
 @pytest.fixture

@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.context import RunContext
 from aeon.application.convergence import CONVERGENCE_SCHEMA, ConvergenceEngine, convergence_problems
 from aeon.application.errors import UnrecoverableOutput
@@ -31,30 +29,10 @@ from aeon.domain.evaluation import (
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
 
-from harness import FakeClock, Recorder
+from harness import FakeClock, ListLog, Recorder, tool_specs
 
 REQUEST = "calculate the sum of 5 and 10"
 CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
-
-
-class ListLog:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def close(self) -> None:
-        pass
-
-
-def tool_specs():
-    registry = ToolRegistry()
-    register_builtins(registry)
-    return registry.list()
 
 
 def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):

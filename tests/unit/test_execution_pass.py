@@ -11,7 +11,7 @@ from aeon.domain.history import ExecutionHistory, ExecutionPass, TimingInformati
 from aeon.domain.phases import PassPhase
 
 from harness import Run, run
-from multipass import SUM_PLAN, add_step, no_issues, profile, refine, verdict
+from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 START = "2026-01-01T10:00:00+00:00"
 END = "2026-01-01T10:00:02.500000+00:00"
@@ -106,19 +106,6 @@ def test_end_before_start_is_found_across_utc_offsets():
 
 
 # -- a real two-pass run ----------------------------------------------------------------------------------------------
-def two_pass_script() -> list[str]:
-    return [
-        profile(3),
-        SUM_PLAN,
-        no_issues(),
-        verdict(False),
-        refine(add_step("s2", "State the sum from s1", agent="llm")),
-        "The sum is 15.",
-        no_issues(),
-        verdict(True),
-    ]
-
-
 @pytest.fixture
 def two(tmp_path) -> Run:
     r = run(tmp_path, two_pass_script(), evaluate=True, ttl=3)

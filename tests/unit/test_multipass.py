@@ -7,20 +7,7 @@ import json
 from aeon.domain.evaluation import ConvergenceCriteria
 
 from harness import run
-from multipass import SUM_PLAN, add_step, no_issues, profile, refine, verdict
-
-
-def two_pass_script() -> list[str]:
-    return [
-        profile(3),
-        SUM_PLAN,  # A: profile + plan
-        no_issues(),
-        verdict(False),  # C2: validation + convergence fail
-        refine(add_step("s2", "State the sum from s1", agent="llm")),  # C3
-        "The sum is 15.",
-        no_issues(),
-        verdict(True),  # pass 2: C1 runs the new step, C2 converges
-    ]
+from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 
 def test_failing_convergence_once_then_converging_runs_exactly_two_passes(tmp_path):

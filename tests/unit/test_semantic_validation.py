@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.context import RunContext
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
@@ -28,28 +26,7 @@ from aeon.domain.budget import BudgetLimits
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 
-from harness import FakeClock, Recorder
-
-
-class ListLog:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def close(self) -> None:
-        pass
-
-
-def tool_specs():
-    registry = ToolRegistry()
-    register_builtins(registry)
-    return registry.list()
-
+from harness import FakeClock, ListLog, Recorder, tool_specs
 
 TOOLS = {t.name: t for t in tool_specs()}
 
