@@ -1,0 +1,93 @@
+"""The shipped scripted demos reproduce each multi-pass and recursive-planning scenario from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from aeon.entrypoints.cli import app
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+runner = CliRunner()
+
+
+def demo(tmp_path: Path, name: str, request: str, *extra: str) -> tuple[int, dict[str, Any], dict[str, Any], str]:
+    history = tmp_path / "h.json"
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            request,
+            "--config",
+            str(CONFIG / f"scripted-{name}.yaml"),
+            "--json",
+            "-q",
+            "--history",
+            str(history),
+            "--log-file",
+            str(tmp_path / "run.jsonl"),
+            *extra,
+        ],
+    )
+    inspected = runner.invoke(app, ["inspect", str(history)])
+    assert inspected.exit_code == 0, inspected.stdout
+    return result.exit_code, json.loads(result.stdout), json.loads(history.read_text()), inspected.stdout
+
+
+def test_two_pass_demo_runs_exactly_two_passes_and_inspect_shows_both(tmp_path):
+    code, doc, history, shown = demo(tmp_path, "two-pass", "calculate the sum of 5 and 10")
+    assert code == 0 and doc["converged"] is True and len(history["passes"]) == 2
+    assert "pass 1 " in shown and "pass 2 " in shown and "reasons incomplete" in shown
+    assert "reasons complete, coherent, consistent" in shown
+
+
+def test_never_converging_demo_with_ttl_1_expires_after_one_cycle(tmp_path):
+    code, doc, history, _ = demo(tmp_path, "never-converges", "calculate the sum of 5 and 10", "--ttl", "1")
+    assert code == 3 and doc["ttl_expiration"]["expiration_type"] == "phase_boundary"
+    assert len(history["passes"]) == 1
+    records = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    bounds = [r for r in records if r["event"] in ("phase_entry", "phase_exit")]
+    assert [r["phase"] for r in bounds] == ["A", "A", "B", "B", "C", "C", "D", "D"]
+    assert {r["correlation_id"] for r in bounds} == {doc["correlation_id"]}
+
+
+def test_malformed_convergence_demo_retries_once_then_aborts_with_a_phase_code(tmp_path):
+    code, doc, _, _ = demo(tmp_path, "malformed-convergence", "calculate the sum of 5 and 10")
+    assert code == 4 and doc["error"]["code"] == "AEON.PHASE_TRANSITION.MALFORMED_EVALUATION"
+    records = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    assert [r["event"] for r in records].count("phase_retry") == 1 and records[-1]["event"] == "run_end"
+
+
+def test_subplan_demo_decomposes_a_step_and_finishes(tmp_path):
+    code, doc, _, shown = demo(tmp_path, "subplan", "add 5 and 10 and explain whether it is odd")
+    assert code == 0 and [s["step_id"] for s in doc["plan"]["steps"]] == ["s1", "s2.1", "s2.2"]
+    assert "refinement SUBPLAN_CREATE s2: applied" in shown
+
+
+def test_deep_nesting_demo_flags_manual_intervention_in_json_and_inspect(tmp_path):
+    code, doc, _, shown = demo(tmp_path, "deep-nesting", "reason about it")
+    assert code == 3
+    manual = [a for a in doc["advisories"] if a["kind"] == "manual_intervention"]
+    assert manual and manual[0]["step_id"] == "s1" + ".1" * 5
+    assert f"manual intervention needed: {manual[0]['step_id']}" in shown
+
+
+def test_refining_a_completed_step_is_rejected_and_its_output_stays(tmp_path):
+    code, _, history, shown = demo(tmp_path, "refine-completed-step", "calculate the sum of 5 and 10")
+    assert code == 0 and "rejected (advisory)" in shown
+    for p in history["passes"]:
+        s1 = next(s for s in p["final_plan_state"]["steps"] if s["step_id"] == "s1")
+        assert s1["step_output"] == 15
+
+
+@pytest.mark.parametrize("name", ["simple-request", "complex-request"])
+def test_ttl_allocation_demos_stay_within_the_cap_and_say_why(tmp_path, name):
+    _, _, history, shown = demo(tmp_path, name, "calculate the sum of 5 and 10")
+    depth = history["passes"][0]["adaptive_depth"]
+    assert 1 <= depth["allocated_ttl"] <= 4 and "complexity" in shown
+    expected = 1 if name == "simple-request" else 4
+    assert depth["allocated_ttl"] == expected
