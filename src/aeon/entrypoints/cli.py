@@ -17,7 +17,7 @@ from aeon.application.plan_input import plan_from_document
 from aeon.application.result import RunResult, RunStatus
 from aeon.application.validation import validate_document
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.container import Container, build_container, load_settings, preflight
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.render import ConsoleProgress, render_result
 
@@ -101,6 +101,8 @@ def run(
         given = None
         if plan is not None:
             given = plan_from_document(read_document(plan), {t.name: t for t in tools.list()}, source=str(plan))
+        if problem := preflight(container):
+            raise _fail(problem)
         result = asyncio.run(_run(container, request, given))
     except AeonError as exc:
         if debug:
@@ -108,6 +110,8 @@ def run(
         raise _fail(str(exc)) from None
     except KeyboardInterrupt:
         raise _fail("interrupted", 130) from None
+    except typer.Exit:
+        raise
     except Exception as exc:  # a bug, not a user error: one line, the traceback only with --debug
         if debug:
             raise

@@ -195,3 +195,9 @@ def build_container(
     if status is not None:
         container.status.override(providers.Object(status))
     return container
+
+
+def preflight(container: Container) -> str | None:
+    """A setup problem that stops the run before it starts (the local model's extra not installed), or None."""
+    llm = container.llm()
+    return llm.preflight() if isinstance(llm, LocalLlamaLLM) else None

@@ -101,7 +101,7 @@ def render_result(result: RunResult, out: TextIO) -> None:
         f"{c['deterministic_repairs']} deterministic repairs, {c['llm_repairs']} LLM repairs, "
         f"{c['fallbacks']} fallbacks, TTL {b['ttl_remaining']}/{b['ttl']} left · run {result.correlation_id}\n"
     )
-    if result.converged is not None:
+    if result.converged is not None and result.passes:
         conv = result.convergence or {}
         sc = conv.get("scores") or {}
         verdict = "converged" if result.converged else "not converged"

