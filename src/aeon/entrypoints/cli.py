@@ -32,7 +32,13 @@ app = typer.Typer(
 )
 
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", "-c", help="YAML config layered over config/base.yaml.", show_default=False)
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        help="YAML config layered over config/base.yaml (default: the local model).",
+        show_default=False,
+    ),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
 
@@ -68,7 +74,8 @@ def run(
         Path | None, typer.Option("--plan", help="Run this hand-written JSON/YAML plan instead of generating one.")
     ] = None,
     ttl: Annotated[
-        int | None, typer.Option("--ttl", min=0, help="Passes of the loop allowed (0 stops at once).")
+        int | None,
+        typer.Option("--ttl", min=0, help="Most passes of the loop; adaptive depth may use fewer (0 stops at once)."),
     ] = None,
     max_llm_calls: Annotated[
         int | None, typer.Option("--max-llm-calls", min=0, help="Cap on LLM calls for the whole run.")
