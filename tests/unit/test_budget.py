@@ -119,3 +119,41 @@ def test_token_cap_is_checked_after_every_llm_call(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, REASON), "x" * 4000], max_tokens=300)
     assert r.result.status == "ttl_expired"
     assert "max_tokens (300)" in r.result.ttl_expiration.message
+
+
+def test_a_truncated_answer_still_spends_its_tokens_against_the_budget(tmp_path):
+    import asyncio
+
+    from aeon.adapters.memory.inmemory import InMemoryKV
+    from aeon.application.errors import LLMTruncated
+    from aeon.application.orchestrator import Orchestrator, RunSettings
+    from aeon.domain.llm import Usage
+
+    from harness import FakeClock, ListLog, Recorder
+
+    class CutOff:
+        async def complete(self, messages, **kw):  # type: ignore[no-untyped-def]
+            raise LLMTruncated(
+                "answer truncated at the token limit (max_tokens=512)",
+                usage=Usage(prompt_tokens=300, completion_tokens=512),
+            )
+
+        async def aclose(self) -> None:
+            return None
+
+    tools = ToolRegistry()
+    register_builtins(tools)
+    orch = Orchestrator(
+        llm=CutOff(),
+        tools=tools,
+        memory=InMemoryKV(),
+        logger=ListLog(),
+        progress=Recorder(),
+        clock=FakeClock(),
+        settings=RunSettings(evaluate=False),
+    )
+    result = asyncio.run(orch.run("calculate the sum of 5 and 10"))
+    assert result.status == "error"
+    assert result.budget["llm_calls"] >= 1
+    assert result.budget["completion_tokens"] == 512 * result.budget["llm_calls"]
+    assert result.budget["prompt_tokens"] == 300 * result.budget["llm_calls"]

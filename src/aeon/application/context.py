@@ -121,9 +121,14 @@ class RunContext:
             return
         raise BudgetExhausted(f"{cap} exhausted {where}", expiration_type=ExpirationType.MID_PHASE)
 
-    def record_failed_call(self) -> None:
+    def record_failed_call(self, usage: Usage | None = None) -> None:
+        """A call that failed still counts against the call cap, and any tokens it reported against the token cap."""
         self.budget.llm_calls += 1
         self.counters.llm_calls = self.budget.llm_calls
+        if usage is not None:
+            self.budget.prompt_tokens += usage.prompt_tokens
+            self.budget.completion_tokens += usage.completion_tokens
+            self.budget.cached_tokens += usage.cached_tokens
 
     def record_llm_call(self, usage: Usage, text: str) -> None:
         """Account one finished LLM call; over-spent token or time caps end the phase (checked after every call)."""

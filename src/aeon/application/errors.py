@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from aeon.domain.budget import ExpirationType
 from aeon.domain.errors import AeonError
+from aeon.domain.llm import Usage
 
 
 class ApplicationError(AeonError):
@@ -64,6 +65,10 @@ class LLMBadResponse(LLMError):
 
 class LLMTruncated(LLMError):
     code = "AEON.LLM.TRUNCATED"
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage  # the tokens the cut-off answer still cost, so budgets count them
 
 
 class LLMRefused(LLMError):

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.context import RunContext
-from aeon.application.errors import LLMError, LLMUnavailable
+from aeon.application.errors import LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.ports import LLMPort
 from aeon.application.validation import bounded
 from aeon.domain.llm import Completion, Message
@@ -49,7 +49,8 @@ class LLMGateway:
                 )
                 break
             except LLMError as exc:
-                ctx.record_failed_call()  # a failed request was still sent: it counts against the call cap
+                # a failed request was still sent: it counts against the call cap, a cut-off answer's tokens too
+                ctx.record_failed_call(exc.usage if isinstance(exc, LLMTruncated) else None)
                 ctx.logger.emit(
                     "llm_error",
                     purpose=purpose,

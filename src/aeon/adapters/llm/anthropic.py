@@ -141,7 +141,9 @@ class AnthropicLLM:
         except msgspec.ValidationError as exc:
             raise LLMBadResponse(f"unexpected messages response shape: {exc}") from exc
         if reply.stop_reason == "max_tokens":
-            raise LLMTruncated(f"answer truncated at the token limit (max_tokens={limit})")
+            raise LLMTruncated(
+                f"answer truncated at the token limit (max_tokens={limit})", usage=self._usage(reply.usage or _Usage())
+            )
         if reply.stop_reason == "refusal":
             raise LLMRefused("model refused to answer (stop_reason=refusal)")
         if not reply.content:

@@ -131,7 +131,7 @@ class OpenAICompatLLM:
         choice = reply.choices[0]
         message = choice.message or _Message()
         if choice.finish_reason == "length":
-            raise LLMTruncated(f"answer truncated at the token limit (max_tokens={limit})")
+            raise LLMTruncated(f"answer truncated at the token limit (max_tokens={limit})", usage=self._usage(reply))
         if choice.finish_reason == "content_filter":
             raise LLMRefused("answer stopped by the provider's content filter")
         if message.refusal:
