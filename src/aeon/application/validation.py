@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import msgspec
 
+from aeon.application.errors import InputError
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
@@ -168,6 +169,17 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
         for s in obj["steps"]
     ]
     return Plan(goal=obj["goal"], steps=steps)
+
+
+def plan_from_document(doc: Any, *, source: str) -> Plan:
+    """A hand-written plan (--plan) from a parsed JSON/YAML document; structural problems refuse it (InputError).
+
+    Tool and argument problems are left to the run: they are flagged as step errors and repaired or fall back.
+    """
+    problems = structural_problems(doc)
+    if problems:
+        raise InputError(f"plan {source} is invalid: {'; '.join(str(p) for p in problems)}")
+    return build_plan(doc)
 
 
 def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:

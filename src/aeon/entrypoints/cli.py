@@ -13,9 +13,8 @@ import typer
 import yaml
 
 from aeon.application.errors import InputError
-from aeon.application.plan_input import plan_from_document
 from aeon.application.result import RunResult, RunStatus
-from aeon.application.validation import validate_document
+from aeon.application.validation import plan_from_document, validate_document
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
 from aeon.entrypoints.inspect import analyse, render_inspection
@@ -104,10 +103,10 @@ def run(
     try:
         settings = load_settings(config, overrides)
         container = build_container(settings, progress=progress, status=None if quiet else _status)
-        tools = container.tools()
+        container.tools()  # load configured tool modules now: a broken one is a usage error before the run
         given = None
         if plan is not None:
-            given = plan_from_document(read_document(plan), {t.name: t for t in tools.list()}, source=str(plan))
+            given = plan_from_document(read_document(plan), source=str(plan))
         if problem := preflight(container):
             raise _fail(problem)
         result = asyncio.run(_run(container, request, given))
