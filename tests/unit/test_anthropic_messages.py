@@ -14,6 +14,8 @@ from aeon.application.errors import LLMBadResponse, LLMError, LLMRefused, LLMRej
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 
+from harness import ListLog
+
 KEY = "sk-test-PLANTED-SECRET-123"
 SCHEMA = {"type": "object", "properties": {"steps": {"type": "array"}}, "required": ["steps"]}
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
@@ -25,20 +27,6 @@ class SleepRecorder:
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
-
-
-class FakeLogger:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def close(self) -> None:
-        pass
 
 
 def reply(
@@ -215,7 +203,7 @@ def test_an_html_200_is_a_bad_response() -> None:
 
 def test_overloaded_529_is_retried_until_success() -> None:
     server = Server(httpx.Response(529, json=OVERLOADED), httpx.Response(529, json=OVERLOADED), reply(text("ok")))
-    logger = FakeLogger()
+    logger = ListLog()
     llm, sleep = make(server, logger=logger)
     assert complete(llm).text == "ok"
     assert len(server.requests) == 3
@@ -249,7 +237,7 @@ def test_the_api_key_is_sent_as_x_api_key_and_leaks_nowhere_else() -> None:
         httpx.Response(503, text=KEY),
         httpx.Response(503, text=KEY),
     )
-    logger = FakeLogger()
+    logger = ListLog()
     llm, _ = make(server, api_key=KEY, logger=logger)
     errors: list[LLMError] = []
 

@@ -13,6 +13,8 @@ import pytest
 from aeon.adapters.llm._http import JsonPoster
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMUnavailable
 
+from harness import ListLog
+
 Step = httpx.Response | type[httpx.TransportError]
 NOW = 1_700_000_000.0
 
@@ -23,20 +25,6 @@ class SleepRecorder:
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
-
-
-class FakeLogger:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def close(self) -> None:
-        pass
 
 
 class Script:
@@ -85,7 +73,7 @@ def post(
     *,
     max_attempts: int = 3,
     random: Callable[[], float] = lambda: 0.0,
-    logger: FakeLogger | None = None,
+    logger: ListLog | None = None,
 ) -> tuple[Any, SleepRecorder]:
     """Run one post_json; return (result or raised port error, sleep recorder)."""
     sleep = SleepRecorder()
@@ -286,7 +274,7 @@ def test_a_2xx_json_array_is_a_bad_response() -> None:
 
 
 def test_every_retry_and_the_give_up_are_logged_with_their_waits() -> None:
-    logger = FakeLogger()
+    logger = ListLog()
     script = Script(status(429, {"retry-after": "3"}), httpx.ReadTimeout, status(502))
     post(script, logger=logger)
     assert logger.events == [

@@ -15,6 +15,8 @@ from aeon.application.errors import LLMBadResponse, LLMError, LLMRefused, LLMRej
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 
+from harness import ListLog
+
 KEY = "sk-test-PLANTED-SECRET-123"
 MESSAGES = [Message(role="system", content="Be terse."), Message(role="user", content="Hi")]
 
@@ -25,20 +27,6 @@ class SleepRecorder:
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
-
-
-class FakeLogger:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def close(self) -> None:
-        pass
 
 
 def chat(
@@ -214,7 +202,7 @@ def test_a_truncated_json_body_is_a_bad_response() -> None:
 
 def test_transient_failures_are_retried_then_succeed() -> None:
     server = Server(httpx.Response(503), httpx.Response(429, headers={"retry-after": "2"}), chat())
-    logger = FakeLogger()
+    logger = ListLog()
     llm, sleep = make(server, logger=logger)
     assert complete(llm).text == "hello"
     assert len(server.requests) == 3
@@ -252,7 +240,7 @@ def test_the_api_key_is_sent_as_bearer_and_leaks_nowhere_else() -> None:
         httpx.Response(503),
         httpx.Response(503),
     )
-    logger = FakeLogger()
+    logger = ListLog()
     llm, _ = make(server, api_key=KEY, logger=logger)
     errors: list[LLMError] = []
 
