@@ -41,13 +41,7 @@ def plan_json(*steps: Mapping[str, Any], goal: str = REQUEST) -> str:
     return json.dumps({"goal": goal, "steps": list(steps)})
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No AEON_* or provider key from the developer's shell; a stray default log lands in tmp_path, not the repo."""
-    for name in list(os.environ):
-        if name.startswith("AEON_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_env")
 
 
 def scripted_config(tmp_path: Path, responses: Sequence[str | Mapping[str, Any]], **sections: Any) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,12 +31,7 @@ LLM_CLASS = {
 FAKE_KEY = "sk-test-not-a-real-key-1234"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("AEON_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_env")
 
 
 @pytest.fixture

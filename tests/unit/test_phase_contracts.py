@@ -11,7 +11,7 @@ from aeon.domain.phases import CONTRACTS, Phase, PhaseTransitionError, Severity
 from aeon.domain.plan import Plan, PlanStep
 
 from harness import Run, plan_json, run
-from multipass import SUM_PLAN, add_step, no_issues, profile, refine, verdict
+from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 ERROR_FIELDS = ("error_code", "severity", "affected_component", "failure_condition", "correlation_id", "phase")
 
@@ -282,17 +282,7 @@ def test_a_provider_unavailable_while_executing_or_refining_is_a_structured_phas
 
 # -- phase D and the next cycle ----------------------------------------------------------------------------------------
 def test_phase_d_hands_the_next_cycle_a_decremented_ttl_and_its_decision(tmp_path):
-    script = [
-        profile(3),
-        SUM_PLAN,
-        no_issues(),
-        verdict(False),
-        refine(add_step("s2", "State the sum from s1", agent="llm")),
-        "The sum is 15.",
-        no_issues(),
-        verdict(True),
-    ]
-    r = run(tmp_path, script, evaluate=True, ttl=3)
+    r = run(tmp_path, two_pass_script(), evaluate=True, ttl=3)
     decisions = [x["decision"] for x in events(r, "depth_decision")]
     assert decisions == ["continue", "halt"]
     d_exit, b_entry = [x for x in r.records() if x["event"] in ("phase_exit", "phase_entry")][7:9]

@@ -1,0 +1,17 @@
+"""Fixtures shared by the unit tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No AEON_* or provider key from the developer's shell; a stray default log lands in tmp_path, not the repo."""
+    for name in list(os.environ):
+        if name.startswith("AEON_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
