@@ -3,8 +3,7 @@
 AeonError
 ├── DomainError
 │   ├── IllegalTransition        a step status change the state machine forbids
-│   ├── PlanIntegrityError       a change that would reorder, drop or duplicate steps
-│   └── ToolSchemaError          a tool registered with a malformed JSON schema
+│   └── PlanIntegrityError       a change that would reorder, drop or duplicate steps
 └── (application.errors)         port, supervisor, budget and configuration errors
 """
 
@@ -27,7 +26,3 @@ class IllegalTransition(DomainError):
 
 class PlanIntegrityError(DomainError):
     code = "AEON.DOMAIN.PLAN_INTEGRITY"
-
-
-class ToolSchemaError(DomainError):
-    code = "AEON.DOMAIN.TOOL_SCHEMA"
