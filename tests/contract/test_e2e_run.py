@@ -22,6 +22,12 @@ ENDPOINTS = {
     "openai": ("AEON_CONTRACT_OPENAI_BASE_URL", "http://127.0.0.1:8089/v1", "OPENAI_API_KEY"),
     "anthropic": ("AEON_CONTRACT_ANTHROPIC_BASE_URL", "http://127.0.0.1:8089", "ANTHROPIC_API_KEY"),
 }
+# The default endpoints are llama.cpp's llama-server; a hosted endpoint given by URL gets its dialect detected.
+LOCAL_DIALECT = {"openai": "llamacpp", "anthropic": "anthropic-compatible"}
+
+
+def dialect(adapter: str) -> str | None:
+    return None if ENDPOINTS[adapter][0] in os.environ else LOCAL_DIALECT[adapter]
 
 
 @pytest.mark.block_network
@@ -35,6 +41,7 @@ def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Pat
             "base_url": os.environ.get(url_var, default_url),
             "model": os.environ.get("AEON_CONTRACT_MODEL", "gemma-3-270m"),
             "api_key": f"${{{key_var}:}}",
+            "dialect": dialect(adapter),
             "max_attempts": 1,
         },
         "log": {"path": str(tmp_path / "run.jsonl")},
@@ -58,8 +65,9 @@ def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Pat
         assert doc["plan"]["goal"] and doc["plan"]["steps"]
         assert doc["budget"]["llm_calls"] >= 4  # profile, plan, validation, convergence at least
     else:
-        # llama.cpp's /v1/messages honours neither the forced tool nor any JSON constraint, and the 270M base
-        # model, unconstrained, echoes its prompt: the recorded run cannot complete. What must hold is the
+        # llama.cpp's /v1/messages honours neither a forced tool nor output_config, so the anthropic-compatible
+        # dialect sends plain text prompts; the 270M base model, unconstrained, echoes its prompt (recorded: the
+        # profile answer, then both repair answers): the recorded run cannot complete. What must hold is the
         # contract's failure path: supervisor repairs, then a structured AEON.PHASE_TRANSITION error, exit 4,
         # a whole log, no traceback. Re-recorded against a hosted Anthropic model it takes the branch above.
         assert result.exit_code in (0, 3, 4)
@@ -72,13 +80,18 @@ def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Pat
 @pytest.mark.block_network
 @pytest.mark.vcr
 def test_a_real_model_run_that_triggers_refinement(tmp_path: Path, monkeypatch) -> None:
-    """The real model fails convergence, proposes plan deltas, and one is applied and executed in a later pass."""
+    """The real model, refining a plan whose only step fails, proposes deltas; one is applied and runs in a later pass.
+
+    The failing hand-written step makes non-convergence a fact rather than the model's mood (llama.cpp's answers
+    shift with its KV-cache state between recordings); what the model proposes, and what Aeon does with it, is real.
+    """
     config = {
         "llm": {
             "adapter": "openai",
             "base_url": os.environ.get(*ENDPOINTS["openai"][:2]),
             "model": os.environ.get("AEON_CONTRACT_MODEL", "gemma-3-270m"),
             "api_key": "${OPENAI_API_KEY:}",
+            "dialect": dialect("openai"),
             "max_attempts": 1,
         },
         "log": {"path": str(tmp_path / "run.jsonl")},
@@ -87,9 +100,12 @@ def test_a_real_model_run_that_triggers_refinement(tmp_path: Path, monkeypatch) 
     cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     history = tmp_path / "h.json"
-    result = CliRunner().invoke(
-        app, ["run", "plan a trip to the moon", "--config", str(cfg), "--json", "-q", "--history", str(history)]
-    )
+    plan = tmp_path / "plan.json"
+    failing = {"step_id": "d1", "description": "Compute twice the distance to the moon in km", "tool": "calculator"}
+    failing["args"] = {"expression": "384400 *"}  # not arithmetic: the calculator rejects it
+    plan.write_text(json.dumps({"goal": "plan a trip to the moon", "steps": [failing]}), encoding="utf-8")
+    argv = ["run", "plan a trip to the moon", "--plan", str(plan), "--ttl", "4", "--config", str(cfg), "--json", "-q"]
+    result = CliRunner().invoke(app, [*argv, "--history", str(history)])
     doc = json.loads(result.stdout)
     assert result.exit_code in (0, 3) and doc["error"] is None
     passes = json.loads(history.read_text())["passes"]

@@ -6,8 +6,10 @@ What the real model did, so nobody mistakes a permissive branch for a constraine
   sampled), so every answer without a grammar runs to max_tokens and the adapters raise LLMTruncated.
 - /v1/chat/completions honours the nested json_schema response_format: plan answers are grammar-constrained JSON
   that ends by itself.
-- /v1/messages accepts the forced tool but does not enforce it: the answer is a text block, cut at max_tokens.
-Re-record (docs/recording.md) against a hosted model and the same contract holds on its answers.
+- /v1/messages enforces neither a forced tool nor `output_config`, so Aeon's `anthropic-compatible` dialect (chosen
+  for a non-Claude model on this wire format) sends neither: the answer is a text block, cut at max_tokens.
+Re-record (docs/recording.md) against a hosted model and the same contract holds on its answers; the dialect is then
+detected from the URL and model (native structured outputs for Claude).
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ class Endpoints:
     model: str
     openai_key: str | None
     anthropic_key: str | None
+    openai_dialect: str | None = None  # None: detected from the URL and model (a hosted provider)
+    anthropic_dialect: str | None = None
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +99,9 @@ def endpoints() -> Endpoints:
         model=env.get("AEON_CONTRACT_MODEL", "gemma-3-270m"),
         openai_key=env.get("OPENAI_API_KEY") or None,
         anthropic_key=env.get("ANTHROPIC_API_KEY") or None,
+        # the default endpoints are llama.cpp's llama-server
+        openai_dialect=None if "AEON_CONTRACT_OPENAI_BASE_URL" in env else "llamacpp",
+        anthropic_dialect=None if "AEON_CONTRACT_ANTHROPIC_BASE_URL" in env else "anthropic-compatible",
     )
 
 
@@ -102,10 +109,15 @@ Factory = Callable[[Endpoints, Sequence[str]], LLMPort]
 # Recording talks to a slow CPU server: a generous read timeout, and one attempt so a failure is recorded as it was.
 FACTORIES: dict[str, Factory] = {
     "openai": lambda ep, _: OpenAICompatLLM(
-        ep.openai_base_url, ep.model, ep.openai_key, read_timeout=300, max_attempts=1
+        ep.openai_base_url, ep.model, ep.openai_key, dialect=ep.openai_dialect, read_timeout=300, max_attempts=1
     ),
     "anthropic": lambda ep, _: AnthropicLLM(
-        ep.anthropic_base_url, ep.model, ep.anthropic_key, read_timeout=300, max_attempts=1
+        ep.anthropic_base_url,
+        ep.model,
+        ep.anthropic_key,
+        dialect=ep.anthropic_dialect,
+        read_timeout=300,
+        max_attempts=1,
     ),
     "scripted": lambda _, script: ScriptedLLM(script, source="contract script"),
 }
@@ -188,10 +200,10 @@ def test_a_schema_constrained_completion_is_json_matching_the_schema(adapter: st
         max_tokens=PLAN_LIMIT,
     )
     if adapter == "anthropic":
-        # llama-server takes the forced tool but does not enforce it. Recorded: a text block continuing the few-shot
-        # pattern ('Request: add 2 and 3\nPlan: {"goal": "repeat hello", ...') until max_tokens, so LLMTruncated.
-        # Claude would answer with the tool's input. Either way the adapter must not crash on text where it forced a
-        # tool, and Aeon's deterministic repair decides whether that text holds an object.
+        # llama-server's /v1/messages gets the plain-text dialect (no schema on the wire). Recorded: a text block
+        # continuing the few-shot pattern ('Request: add 2 and 3\nPlan: {"goal": "repeat hello", ...') until
+        # max_tokens, so LLMTruncated. Claude answers with JSON under output_config. Either way Aeon's deterministic
+        # repair decides whether that text holds an object.
         completion = completed(outcome, limit=PLAN_LIMIT, may_truncate=True)
         if completion is not None:
             repaired = parse_json(completion.text)
@@ -263,7 +275,7 @@ def test_a_request_missing_from_the_cassette_fails_loudly(vcr_config: dict[str, 
 
 
 def test_a_different_model_name_still_replays_the_recorded_answer(vcr_config: dict[str, Any]) -> None:
-    other = Endpoints("http://replay.invalid/v1", "http://replay.invalid", "another-model", None, None)
+    other = Endpoints("http://replay.invalid/v1", "http://replay.invalid", "another-model", None, None, "llamacpp")
     with open_recorded(vcr_config, OPENAI_PLAN_CASSETTE) as cassette:
         outcome = ask("openai", other, [user(PLAN_PROMPT)], schema=SCHEMA, schema_name="plan", max_tokens=PLAN_LIMIT)
         assert isinstance(outcome, Completion)

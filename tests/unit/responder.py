@@ -27,6 +27,9 @@ class Responder:
     answers: Mapping[str, Answer]
     calls: list[str] = field(default_factory=list)
 
+    def describe(self) -> dict[str, str]:
+        return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
+
     async def complete(
         self,
         messages: Sequence[Message],

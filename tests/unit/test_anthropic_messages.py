@@ -10,7 +10,15 @@ import httpx
 import pytest
 
 from aeon.adapters.llm.anthropic import AnthropicLLM, to_anthropic_turns
-from aeon.application.errors import LLMBadResponse, LLMError, LLMRefused, LLMRejected, LLMTruncated, LLMUnavailable
+from aeon.application.errors import (
+    LLMBadResponse,
+    LLMEmptyAnswer,
+    LLMError,
+    LLMRefused,
+    LLMRejected,
+    LLMTruncated,
+    LLMUnavailable,
+)
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 
@@ -94,12 +102,19 @@ def test_posts_to_v1_messages_with_version_header_and_no_key_when_none_given() -
     assert str(request.url) == "https://anthropic.test/v1/messages"
     assert request.headers["anthropic-version"] == "2023-06-01"
     assert "x-api-key" not in request.headers
+    # a Claude model: current models reject sampling parameters, so no temperature goes out
     assert server.body() == {
         "model": "claude-test",
         "max_tokens": 99,
-        "temperature": 0.3,
         "messages": [{"role": "user", "content": "Plan it"}],
     }
+
+
+def test_an_anthropic_compatible_server_gets_the_temperature() -> None:
+    server = Server(reply(text("hi")))
+    llm, _ = make(server, max_tokens=99, temperature=0.3, dialect="anthropic-compatible")
+    complete(llm)
+    assert server.body()["temperature"] == 0.3
 
 
 def test_system_messages_go_top_level_and_same_role_neighbours_merge() -> None:
@@ -126,9 +141,9 @@ def test_system_messages_go_top_level_and_same_role_neighbours_merge() -> None:
     assert server.body()["messages"] == turns
 
 
-def test_a_schema_becomes_one_forced_tool() -> None:
+def test_a_schema_becomes_one_forced_tool_in_the_tool_dialect() -> None:
     server = Server(reply({"type": "tool_use", "id": "tu_1", "name": "plan", "input": {"steps": []}}))
-    llm, _ = make(server)
+    llm, _ = make(server, dialect="anthropic-tool")
     complete(llm, schema=SCHEMA, schema_name="plan")
     body = server.body()
     assert len(body["tools"]) == 1
@@ -140,14 +155,14 @@ def test_a_schema_becomes_one_forced_tool() -> None:
 
 def test_a_tool_use_answer_is_returned_as_json_text() -> None:
     blocks = (text("Here you go."), {"type": "tool_use", "id": "tu_1", "name": "plan", "input": {"steps": ["é", 2]}})
-    llm, _ = make(Server(reply(*blocks, stop_reason="tool_use")))
+    llm, _ = make(Server(reply(*blocks, stop_reason="tool_use")), dialect="anthropic-tool")
     result = complete(llm, schema=SCHEMA, schema_name="plan")
     assert json.loads(result.text) == {"steps": ["é", 2]}
     assert result.finish_reason == "tool_use"
 
 
 def test_a_forced_tool_answered_with_text_is_a_normal_answer() -> None:
-    llm, _ = make(Server(reply(text('{"steps": '), text("[]}"))))
+    llm, _ = make(Server(reply(text('{"steps": '), text("[]}"))), dialect="anthropic-tool")
     result = complete(llm, schema=SCHEMA, schema_name="plan")
     assert result.text == '{"steps": []}'
     assert result.finish_reason == "end_turn"
@@ -183,15 +198,15 @@ def test_stop_reason_refusal_is_refused() -> None:
         complete(llm)
 
 
-def test_no_content_blocks_is_a_bad_response() -> None:
+def test_no_content_blocks_is_an_empty_answer() -> None:
     llm, _ = make(Server(reply()))
-    with pytest.raises(LLMBadResponse, match="no content blocks"):
+    with pytest.raises(LLMEmptyAnswer, match="empty"):
         complete(llm)
 
 
-def test_only_unknown_blocks_is_a_bad_response() -> None:
-    llm, _ = make(Server(reply({"type": "thinking", "thinking": "hmm"})))
-    with pytest.raises(LLMBadResponse, match="thinking"):
+def test_only_thinking_blocks_is_an_empty_answer() -> None:
+    llm, _ = make(Server(reply({"type": "thinking", "thinking": "hmm", "signature": "sig"})))
+    with pytest.raises(LLMEmptyAnswer, match="empty"):
         complete(llm)
 
 

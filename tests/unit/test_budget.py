@@ -132,6 +132,9 @@ def test_a_truncated_answer_still_spends_its_tokens_against_the_budget(tmp_path)
     from harness import FakeClock, ListLog, Recorder
 
     class CutOff:
+        def describe(self) -> dict[str, str]:
+            return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
+
         async def complete(self, messages, **kw):  # type: ignore[no-untyped-def]
             raise LLMTruncated(
                 "answer truncated at the token limit (max_tokens=512)",

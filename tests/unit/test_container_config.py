@@ -148,7 +148,7 @@ def test_openai_yaml_falls_back_to_the_marker_defaults_without_env() -> None:
     settings = load_settings(CONFIG_DIR / "openai.yaml")
 
     assert settings.llm.base_url == "https://api.openai.com/v1"
-    assert settings.llm.model == "gpt-4o-mini"
+    assert settings.llm.model == "gpt-5.4-mini"
     assert settings.llm.api_key is None  # "${OPENAI_API_KEY:}" unset is no key, not an empty one
     assert settings.secrets() == []
 

@@ -16,7 +16,6 @@ from aeon.application.errors import UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts.evaluation import CONVERGE
 from aeon.application.supervisor import Supervisor
-from aeon.application.validation import bounded
 from aeon.domain.budget import BudgetLimits
 from aeon.domain.evaluation import (
     ArtifactType,
@@ -110,7 +109,7 @@ def test_all_criteria_met_converges_with_exactly_the_three_positive_codes():
         "consistency_status": {"consistent": True, "llm_consistent": True, "grounded": True},
     }
     assert a.explanation == "The sum was computed and stated." and a.detected_issues == []
-    assert llm.requests[0].schema == bounded(CONVERGENCE_SCHEMA) and llm.requests[0].schema_name == "convergence"
+    assert llm.requests[0].schema == CONVERGENCE_SCHEMA and llm.requests[0].schema_name == "convergence"
 
 
 def test_complete_but_incoherent_does_not_converge_and_names_the_failing_criterion():

@@ -146,6 +146,9 @@ class PickingLLM:
         self._texts = texts
         self.requests: list[str] = []
 
+    def describe(self) -> dict[str, str]:
+        return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
+
     async def complete(
         self,
         messages: Sequence[Message],

@@ -11,7 +11,15 @@ import httpx
 import pytest
 
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-from aeon.application.errors import LLMBadResponse, LLMError, LLMRefused, LLMRejected, LLMTruncated, LLMUnavailable
+from aeon.application.errors import (
+    LLMBadResponse,
+    LLMEmptyAnswer,
+    LLMError,
+    LLMRefused,
+    LLMRejected,
+    LLMTruncated,
+    LLMUnavailable,
+)
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 
@@ -113,13 +121,41 @@ def test_per_call_max_tokens_overrides_the_default() -> None:
 def test_a_schema_is_sent_in_the_nested_json_schema_form() -> None:
     server = Server(chat('{"x": 1}'))
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
-    llm, _ = make(server)
+    llm, _ = make(server)  # an unknown server: the generic OpenAI-compatible dialect, not strict
     result = complete(llm, schema=schema, schema_name="plan")
     assert server.body()["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "plan", "schema": schema, "strict": True},
+        "json_schema": {"name": "plan", "schema": schema},
     }
     assert result.text == '{"x": 1}'
+
+
+def test_openai_chat_models_get_a_strict_schema_and_the_answer_back_in_the_original_shape() -> None:
+    server = Server(chat('{"x": 1, "note": null, "args": "{\\"a\\": 2}"}'))
+    schema = {
+        "type": "object",
+        "properties": {
+            "x": {"type": "integer"},
+            "note": {"type": "string", "maxLength": 9},
+            "args": {"type": "object"},
+        },
+        "required": ["x", "args"],
+    }
+    llm, _ = make(server, base_url="https://api.openai.com/v1")
+    result = complete(llm, schema=schema, schema_name="plan")
+    sent = server.body()["response_format"]["json_schema"]
+    assert sent["strict"] is True
+    assert sent["schema"] == {
+        "type": "object",
+        "properties": {
+            "x": {"type": "integer"},
+            "note": {"type": ["string", "null"]},
+            "args": {"type": "string", "description": "A JSON object encoded as a string."},
+        },
+        "required": ["x", "note", "args"],
+        "additionalProperties": False,
+    }
+    assert json.loads(result.text) == {"x": 1, "args": {"a": 2}}
 
 
 def test_returns_text_usage_request_id_finish_reason_and_model() -> None:
@@ -162,9 +198,9 @@ def test_empty_choices_is_a_bad_response() -> None:
         complete(llm)
 
 
-def test_null_content_is_a_bad_response() -> None:
+def test_null_content_is_an_empty_answer() -> None:
     llm, _ = make(Server(chat(None)))
-    with pytest.raises(LLMBadResponse, match="no message content"):
+    with pytest.raises(LLMEmptyAnswer, match="empty"):
         complete(llm)
 
 

@@ -21,7 +21,6 @@ from aeon.application.semantic_validation import (
     validation_problems,
 )
 from aeon.application.supervisor import Supervisor
-from aeon.application.validation import bounded
 from aeon.domain.budget import BudgetLimits
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity
 from aeon.domain.plan import Plan, PlanStep, StepStatus
@@ -178,7 +177,7 @@ def test_llm_issues_merge_after_the_facts_and_a_duplicate_hallucination_is_dropp
     assert report.validation_id == "val-1" and report.advisory is True
     assert report.artifact_type is ArtifactType.PLAN
     assert [e for e, f in log.events if e == "llm_call" and f["purpose"] == "validate"] == ["llm_call"]
-    assert llm.requests[0].schema == bounded(VALIDATION_SCHEMA) and llm.requests[0].schema_name == "validation"
+    assert llm.requests[0].schema == VALIDATION_SCHEMA and llm.requests[0].schema_name == "validation"
 
 
 def test_summary_overall_severity_and_repairs_agree_with_the_issues():

@@ -6,9 +6,12 @@ AeonError (domain.errors)
     │   ├── LLMTransient              one failed attempt that may be retried (timeouts, resets, 408/409/429/5xx/529)
     │   ├── LLMUnavailable            transient failures outlasted every attempt
     │   ├── LLMRejected               a non-retryable refusal of the request (400/401/403/404/413/422 …)
-    │   ├── LLMBadResponse            a 2xx whose body is undecodable, has no choices or no content
+    │   ├── LLMBadResponse            a 2xx whose body is undecodable, has no choices, or an answer we never asked for
+    │   │   └── LLMEmptyAnswer        the model answered with no text at all
     │   ├── LLMTruncated              the answer hit the token limit; never sent to JSON repair
-    │   ├── LLMRefused                refusal or content filter
+    │   │   └── LLMContextExceeded    the model's context window filled up before the answer ended
+    │   ├── LLMRefused                the model refused to answer
+    │   │   └── LLMContentFiltered    the provider's content filter stopped the answer
     │   └── ScriptExhausted           a ScriptedLLM ran out of responses
     ├── ToolError
     │   ├── ToolNotFound
@@ -18,7 +21,8 @@ AeonError (domain.errors)
     │   └── MemoryUnavailable         the store failed
     ├── UnrecoverableOutput           the supervisor gave up after its repair attempts (FR-051)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
-    └── InputError                    a user-supplied plan, script or request that cannot be used
+    ├── InputError                    a user-supplied plan, script or request that cannot be used
+    └── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
 """
 
 from __future__ import annotations
@@ -58,9 +62,29 @@ class LLMUnavailable(LLMError):
 class LLMRejected(LLMError):
     code = "AEON.LLM.REJECTED"
 
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        attempts: int = 1,
+        provider_message: str | None = None,
+        provider_param: str | None = None,
+        provider_code: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, attempts=attempts)
+        # What the provider said, as it said it (secrets blanked): the graceful downgrade reads these.
+        self.provider_message = provider_message
+        self.provider_param = provider_param
+        self.provider_code = provider_code
+
 
 class LLMBadResponse(LLMError):
     code = "AEON.LLM.BAD_RESPONSE"
+
+
+class LLMEmptyAnswer(LLMBadResponse):
+    code = "AEON.LLM.EMPTY_ANSWER"
 
 
 class LLMTruncated(LLMError):
@@ -71,8 +95,16 @@ class LLMTruncated(LLMError):
         self.usage = usage  # the tokens the cut-off answer still cost, so budgets count them
 
 
+class LLMContextExceeded(LLMTruncated):
+    code = "AEON.LLM.CONTEXT_WINDOW_EXCEEDED"
+
+
 class LLMRefused(LLMError):
     code = "AEON.LLM.REFUSED"
+
+
+class LLMContentFiltered(LLMRefused):
+    code = "AEON.LLM.CONTENT_FILTERED"
 
 
 class ScriptExhausted(LLMError):
@@ -124,3 +156,7 @@ class BudgetExhausted(ApplicationError):
 
 class InputError(ApplicationError):
     code = "AEON.INPUT"
+
+
+class ConfigurationError(ApplicationError):
+    code = "AEON.CONFIG"

@@ -8,7 +8,6 @@ from typing import Any
 from aeon.application.context import RunContext
 from aeon.application.errors import LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.ports import LLMPort
-from aeon.application.validation import bounded
 from aeon.domain.llm import Completion, Message
 
 
@@ -34,7 +33,6 @@ class LLMGateway:
     ) -> Completion:
         ctx = self._ctx
         ctx.check_context()
-        wire_schema = bounded(schema) if schema is not None else None
         for attempt in (1, 2):
             ctx.check_caps(f"before LLM call for {purpose}")
             ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
@@ -42,7 +40,7 @@ class LLMGateway:
             try:
                 completion = await self._llm.complete(
                     [*self._preamble, *messages],
-                    schema=wire_schema,
+                    schema=schema,
                     schema_name=schema_name,
                     max_tokens=self._max_tokens,
                     stop=stop,
@@ -79,6 +77,8 @@ class LLMGateway:
             finish_reason=completion.finish_reason,
             seconds=round(seconds, 6),
         )
+        for warning in completion.warnings:  # a parameter the provider refused, dropped for the rest of the run
+            ctx.warn(warning)
         rate = u.completion_tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
         ctx.notify("llm_end", {"purpose": purpose, "completion_tokens": u.completion_tokens, "tokens_per_s": rate})
         ctx.record_llm_call(u, completion.text)

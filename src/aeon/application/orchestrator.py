@@ -146,6 +146,7 @@ class Orchestrator:
             evaluate=s.evaluate,
             tools=[t.name for t in r.specs],
             plan_given=plan is not None,
+            llm=self.llm.describe(),
         )
         try:
             await self._loop(r, plan)

@@ -6,7 +6,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aeon.application.context import ContextViolation, RunContext
-from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable, UnrecoverableOutput
+from aeon.application.errors import (
+    BudgetExhausted,
+    LLMContextExceeded,
+    LLMEmptyAnswer,
+    LLMError,
+    LLMTruncated,
+    LLMUnavailable,
+    UnrecoverableOutput,
+)
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.phases import (
@@ -58,7 +66,9 @@ class PhaseRunner:
             return self.error(transition, CONTEXT_PROPAGATION, str(exc), component)
         if isinstance(exc, LLMUnavailable):
             return self.error(transition, PROVIDER_UNAVAILABLE, str(exc), component)
-        if isinstance(exc, LLMTruncated) and component in _BY_COMPONENT:  # a cut-off JSON answer is malformed
+        # A cut-off or empty JSON answer is malformed (retryable); a full context window would only fill up again.
+        cut_off = isinstance(exc, LLMTruncated | LLMEmptyAnswer) and not isinstance(exc, LLMContextExceeded)
+        if cut_off and component in _BY_COMPONENT:
             return self.error(transition, contract.failure(_BY_COMPONENT[component][0]), str(exc), component)
         if isinstance(exc, LLMError):
             return self.error(transition, PROVIDER_REJECTED, str(exc), component)

@@ -19,9 +19,14 @@ class LLMPort(Protocol):
     `stop` lists sequences that end the answer (the next few-shot label, so a base model stops after one answer).
 
     Raises (application.errors): LLMUnavailable after transient failures outlast the retry policy, LLMRejected for a
-    refused request, LLMBadResponse for an unusable 2xx, LLMTruncated when the token limit cut the answer, LLMRefused
-    for a refusal or content filter, ScriptExhausted (scripted adapter only). Nothing else escapes.
+    refused request, LLMBadResponse for an unusable 2xx (LLMEmptyAnswer when there is no text at all), LLMTruncated
+    when the token limit cut the answer (LLMContextExceeded when the context window did), LLMRefused for a refusal
+    (LLMContentFiltered for a content filter), ScriptExhausted (scripted adapter only). Nothing else escapes. A
+    parameter the provider refuses is dropped and the call sent again; `Completion.warnings` says what changed.
+    `describe` says what answers: adapter, model and the provider dialect spoken, with why it was chosen.
     """
+
+    def describe(self) -> dict[str, str]: ...
 
     async def complete(
         self,

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from aeon.application.context import RunContext
-from aeon.application.errors import LLMTruncated, UnrecoverableOutput
+from aeon.application.errors import LLMEmptyAnswer, LLMTruncated, UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import parse_json
 from aeon.application.prompts import PromptTemplate, templates
@@ -80,7 +80,7 @@ class Supervisor:
                     schema_name=target,
                     stop=templates.REPAIR_JSON.stop,
                 )
-            except LLMTruncated as exc:
+            except (LLMTruncated, LLMEmptyAnswer) as exc:  # never sent to JSON repair
                 errors = [str(exc)]  # a truncated answer is never sent to JSON repair
                 continue
             current = completion.text
@@ -162,7 +162,7 @@ class Supervisor:
                     schema_name="step",
                     stop=templates.REPAIR_STEP.stop,
                 )
-            except LLMTruncated as exc:
+            except (LLMTruncated, LLMEmptyAnswer) as exc:  # never sent to JSON repair
                 errors = [str(exc)]
                 continue
             self._ctx.counters.llm_repairs += 1

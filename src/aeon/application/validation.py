@@ -214,28 +214,3 @@ def validate_document(obj: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:
         )
         problems.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in tool_problems(step, tools))
     return problems
-
-
-def bounded(schema: Mapping[str, Any], *, max_string: int = 400) -> dict[str, Any]:
-    """The schema as sent to a provider that constrains decoding: objects closed, strings bounded.
-
-    A small model under a grammar otherwise rambles in extra keys or endless strings until the token limit cuts it
-    off. Objects without declared properties (tool arguments) stay open; our own validation uses the original.
-    """
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if isinstance(value, Mapping):
-            out[key] = (
-                {k: bounded(v, max_string=max_string) if isinstance(v, Mapping) else v for k, v in value.items()}
-                if key == "properties"
-                else bounded(value, max_string=max_string)
-            )
-        elif isinstance(value, list):
-            out[key] = [bounded(v, max_string=max_string) if isinstance(v, Mapping) else v for v in value]
-        else:
-            out[key] = value
-    if out.get("type") == "object" and "properties" in out:
-        out.setdefault("additionalProperties", False)
-    if out.get("type") == "string" and "enum" not in out:
-        out.setdefault("maxLength", max_string)
-    return out

@@ -22,3 +22,4 @@ class Completion(msgspec.Struct, kw_only=True):
     request_id: str | None = None
     finish_reason: str | None = None
     model: str | None = None
+    warnings: list[str] = msgspec.field(default_factory=list)  # what the adapter had to change to be accepted

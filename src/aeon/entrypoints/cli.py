@@ -51,6 +51,15 @@ def _status(message: str) -> None:
     typer.echo(f"aeon: {message}", err=True)
 
 
+def describe_llm(info: dict[str, str]) -> str:
+    """The first progress line: which model answers, through which adapter, in which dialect and why."""
+    where = f" at {info['base_url']}" if info.get("base_url") else ""
+    return (
+        f"model {info.get('model')} via {info.get('adapter')}{where} · dialect {info.get('dialect')} "
+        f"({info.get('dialect_source')})"
+    )
+
+
 def read_document(path: Path) -> Any:
     """Read a JSON or YAML file; raise InputError naming the path when it cannot be read or parsed."""
     try:
@@ -109,6 +118,8 @@ def run(
             given = plan_from_document(read_document(plan), source=str(plan))
         if problem := preflight(container):
             raise _fail(problem)
+        if not quiet:
+            _status(describe_llm(container.llm().describe()))
         result = asyncio.run(_run(container, request, given))
     except AeonError as exc:
         if debug:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ApplicationError
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
@@ -28,7 +29,10 @@ class LLMSettings(_Section):
     base_url: str | None = None
     model: str | None = None
     api_key: SecretStr | None = None
+    # the provider dialect (adapters/llm/dialects.py); unset: detected from base_url and model
+    dialect: str | None = None
     anthropic_version: str = "2023-06-01"
+    thinking_budget: int | None = Field(None, ge=1024, description="Anthropic extended thinking budget (tokens)")
     read_timeout: float = Field(120.0, gt=0)
     max_attempts: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(512, ge=1)
@@ -40,10 +44,21 @@ class LLMSettings(_Section):
     threads: int | None = Field(None, ge=1)
     startup_timeout: float = Field(120.0, gt=0)
 
-    @field_validator("api_key", "base_url", "model", "script", "model_path", "cache_dir", mode="before")
+    @field_validator("api_key", "base_url", "model", "script", "model_path", "cache_dir", "dialect", mode="before")
     @classmethod
     def _blank_is_unset(cls, v: Any) -> Any:
         return None if isinstance(v, str) and not v.strip() else v
+
+    @model_validator(mode="after")
+    def _dialect_fits_adapter(self) -> LLMSettings:
+        if self.dialect is None or self.adapter == "scripted":
+            return self
+        wire = "anthropic" if self.adapter == "anthropic" else "openai"
+        dialect = DIALECTS.get(self.dialect)
+        if dialect is None or dialect.wire != wire:
+            names = ", ".join(d.name for d in DIALECTS.values() if d.wire == wire)
+            raise ValueError(f"dialect {self.dialect!r} does not fit adapter {self.adapter!r} (use one of: {names})")
+        return self
 
 
 class RunSection(_Section):

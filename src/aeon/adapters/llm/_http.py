@@ -77,8 +77,9 @@ def _snippet(content: bytes) -> str:
     return " ".join(content.decode("utf-8", "replace").split())[:_SNIPPET_CHARS]
 
 
-def _provider_message(content: bytes) -> str:
-    """`error.message` (OpenAI, Anthropic, llama.cpp), a bare `error`/`message`/`detail` string, else a text snippet."""
+def _provider_error(content: bytes) -> tuple[str, str | None, str | None]:
+    """(message, param, code) of an error body: `error.message` (OpenAI, Anthropic, llama.cpp), a bare
+    `error`/`message`/`detail` string, else a text snippet; `error.param` and `error.code` where OpenAI gives them."""
     try:
         data = json.loads(content)
     except ValueError:
@@ -86,10 +87,16 @@ def _provider_message(content: bytes) -> str:
     if isinstance(data, dict):
         error = data.get("error")
         nested = error.get("message") if isinstance(error, dict) else error
+        param = error.get("param") if isinstance(error, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
         for candidate in (nested, data.get("message"), data.get("detail")):
             if isinstance(candidate, str) and candidate.strip():
-                return " ".join(candidate.split())[:_SNIPPET_CHARS]
-    return _snippet(content)
+                return (
+                    " ".join(candidate.split())[:_SNIPPET_CHARS],
+                    param if isinstance(param, str) else None,
+                    code if isinstance(code, str) else None,
+                )
+    return _snippet(content), None, None
 
 
 def _raise_transport_error(exc: httpx.TransportError) -> NoReturn:
@@ -192,8 +199,15 @@ class JsonPoster:
         if should_retry(status, response.headers):
             retry_after = retry_after_seconds(response.headers, self._now)
             raise LLMTransient(f"HTTP {status}", status=status, retry_after=retry_after)
-        message = self._scrub(_provider_message(content))
-        raise LLMRejected(f"rejected: HTTP {status} {message}".rstrip(), status=status)
+        raw, param, code = _provider_error(content)
+        message = self._scrub(raw)
+        raise LLMRejected(
+            f"rejected: HTTP {status} {message}".rstrip(),
+            status=status,
+            provider_message=message,
+            provider_param=param,
+            provider_code=code,
+        )
 
     def _decode_object(self, content: bytes, status: int) -> dict[str, Any]:
         try:

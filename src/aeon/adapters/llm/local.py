@@ -87,6 +87,17 @@ class LocalLlamaLLM:
         """The running server's pid, None before the first call and after close."""
         return None if self._server is None else self._server.pid
 
+    def describe(self) -> dict[str, str]:
+        info = {
+            "adapter": "local",
+            "model": MODEL_ALIAS,
+            "dialect": "llamacpp",
+            "dialect_source": "the local adapter runs llama.cpp's llama-server",
+        }
+        if self._server is not None:
+            info["base_url"] = self._server.base_url
+        return info
+
     def preflight(self) -> str | None:
         """Why this adapter cannot run here (the [local] extra is missing), checked before a run; None if it can."""
         return missing_install(self._binary, self._model_path)
@@ -161,6 +172,7 @@ class LocalLlamaLLM:
         return OpenAICompatLLM(
             f"{server.base_url}/v1",
             MODEL_ALIAS,
+            dialect="llamacpp",
             read_timeout=self._read_timeout,
             max_attempts=_MAX_ATTEMPTS,
             temperature=self._temperature,

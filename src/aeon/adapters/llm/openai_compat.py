@@ -1,8 +1,10 @@
-"""LLMPort over any OpenAI-compatible /chat/completions endpoint (OpenAI, llama.cpp, vLLM, Ollama, OpenRouter)."""
+"""LLMPort over any OpenAI-compatible /chat/completions endpoint (OpenAI, llama.cpp, vLLM, Ollama, OpenRouter),
+speaking the endpoint's dialect (adapters/llm/dialects.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from random import random as uniform01
@@ -11,8 +13,11 @@ from typing import Any
 import httpx
 import msgspec
 
+from aeon.adapters.llm import downgrade
 from aeon.adapters.llm._http import JsonPoster, Sleep
-from aeon.application.errors import LLMBadResponse, LLMRefused, LLMTruncated
+from aeon.adapters.llm.dialects import Choice, choose
+from aeon.adapters.llm.schemas import Profile, revert_text, to_wire
+from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, Usage
 
@@ -34,6 +39,7 @@ class _Timings(msgspec.Struct):  # llama.cpp's per-request timings; cache_n = pr
 class _Message(msgspec.Struct):
     content: str | None = None
     refusal: str | None = None
+    tool_calls: list[Any] | None = None
 
 
 class _Choice(msgspec.Struct):
@@ -51,7 +57,12 @@ class _ChatResponse(msgspec.Struct):
 
 
 class OpenAICompatLLM:
-    """LLMPort for the OpenAI chat-completions wire format; the endpoint (`base_url`, ending in /v1) is config."""
+    """LLMPort for the OpenAI chat-completions wire format; the endpoint (`base_url`, ending in /v1) is config.
+
+    What each request carries (token parameter, sampling, stop sequences, structured-output mechanism and schema
+    form) follows the dialect: `dialect` when given, else detected from the base URL and model name. Parameters the
+    provider refuses are dropped for the rest of the run (adapters/llm/downgrade.py), with a warning on the answer.
+    """
 
     def __init__(
         self,
@@ -59,6 +70,7 @@ class OpenAICompatLLM:
         model: str,
         api_key: str | None = None,
         *,
+        dialect: str | None = None,
         read_timeout: float = 60.0,
         max_attempts: int = 3,
         temperature: float = 0.0,
@@ -71,8 +83,11 @@ class OpenAICompatLLM:
     ) -> None:
         self._base_url = base_url
         self._model = model
+        self._choice: Choice = choose("openai", dialect, base_url, model)
+        self._adjust = downgrade.Adjustments()
         self._temperature = temperature
         self._max_tokens = max_tokens
+        self._logger = logger
         # The key lives only in this header map; __repr__ and every error message leave it out.
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._poster = JsonPoster(
@@ -89,7 +104,13 @@ class OpenAICompatLLM:
 
     def __repr__(self) -> str:
         key = "<set>" if self._headers else None
-        return f"OpenAICompatLLM(base_url={self._base_url!r}, model={self._model!r}, api_key={key})"
+        return (
+            f"OpenAICompatLLM(base_url={self._base_url!r}, model={self._model!r}, "
+            f"dialect={self._choice.dialect.name!r}, api_key={key})"
+        )
+
+    def describe(self) -> dict[str, str]:
+        return self._choice.describe("openai", self._model, self._base_url)
 
     async def complete(
         self,
@@ -101,22 +122,60 @@ class OpenAICompatLLM:
         stop: Sequence[str] = (),
     ) -> Completion:
         limit = self._max_tokens if max_tokens is None else max_tokens
+        dialect = self._choice.dialect
+
+        def build() -> dict[str, Any]:
+            return self._body(messages, schema, schema_name, limit, stop)
+
+        async def post(body: dict[str, Any]) -> tuple[dict[str, Any], httpx.Headers]:
+            return await self._poster.post_json("/chat/completions", body, self._headers)
+
+        (data, headers), warnings = await downgrade.send(build, post, self._adjust, dialect, self._logger)
+        completion = self._parse(data, headers, limit)
+        if schema is not None and self._profile() == "strict":
+            completion.text = revert_text(completion.text, schema)
+        completion.warnings = warnings
+        return completion
+
+    def _profile(self) -> Profile:
+        mechanism = self._adjust.mechanism(self._choice.dialect)
+        if mechanism == "strict_json_schema":
+            return "strict"
+        return "grammar" if self._choice.dialect.schema_profile == "grammar" else "plain"
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        schema: Mapping[str, Any] | None,
+        schema_name: str,
+        limit: int,
+        stop: Sequence[str],
+    ) -> dict[str, Any]:
+        dialect, adjust = self._choice.dialect, self._adjust
         body: dict[str, Any] = {
             "model": self._model,
             "messages": [{"role": message.role, "content": message.content} for message in messages],
-            "temperature": self._temperature,
-            "max_tokens": limit,
         }
-        if stop:
-            body["stop"] = list(stop)[:4]  # OpenAI accepts at most 4
-        if schema is not None:
-            # The nested form: llama.cpp silently ignores a flat `response_format: {type, schema}`.
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": schema_name, "schema": dict(schema), "strict": True},
-            }
-        data, headers = await self._poster.post_json("/chat/completions", body, self._headers)
-        return self._parse(data, headers, limit)
+        if dialect.temperature and "temperature" not in adjust.dropped:
+            body["temperature"] = self._temperature
+        body[adjust.token_param or dialect.token_param] = limit
+        if stop and dialect.max_stop and "stop" not in adjust.dropped:
+            body["stop"] = list(stop)[: dialect.max_stop]
+        mechanism = adjust.mechanism(dialect)
+        if schema is None or mechanism == "none":
+            return body
+        if mechanism == "json_object":
+            body["response_format"] = {"type": "json_object"}
+            return body
+        # The nested form: llama.cpp silently ignores a flat `response_format: {type, schema}`.
+        spec: dict[str, Any] = {
+            "name": _schema_name(schema_name),
+            "schema": to_wire(schema, self._profile(), adjust.removed_keywords),
+        }
+        if mechanism == "strict_json_schema":
+            spec["strict"] = True
+        body["response_format"] = {"type": "json_schema", "json_schema": spec}
+        return body
 
     async def aclose(self) -> None:
         await self._poster.aclose()
@@ -130,19 +189,22 @@ class OpenAICompatLLM:
             raise LLMBadResponse("empty choices")
         choice = reply.choices[0]
         message = choice.message or _Message()
-        if choice.finish_reason == "length":
+        reason = choice.finish_reason
+        if reason == "length":
             raise LLMTruncated(f"answer truncated at the token limit (max_tokens={limit})", usage=self._usage(reply))
-        if choice.finish_reason == "content_filter":
-            raise LLMRefused("answer stopped by the provider's content filter")
+        if reason == "content_filter":
+            raise LLMContentFiltered("answer stopped by the provider's content filter")
         if message.refusal:
             raise LLMRefused(f"model refused: {message.refusal[:200]}")
-        if message.content is None:
-            raise LLMBadResponse(f"no message content (finish_reason={choice.finish_reason})")
+        if reason in ("tool_calls", "function_call") or message.tool_calls:
+            raise LLMBadResponse(f"the model answered with a tool call (finish_reason={reason}); none was offered")
+        if message.content is None or not message.content.strip():
+            raise LLMEmptyAnswer(f"the model's answer is empty (finish_reason={reason})")
         return Completion(
             text=message.content,
             usage=self._usage(reply),
             request_id=headers.get("x-request-id") or reply.id,
-            finish_reason=choice.finish_reason,
+            finish_reason=reason,
             model=reply.model or self._model,
         )
 
@@ -158,3 +220,9 @@ class OpenAICompatLLM:
         return Usage(
             prompt_tokens=usage.prompt_tokens or 0, completion_tokens=usage.completion_tokens or 0, cached_tokens=cached
         )
+
+
+def _schema_name(name: str) -> str:
+    """OpenAI's rule for `json_schema.name`: 1-64 letters, digits, '_' or '-'."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
+    return cleaned or "answer"

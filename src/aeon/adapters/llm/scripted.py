@@ -72,6 +72,9 @@ class ScriptedLLM:
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
         return cls(data["responses"], source=str(p))
 
+    def describe(self) -> dict[str, str]:
+        return {"adapter": "scripted", "model": "scripted", "dialect": "scripted", "dialect_source": self._source}
+
     @property
     def remaining(self) -> int:
         return len(self._responses) - len(self.requests)
