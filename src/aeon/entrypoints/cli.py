@@ -101,6 +101,8 @@ def run(
     Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL or budget expired (result still printed),
     4 unrecoverable error (structured error printed).
     """
+    if not request.strip():
+        raise _fail('the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"')
     overrides: dict[str, Any] = {}
     if ttl is not None:
         overrides["run.ttl"] = ttl
