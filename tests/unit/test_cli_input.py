@@ -22,3 +22,55 @@ def test_an_empty_request_exits_2_with_one_line_before_any_llm_call_or_log_write
     assert "empty" in one_line(result.stderr)
     assert result.stdout == ""
     assert not log_of(tmp_path).exists()
+
+
+# -- config files ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "kind"), [("- llm\n- run\n", "list"), ("just words\n", "string"), ("42\n", "number")])
+def test_a_config_that_is_not_a_mapping_exits_2_naming_the_file_and_what_it_holds(
+    tmp_path: Path, text: str, kind: str
+) -> None:
+    config = tmp_path / "aeon.yaml"
+    config.write_text(text, encoding="utf-8")
+    result = invoke("run", "hello", "--config", config, "--quiet")
+
+    assert_exit(result, 2)
+    line = one_line(result.stderr)
+    assert str(config) in line
+    assert f"holds a {kind}" in line
+    assert "sequence element" not in line and "NoneType" not in line
+
+
+@pytest.mark.parametrize("text", ["", "# nothing to override yet\n\n"], ids=["empty", "comments-only"])
+def test_an_empty_config_file_is_an_empty_layer_over_the_defaults(tmp_path: Path, text: str) -> None:
+    config = tmp_path / "empty.yaml"
+    config.write_text(text, encoding="utf-8")
+    plan = tmp_path / "plan.json"
+    plan.write_text(plan_json(SUM_STEP), encoding="utf-8")
+
+    assert_exit(invoke("validate", plan, "--config", config), 0)
+    listed = invoke("tools", "--config", config, "--json")
+    assert_exit(listed, 0)
+    assert listed.stdout == invoke("tools", "--json").stdout
+
+
+def test_every_type_error_in_a_config_is_shown_with_its_key_path_on_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text("run:\n  ttl: x\n  max_llm_calls: y\n  evaluate: maybe\nllm:\n  temperature: hot\n")
+    result = invoke("run", "hello", "--config", config, "--quiet")
+
+    assert_exit(result, 2)
+    line = one_line(result.stderr)
+    for key in ("run.ttl", "run.max_llm_calls", "run.evaluate", "llm.temperature"):
+        assert f"at {key}:" in line, line
+    assert "more)" not in line
+
+
+def test_a_config_that_is_not_utf8_text_exits_2_with_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "aeon.yaml"
+    config.write_bytes(b"\xff\xfe\x00llm: {}")
+    result = invoke("run", "hello", "--config", config, "--quiet")
+
+    assert_exit(result, 2)
+    assert "not UTF-8" in one_line(result.stderr)

@@ -143,6 +143,9 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
             raise ConfigError(f"config file not found: {config_file}")
         files.append(config_file)
     for f in files:
+        literal = _literal_layer(f)
+        if not literal:
+            continue  # an empty file (or only comments) overrides nothing
         layer = providers.Configuration(strict=True)
         try:
             layer.from_yaml(f, required=True, envs_required=True)
@@ -150,21 +153,42 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
             raise ConfigError(f"cannot use config file {f}: {str(exc).splitlines()[0]}") from exc
         except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
             raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
-        raw.from_dict(_relative_to(layer() or {}, f))
+        raw.from_dict(_relative_to(layer() or {}, literal, f))
     if overrides:
         raw.from_dict(_nest(overrides))
     sources = ", ".join(str(f) for f in files) or "defaults"
     return validate_settings(raw() or {}, sources=sources)
 
 
-def _relative_to(data: dict[str, Any], source: Path) -> dict[str, Any]:
+_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _literal_layer(source: Path) -> dict[str, Any]:
+    """The file as written (env markers not yet replaced): a mapping of sections, or {} for an empty file."""
+    try:
+        literal = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {source}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {source} is not UTF-8 text (byte {exc.start})") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {source} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+    if literal is None:
+        return {}
+    if not isinstance(literal, dict):
+        kind = _KINDS.get(type(literal), type(literal).__name__)
+        raise ConfigError(f"config file {source} holds a {kind}; expected a mapping of sections (llm:, run:, …)")
+    return literal
+
+
+def _relative_to(data: dict[str, Any], literal_layer: dict[str, Any], source: Path) -> dict[str, Any]:
     """Paths a config file spells out (LLM script, model file, cache dir) are relative to that file.
 
     A path that arrives through an environment marker is the user's own, relative to the working directory.
     """
     llm = data.get("llm")
-    literal = (yaml.safe_load(source.read_text(encoding="utf-8")) or {}).get("llm") or {}
-    if isinstance(llm, dict):
+    literal = literal_layer.get("llm") or {}
+    if isinstance(llm, dict) and isinstance(literal, dict):
         for key in _PATH_KEYS:
             value, spelled = llm.get(key), literal.get(key)
             from_env = isinstance(spelled, str) and "${" in spelled

@@ -104,12 +104,14 @@ class Settings(_Section):
 
 
 def validate_settings(data: dict[str, Any], *, sources: str) -> Settings:
-    """Validate the merged config tree once; the first problem becomes a one-line ConfigError naming the key."""
+    """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigError line."""
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(root)"
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(f"config error at {key}: {msg}{more} [from {sources}]") from exc
+        problems = [
+            f"at {'.'.join(str(p) for p in err['loc']) or '(root)'}: "
+            + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])
+            for err in exc.errors()
+        ]
+        head = "config error" if len(problems) == 1 else f"{len(problems)} config errors:"
+        raise ConfigError(f"{head} {'; '.join(problems)} [from {sources}]") from exc
