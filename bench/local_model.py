@@ -60,7 +60,7 @@ def one(request: str, workdir: Path, config: str | None) -> dict[str, object]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", help="config file (default: config/base.yaml, the local adapter)")
+    ap.add_argument("--config", help="config file (default: the built-in base config, the local adapter)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:

@@ -35,7 +35,7 @@ ConfigOpt = Annotated[
     typer.Option(
         "--config",
         "-c",
-        help="YAML config layered over config/base.yaml (default: the local model).",
+        help="YAML config layered over the built-in base config (default: the local model).",
         show_default=False,
     ),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,8 @@ from aeon.application.ports import LLMPort, ProgressPort
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
-CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
-BASE_CONFIG = CONFIG_DIR / "base.yaml"
+# Package data, so a non-editable install finds it: the first layer under every --config file.
+BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
 _PATH_KEYS = ("script", "model_path", "cache_dir")
 
 # One static line per port: mypy checks every adapter against its Protocol.
@@ -135,13 +136,19 @@ class Container(containers.DeclarativeContainer):
 
 
 def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
-    """Merge base.yaml, the chosen file (env markers interpolated) and CLI overrides, then validate once."""
+    """Merge the built-in base.yaml, the chosen file (env markers interpolated) and CLI overrides; validate once."""
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"config file not found: {config_file}")
+    with resources.as_file(BASE_CONFIG) as base:
+        raw = _merged([base] if config_file is None else [base, config_file])
+    if overrides:
+        raw.from_dict(_nest(overrides))
+    sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
+    return validate_settings(raw() or {}, sources=sources)
+
+
+def _merged(files: Sequence[Path]) -> providers.Configuration:
     raw = providers.Configuration(strict=True)
-    files = [BASE_CONFIG] if BASE_CONFIG.exists() else []
-    if config_file is not None:
-        if not config_file.is_file():
-            raise ConfigError(f"config file not found: {config_file}")
-        files.append(config_file)
     for f in files:
         literal = _literal_layer(f)
         if not literal:
@@ -154,10 +161,7 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
         except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
             raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
         raw.from_dict(_relative_to(layer() or {}, literal, f))
-    if overrides:
-        raw.from_dict(_nest(overrides))
-    sources = ", ".join(str(f) for f in files) or "defaults"
-    return validate_settings(raw() or {}, sources=sources)
+    return raw
 
 
 _KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}

@@ -1,4 +1,4 @@
-"""The settings schema: config/base.yaml, then --config, then ${VAR:default} markers, then CLI flags; checked once."""
+"""The settings schema: base.yaml (package data), then --config, then ${VAR:default} markers, then CLI flags."""
 
 from __future__ import annotations
 
