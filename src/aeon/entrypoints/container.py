@@ -39,11 +39,11 @@ class NullProgress:
         return None
 
 
-def build_tools(builtins: bool, modules: Sequence[str]) -> ToolRegistry:
+def build_tools(builtins: bool, modules: Sequence[str], search: Sequence[Path] = ()) -> ToolRegistry:
     registry = ToolRegistry()
     if builtins:
         register_builtins(registry)
-    load_tool_modules(registry, modules)
+    load_tool_modules(registry, modules, search=search)
     return registry
 
 
@@ -55,7 +55,11 @@ class Container(containers.DeclarativeContainer):
 
     clock = providers.Singleton(SystemClock)
     event_log = providers.Singleton(JsonlEventLog, config.log.path, secrets=secrets)
-    tools = providers.Singleton(build_tools, builtins=config.tools.builtins, modules=config.tools.modules)
+    # overridden with the config file's folder and the working directory, where tools.modules are looked for first
+    tool_folders: providers.Object[list[Path]] = providers.Object([])
+    tools = providers.Singleton(
+        build_tools, builtins=config.tools.builtins, modules=config.tools.modules, search=tool_folders
+    )
     memory = providers.Factory(InMemoryKV)
     progress = providers.Object(NullProgress())
 
@@ -144,7 +148,8 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
     if overrides:
         raw.from_dict(_nest(overrides))
     sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
-    return validate_settings(raw() or {}, sources=sources)
+    config_dir = config_file.resolve().parent if config_file is not None else None
+    return validate_settings(raw() or {}, sources=sources, config_dir=config_dir)
 
 
 def _merged(files: Sequence[Path]) -> providers.Configuration:
@@ -221,6 +226,8 @@ def build_container(
     data["llm"]["api_key"] = key.get_secret_value() if key else None
     container.config.from_dict(data)
     container.secrets.override(providers.Object(settings.secrets()))
+    folders = dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None)
+    container.tool_folders.override(providers.Object(list(folders)))
     if progress is not None:
         container.progress.override(providers.Object(progress))
     if status is not None:

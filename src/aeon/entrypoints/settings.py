@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ApplicationError
@@ -97,16 +106,24 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     log: LogSettings = LogSettings()
     convergence: ConvergenceSettings = ConvergenceSettings()
+    _config_dir: Path | None = PrivateAttr(None)
+
+    @property
+    def config_dir(self) -> Path | None:
+        """The folder of the --config file (None without one): tools.modules are looked for there first."""
+        return self._config_dir
 
     def secrets(self) -> list[str]:
         key = self.llm.api_key
         return [key.get_secret_value()] if key and key.get_secret_value() else []
 
 
-def validate_settings(data: dict[str, Any], *, sources: str) -> Settings:
+def validate_settings(data: dict[str, Any], *, sources: str, config_dir: Path | None = None) -> Settings:
     """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigError line."""
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
+        settings._config_dir = config_dir
+        return settings
     except ValidationError as exc:
         problems = [
             f"at {'.'.join(str(p) for p in err['loc']) or '(root)'}: "

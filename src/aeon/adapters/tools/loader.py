@@ -1,9 +1,14 @@
-"""Load user tools: import modules by dotted path and register every `@tool` function they expose."""
+"""Load user tools: import modules by dotted name or .py path and register every `@tool` function they expose."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+import importlib.util
+import sys
+from collections.abc import Iterable, Sequence
+from importlib.machinery import PathFinder
+from pathlib import Path
+from types import ModuleType
 
 from aeon.adapters.tools.decorator import ToolDefinition, tool_definition
 from aeon.adapters.tools.registry import ToolRegistry
@@ -11,19 +16,21 @@ from aeon.application.errors import ToolRegistrationError
 from aeon.domain.tools import ToolSpec
 
 
-def load_tool_modules(registry: ToolRegistry, modules: Iterable[str]) -> list[ToolSpec]:
-    """Import each module (e.g. "mypkg.tools") and register its `@tool` functions, in definition order.
+def load_tool_modules(registry: ToolRegistry, modules: Iterable[str], *, search: Sequence[Path] = ()) -> list[ToolSpec]:
+    """Import each module and register its `@tool` functions, in definition order.
 
-    A function reachable from several listed modules (a package re-exporting a submodule's tools) is registered
-    once. Raises ToolRegistrationError when a module cannot be imported, defines no tool, or a tool is invalid or
-    clashes with one already registered.
+    An entry is a dotted module name ("mytools", "mypkg.tools") or a path to a .py file. A name is looked for in
+    the `search` folders first (the config file's folder, then the working directory), then on the import path; a
+    relative .py path is resolved against the same folders. A function reachable from several listed modules (a
+    package re-exporting a submodule's tools) is registered once. Raises ToolRegistrationError when a module cannot
+    be found or imported, defines no tool, or a tool is invalid or clashes with one already registered.
     """
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
-    for path in modules:
-        definitions = _definitions_in(path)
+    for entry in modules:
+        definitions = _definitions_in(_import(entry, search))
         if not definitions:
-            raise ToolRegistrationError(f"tools module {path!r} defines no @tool function")
+            raise ToolRegistrationError(f"tools module {entry!r} defines no @tool function")
         for definition in definitions:
             if id(definition) in seen:
                 continue
@@ -32,12 +39,69 @@ def load_tool_modules(registry: ToolRegistry, modules: Iterable[str]) -> list[To
     return loaded
 
 
-def _definitions_in(path: str) -> list[ToolDefinition]:
+def _import(entry: str, search: Sequence[Path]) -> ModuleType:
     try:
-        module = importlib.import_module(path)
+        if entry.endswith(".py") or "/" in entry or "\\" in entry:
+            return _import_file(entry, search)
+        top = entry.partition(".")[0]
+        if top not in sys.modules:
+            for folder in search:
+                spec = PathFinder.find_spec(top, [str(folder)])
+                if spec is not None:
+                    _execute(top, spec, folder)
+                    break
+        return importlib.import_module(entry)
+    except ToolRegistrationError:
+        raise
     except Exception as exc:
         # Any failure while running the module's top level (missing module, syntax error, a bad @tool) lands here.
-        raise ToolRegistrationError(f"cannot import tools module {path!r}: {type(exc).__name__}: {exc}") from exc
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name == entry.partition(".")[0]
+        where = f" (looked in {', '.join(map(str, search))}, then the import path)" if missing and search else ""
+        raise ToolRegistrationError(
+            f"cannot import tools module {entry!r}{where}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _import_file(entry: str, search: Sequence[Path]) -> ModuleType:
+    given = Path(entry).expanduser()
+    candidates = [given] if given.is_absolute() else [folder / given for folder in search] or [given]
+    path = next((c.resolve() for c in candidates if c.is_file()), None)
+    if path is None:
+        raise ToolRegistrationError(
+            f"tools module file {entry!r} not found (looked in {', '.join(str(c.parent) for c in candidates)})"
+        )
+    name = path.stem
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if getattr(existing, "__file__", None) == str(path):
+            return existing
+        raise ToolRegistrationError(
+            f"tools module file {path}: a different module named {name!r} is already imported "
+            f"(from {getattr(existing, '__file__', None) or 'a built-in'}); rename the file"
+        )
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None:
+        raise ToolRegistrationError(f"tools module file {path} cannot be imported")
+    return _execute(name, spec, path.parent)
+
+
+def _execute(name: str, spec: importlib.machinery.ModuleSpec, folder: Path) -> ModuleType:
+    """Run a module found outside the import path; its folder joins the end of sys.path so sibling imports work."""
+    if spec.loader is None:
+        raise ImportError(f"no loader for {name!r}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _definitions_in(module: ModuleType) -> list[ToolDefinition]:
     found: list[ToolDefinition] = []
     for value in vars(module).values():
         definition = tool_definition(value)

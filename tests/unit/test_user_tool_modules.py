@@ -1,0 +1,99 @@
+"""`tools.modules` as users write it: names next to the config file or in the working directory, or .py paths."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cli_harness import ROOT, assert_exit, invoke, one_line
+
+pytestmark = pytest.mark.usefixtures("isolated_env", "forget_imports")
+
+WEATHER = '''
+from aeon.adapters.tools import tool
+
+
+@tool(example={"city": "Paris"})
+def weather(city: str) -> str:
+    """Today's weather for a city."""
+    return f"sunny in {city}"
+'''
+
+
+def readme_files(section: str) -> dict[str, str]:
+    """The code blocks of a README section whose first line is `# <file name>`, by file name."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    files = {}
+    for block in re.findall(r"```(?:python|yaml)\n(.*?)```", body, re.DOTALL):
+        first, _, rest = block.partition("\n")
+        if m := re.fullmatch(r"# ([\w./-]+\.(?:py|yaml))", first.strip()):
+            files[m.group(1)] = rest
+    return files
+
+
+def tool_names(stdout: str) -> set[str]:
+    return {spec["name"] for spec in json.loads(stdout)}
+
+
+def test_the_readme_tools_example_works_as_written_from_its_folder(tmp_path: Path) -> None:
+    files = readme_files("Your own tools")
+    assert {"mytools.py", "my.yaml"} <= set(files)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = invoke("tools", "--config", "my.yaml", "--json")  # isolated_env runs in tmp_path
+
+    assert_exit(result, 0)
+    assert "weather" in tool_names(result.stdout)
+
+
+def test_a_module_next_to_the_config_file_is_found_from_another_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "weather_tools.py").write_text(WEATHER, encoding="utf-8")
+    (project / "aeon.yaml").write_text('tools:\n  modules: ["weather_tools"]\n', encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = invoke("tools", "--config", project / "aeon.yaml", "--json")
+
+    assert_exit(result, 0)
+    assert "weather" in tool_names(result.stdout)
+
+
+def test_a_package_in_the_working_directory_is_found_by_its_dotted_name(tmp_path: Path) -> None:
+    (tmp_path / "acme_tools").mkdir()
+    (tmp_path / "acme_tools" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "acme_tools" / "weather.py").write_text(WEATHER, encoding="utf-8")
+    config_dir = tmp_path / "conf"
+    config_dir.mkdir()
+    (config_dir / "aeon.yaml").write_text('tools:\n  modules: ["acme_tools.weather"]\n', encoding="utf-8")
+    result = invoke("tools", "--config", config_dir / "aeon.yaml", "--json")
+
+    assert_exit(result, 0)
+    assert "weather" in tool_names(result.stdout)
+
+
+def test_a_py_file_path_is_relative_to_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "conf" / "tools").mkdir(parents=True)
+    (tmp_path / "conf" / "tools" / "forecast.py").write_text(WEATHER, encoding="utf-8")
+    (tmp_path / "conf" / "aeon.yaml").write_text('tools:\n  modules: ["tools/forecast.py"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "conf" / "tools")  # not where the path is relative to
+    result = invoke("tools", "--config", tmp_path / "conf" / "aeon.yaml", "--json")
+
+    assert_exit(result, 0)
+    assert "weather" in tool_names(result.stdout)
+
+
+def test_a_tools_module_that_is_nowhere_names_the_folders_searched(tmp_path: Path) -> None:
+    (tmp_path / "aeon.yaml").write_text('tools:\n  modules: ["gone.py"]\n', encoding="utf-8")
+    result = invoke("tools", "--config", tmp_path / "aeon.yaml")
+
+    assert_exit(result, 2)
+    line = one_line(result.stderr)
+    assert "gone.py" in line and str(tmp_path) in line
