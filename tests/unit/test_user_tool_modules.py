@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
 
 import pytest
+
+from aeon.entrypoints.container import build_container, load_settings
 
 from cli_harness import ROOT, assert_exit, invoke, one_line
 
@@ -97,3 +100,30 @@ def test_a_tools_module_that_is_nowhere_names_the_folders_searched(tmp_path: Pat
     assert_exit(result, 2)
     line = one_line(result.stderr)
     assert "gone.py" in line and str(tmp_path) in line
+
+
+def test_the_readme_toolset_example_registers_its_methods_and_they_share_state(tmp_path: Path) -> None:
+    files = readme_files("Your own tools")
+    assert "notebook.py" in files
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    listed = invoke("tools", "--config", "my.yaml", "--json")
+    assert_exit(listed, 0)
+    assert {"weather", "write_note", "read_note"} <= tool_names(listed.stdout)
+
+    registry = build_container(load_settings(tmp_path / "my.yaml")).tools()
+    assert asyncio.run(registry.invoke("write_note", {"title": "plan", "text": "add 5 and 10"})).ok
+    assert asyncio.run(registry.invoke("read_note", {"title": "plan"})).output == "add 5 and 10"
+
+
+def test_a_module_with_a_toolset_class_but_no_instance_says_to_create_one(tmp_path: Path) -> None:
+    (tmp_path / "lonely.py").write_text(
+        "from aeon.adapters.tools import Toolset\n\n\nclass Files(Toolset):\n    def size(self) -> int:\n"
+        '        """Bytes used."""\n        return 0\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "aeon.yaml").write_text('tools:\n  modules: ["lonely"]\n', encoding="utf-8")
+    result = invoke("tools", "--config", "aeon.yaml")
+
+    assert_exit(result, 2)
+    assert "module-level instance" in one_line(result.stderr)

@@ -1,7 +1,8 @@
-"""The `@tool` decorator: a typed, documented Python function becomes a ToolSpec plus its callable."""
+"""The `@tool` decorator: a typed, documented Python function (or method) becomes a ToolSpec plus its callable."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from aeon.domain.tools import ToolSpec
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ATTR = "__aeon_tool__"
+_OPTIONS = "__aeon_tool_options__"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,14 @@ class ToolDefinition:
     spec: ToolSpec
     fn: Callable[..., Any]
     args_model: type[BaseModel]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    """What `@tool(...)` said about a method; its definition is built once the method is bound to an instance."""
+
+    name: str | None = None
+    example: Mapping[str, Any] | None = None
 
 
 @overload
@@ -41,14 +51,39 @@ def tool(
     """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...})`.
 
     The function is returned unchanged (still directly callable); its ToolDefinition is attached and read back with
-    `tool_definition`. Raises ToolRegistrationError when the signature or docstring cannot describe a tool.
+    `tool_definition`. On a method in a class body only the options are recorded: the tool is built from the bound
+    method (without `self`) when an instance is registered (`register_toolset`, or `register_function(obj.method)`).
+    Given a bound method, `tool(obj.method)` returns a function wrapping it, with the definition attached. Raises
+    ToolRegistrationError when the signature or docstring cannot describe a tool.
     """
 
     def decorate(func: F) -> F:
+        if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
+            bound = func
+
+            @functools.wraps(bound)
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return bound(*args, **kwargs)
+
+            func = call  # type: ignore[assignment]
+        elif _in_class_body(func):
+            setattr(func, _OPTIONS, ToolOptions(name=name, example=example))
+            return func
         setattr(func, _ATTR, build_definition(func, name=name, example=example))
         return func
 
     return decorate if fn is None else decorate(fn)
+
+
+def _in_class_body(func: Callable[..., Any]) -> bool:
+    *outer, _ = getattr(func, "__qualname__", "").split(".")
+    return bool(outer) and outer[-1] != "<locals>"
+
+
+def tool_options(obj: object) -> ToolOptions | None:
+    """The options `@tool` recorded on a method (also read through a bound method), or None."""
+    found = getattr(obj, _OPTIONS, None)
+    return found if isinstance(found, ToolOptions) else None
 
 
 def tool_definition(obj: object) -> ToolDefinition | None:

@@ -12,30 +12,38 @@ from types import ModuleType
 
 from aeon.adapters.tools.decorator import ToolDefinition, tool_definition
 from aeon.adapters.tools.registry import ToolRegistry
+from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ToolRegistrationError
 from aeon.domain.tools import ToolSpec
 
 
 def load_tool_modules(registry: ToolRegistry, modules: Iterable[str], *, search: Sequence[Path] = ()) -> list[ToolSpec]:
-    """Import each module and register its `@tool` functions, in definition order.
+    """Import each module and register its `@tool` functions and module-level Toolset instances, in order.
 
     An entry is a dotted module name ("mytools", "mypkg.tools") or a path to a .py file. A name is looked for in
     the `search` folders first (the config file's folder, then the working directory), then on the import path; a
-    relative .py path is resolved against the same folders. A function reachable from several listed modules (a
+    relative .py path is resolved against the same folders. A Toolset class is not instantiated: the module creates
+    the instance (`files = Files()`), so it decides how. A tool or toolset reachable from several listed modules (a
     package re-exporting a submodule's tools) is registered once. Raises ToolRegistrationError when a module cannot
     be found or imported, defines no tool, or a tool is invalid or clashes with one already registered.
     """
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
     for entry in modules:
-        definitions = _definitions_in(_import(entry, search))
-        if not definitions:
-            raise ToolRegistrationError(f"tools module {entry!r} defines no @tool function")
-        for definition in definitions:
-            if id(definition) in seen:
+        members = _tools_in(_import(entry, search))
+        if not members:
+            raise ToolRegistrationError(
+                f"tools module {entry!r} defines no @tool function and no Toolset instance "
+                "(a Toolset class needs a module-level instance, e.g. files = Files())"
+            )
+        for member in members:
+            if id(member) in seen:
                 continue
-            seen.add(id(definition))
-            loaded.append(registry.register_function(definition.fn))
+            seen.add(id(member))
+            if isinstance(member, Toolset):
+                loaded.extend(registry.register_toolset(member))
+            else:
+                loaded.append(registry.register_function(member.fn))
     return loaded
 
 
@@ -101,10 +109,10 @@ def _execute(name: str, spec: importlib.machinery.ModuleSpec, folder: Path) -> M
     return module
 
 
-def _definitions_in(module: ModuleType) -> list[ToolDefinition]:
-    found: list[ToolDefinition] = []
+def _tools_in(module: ModuleType) -> list[ToolDefinition | Toolset]:
+    found: list[ToolDefinition | Toolset] = []
     for value in vars(module).values():
-        definition = tool_definition(value)
-        if definition is not None and all(definition is not other for other in found):
-            found.append(definition)
+        member = value if isinstance(value, Toolset) else tool_definition(value)
+        if member is not None and all(member is not other for other in found):
+            found.append(member)
     return found

@@ -14,7 +14,8 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
-from aeon.adapters.tools.decorator import tool_definition
+from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool_definition, tool_options
+from aeon.adapters.tools.toolset import Toolset, toolset_definitions
 from aeon.application.errors import ToolNotFound, ToolRegistrationError
 from aeon.domain.tools import ToolResult, ToolSpec
 
@@ -44,11 +45,26 @@ class ToolRegistry:
         self._fns[spec.name] = fn
 
     def register_function(self, fn: Callable[..., Any]) -> ToolSpec:
-        """Register a function decorated with `@tool`; its arguments are validated by its pydantic model on invoke."""
+        """Register a function decorated with `@tool` (or a bound method whose method is); its arguments are
+        validated by its pydantic model on invoke."""
         definition = tool_definition(fn)
+        options = tool_options(fn) if inspect.ismethod(fn) else None
+        if definition is None and options is not None:
+            definition = build_definition(fn, name=options.name, example=options.example)
         if definition is None:
             name = getattr(fn, "__name__", repr(fn))
             raise ToolRegistrationError(f"tool {name!r}: not decorated with @tool")
+        return self._add(definition)
+
+    def register_toolset(self, toolset: Toolset) -> builtins.list[ToolSpec]:
+        """Register every public method of a Toolset instance; all or none (a bad method registers nothing)."""
+        definitions = toolset_definitions(toolset)
+        names = [d.spec.name for d in definitions]
+        for i, d in enumerate(definitions):
+            _check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
+        return [self._add(d) for d in definitions]
+
+    def _add(self, definition: ToolDefinition) -> ToolSpec:
         self.register(definition.spec, definition.fn)
         self._models[definition.spec.name] = definition.args_model
         return definition.spec
