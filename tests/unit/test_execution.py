@@ -75,6 +75,7 @@ def test_tool_step_validates_invokes_and_stores_result_in_memory(tmp_path):
         "args": {"expression": "5 + 10"},
         "output": 15,
         "error": None,
+        "notes": [],  # nothing in the output had to be recorded as text
     }
 
 

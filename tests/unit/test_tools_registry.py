@@ -112,12 +112,17 @@ def test_plain_registered_callable_receives_the_arguments_as_given() -> None:
     assert invoke(registry, "pair", {"x": 5}).output == {"left": 5, "right": -5}
 
 
-def test_output_that_is_not_json_data_becomes_an_error_result() -> None:
+def test_output_that_is_not_json_data_is_kept_as_its_text_and_listed_as_converted() -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "opaque#1"
+
     registry = ToolRegistry()
-    registry.register(spec("opaque"), lambda x: object())
+    registry.register(spec("opaque"), lambda x: [x, Opaque()])
     result = invoke(registry, "opaque", {"x": 1})
-    assert result.error is not None
-    assert "not JSON-serializable" in result.error
+    assert result.ok
+    assert result.output == [1, "opaque#1"]
+    assert [(c.path, c.type, c.number) for c in result.converted] == [([1], "Opaque", False)]
 
 
 def test_unknown_tool_raises_tool_not_found_naming_the_registered_ones() -> None:

@@ -14,7 +14,7 @@ from aeon.application.jsonfix import parse_json
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
-from aeon.application.validation import args_problems
+from aeon.application.validation import args_problems, output_problem
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
@@ -128,8 +128,13 @@ class Executor:
             result = await self._tools.invoke(step.tool, step.args)
             output, error = result.output, result.error
         except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
-            output, error = None, str(exc)
+            result, output, error = None, None, str(exc)
+        spec = self._tools.get(step.tool)
+        if result is not None and error is None and spec is not None:
+            error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
         call.output, call.error = output, error
+        notes = [c.note() for c in result.converted] if result is not None else []
+        call.notes, step.notes = notes, list(notes)
         self._ctx.tool_call(call)
         self._ctx.logger.emit("tool_call", **msgspec.to_builtins(call))
         if error is None:

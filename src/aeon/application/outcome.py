@@ -25,6 +25,8 @@ def step_results(plan: Plan | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for s in plan.steps if plan else []:
         out[s.step_id] = {"status": s.status.value, "output": s.step_output, "mode": s.mode, "errors": s.errors}
+        if s.notes:
+            out[s.step_id]["notes"] = s.notes
         if s.clarity_state is not None:
             out[s.step_id]["clarity_state"] = s.clarity_state.value
     return out

@@ -46,7 +46,9 @@ class ToolPort(Protocol):
     """The tool registry.
 
     `list` returns every registered tool, `get` one or None. `invoke` runs a tool with already-validated arguments
-    and returns a ToolResult; a tool that raises is reported as ToolResult(error=…), never as an exception.
+    and returns a ToolResult whose output is JSON data (values JSON cannot hold are kept as text and listed in
+    `converted`); a tool that raises is reported as ToolResult(error=…), never as an exception. The caller checks
+    the output against the tool's output_schema.
     Raises ToolNotFound when `invoke` names an unregistered tool.
     """
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import jsonschema
@@ -94,6 +96,61 @@ def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
         f"args for tool {spec.name!r} invalid at {path}: {msg}"
         for path, msg in _schema_messages(dict(args), spec.input_schema)
     ]
+
+
+def output_problem(spec: ToolSpec, output: Any, *, numbers: Sequence[Sequence[str | int]] = ()) -> str | None:
+    """Why `output` does not match the tool's declared output_schema, in one line naming both; None if it does.
+
+    `numbers` are the paths of numbers the output holds as exact text (a Decimal, a Fraction): text passes where the
+    schema accepts a string, and where it asks for a number each is checked as the number it writes out.
+    """
+    found = _schema_messages(output, spec.output_schema)
+    if found and numbers:  # a mismatch at an exact-text number stands only if the number mismatches too
+        exact = {"/".join(str(p) for p in path) or "(root)" for path in numbers}
+        still = {path for path, _ in _schema_messages(_as_numbers(output, numbers), spec.output_schema)}
+        found = [(path, message) for path, message in found if path not in exact or path in still]
+    if not found:
+        return None
+    declared = spec.output_schema.get("type") or _clip(json.dumps(spec.output_schema), 80)
+    problem = f"output does not match its declared type {declared}: returned {_kind(output)} {_preview(output)}"
+    nested = [f"at {path}: {message}" for path, message in found if path != "(root)"]
+    return problem + (f" ({'; '.join(nested)})" if nested else "")
+
+
+def _as_numbers(output: Any, paths: Sequence[Sequence[str | int]]) -> Any:
+    """A copy of `output` with the exact-text numbers at `paths` as JSON numbers, for checking only."""
+    copy = json.loads(json.dumps(output))
+    for path in paths:
+        parent, key = (None, None) if not path else (_at(copy, path[:-1]), path[-1])
+        text = copy if parent is None else parent[key]
+        try:
+            exact = Fraction(str(text))
+        except (ValueError, ZeroDivisionError):
+            continue
+        number = int(exact) if exact.denominator == 1 else float(exact)
+        if parent is None:
+            return number
+        parent[key] = number
+    return copy
+
+
+def _at(value: Any, path: Sequence[str | int]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _preview(value: Any) -> str:
+    return _clip(repr(value) if isinstance(value, str) else json.dumps(value), 80)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def structural_problems(obj: Any) -> list[Problem]:

@@ -52,6 +52,7 @@ class PlanStep(msgspec.Struct, kw_only=True):
     agent: str | None = None
     args: dict[str, Any] = msgspec.field(default_factory=dict)
     errors: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)  # e.g. output values recorded as text
     step_index: int = 0
     total_steps: int = 0
     incoming_context: str = ""

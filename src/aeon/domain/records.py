@@ -15,6 +15,7 @@ class ToolCall(msgspec.Struct, kw_only=True):
     args: dict[str, Any]
     output: Any = None
     error: str | None = None
+    notes: list[str] = msgspec.field(default_factory=list)  # parts of the output recorded as text (Conversion)
 
 
 class SupervisorAction(msgspec.Struct, kw_only=True):

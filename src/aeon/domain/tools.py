@@ -17,11 +17,29 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     example: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class Conversion(msgspec.Struct, frozen=True, kw_only=True):
+    """A value in a tool's output that JSON cannot hold as it is, recorded as its full text instead.
+
+    `path` leads from the output to the value (keys and list indexes); `number` says it was a real number
+    (Decimal, Fraction, an arbitrary-precision float …), written out without losing a digit.
+    """
+
+    path: list[str | int]
+    type: str
+    number: bool = False
+
+    def note(self) -> str:
+        where = ".".join(str(p) for p in self.path) or "output"
+        what = "exact text (a JSON number would lose digits)" if self.number else "text"
+        return f"{where}: {self.type} recorded as {what}"
+
+
 class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     """A tool's answer. `error` set means the tool failed; the step is marked failed (FR-054)."""
 
     output: Any = None
     error: str | None = None
+    converted: list[Conversion] = msgspec.field(default_factory=list)
 
     @property
     def ok(self) -> bool:

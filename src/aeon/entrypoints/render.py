@@ -93,7 +93,7 @@ def render_result(result: RunResult, out: TextIO) -> None:
             w(f"{mark} {s['step_id']} [{s['status']}, {mode}] {s['description']}\n")
             if s["status"] == "complete":
                 w(f"    output: {_short(s.get('step_output'), 400)}\n")
-            for e in s.get("errors") or []:
+            for e in [*(s.get("errors") or []), *(s.get("notes") or [])]:
                 w(f"    note: {e}\n")
     c, b = result.counts, result.budget
     w(

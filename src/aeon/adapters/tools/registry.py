@@ -8,13 +8,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import msgspec
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_jsonable_python
 
 from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool_definition, tool_options
+from aeon.adapters.tools.jsonable import to_json_data
 from aeon.adapters.tools.toolset import Toolset, toolset_definitions
 from aeon.application.errors import ToolNotFound, ToolRegistrationError
 from aeon.domain.tools import ToolResult, ToolSpec
@@ -76,7 +75,11 @@ class ToolRegistry:
         return builtins.list(self._specs.values())
 
     async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult:
-        """Run the tool; its exceptions become ToolResult(error="Type: message"). Raises ToolNotFound."""
+        """Run the tool; its exceptions become ToolResult(error="Type: message"). Raises ToolNotFound.
+
+        The output becomes JSON data; a value JSON cannot hold (a Decimal, a custom object) is kept as its full text
+        and listed in `converted`, so a tool that already did its work never loses its result.
+        """
         fn = self._fns.get(name)
         if fn is None:
             known = ", ".join(sorted(self._specs)) or "none"
@@ -86,7 +89,8 @@ class ToolRegistry:
             output = fn(**kwargs)
             if inspect.isawaitable(output):
                 output = await output
-            return ToolResult(output=to_jsonable_python(output, fallback=_jsonable_fallback))
+            data, converted = to_json_data(output)
+            return ToolResult(output=data, converted=converted)
         except ValidationError as exc:
             return ToolResult(error=f"ValidationError: {_validation_summary(exc)}")
         except Exception as exc:
@@ -123,12 +127,6 @@ def _check_spec(spec: ToolSpec, *, taken: bool) -> None:
     problems = [_one_line(error.message) for error in validator.iter_errors(spec.example)] if spec.example else []
     if problems:
         raise fail(f"example does not match input_schema: {'; '.join(problems)}")
-
-
-def _jsonable_fallback(value: Any) -> Any:
-    if isinstance(value, msgspec.Struct):
-        return msgspec.to_builtins(value)
-    raise TypeError(f"tool output of type {type(value).__name__} is not JSON-serializable")
 
 
 def _validation_summary(exc: ValidationError) -> str:

@@ -1,0 +1,129 @@
+"""What a tool returns: checked against its declared output type, and never lost when JSON cannot hold it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_harness import assert_exit, invoke, log_of, records, scripted_config
+
+pytestmark = pytest.mark.usefixtures("isolated_env", "forget_imports")
+
+TOOLS = '''
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from aeon.adapters.tools import tool
+
+
+class Reading:
+    def __str__(self) -> str:
+        return "Reading(celsius=21.5)"
+
+
+@tool
+def count_letters(text: str) -> int:
+    """Count the letters in a text (wrongly: returns a word)."""
+    return "five"
+
+
+@tool
+def count_words(text: str) -> int:
+    """Count the words in a text."""
+    return len(text.split())
+
+
+@tool
+def constants() -> dict[str, Any]:
+    """Exact constants."""
+    return {"pi": Decimal("3.14159265358979323846264338327950288"), "ratio": Fraction(22, 7), "n": 3}
+
+
+@tool
+def sensor() -> Any:
+    """A reading from a sensor library."""
+    return {"reading": Reading()}
+
+
+@tool
+def half(x: int) -> float:
+    """Half of x, exactly."""
+    return Decimal(x) / 2
+
+
+@tool
+def whole_half(x: int) -> int:
+    """Half of x, declared as an integer."""
+    return Decimal(x) / 2
+'''
+
+
+def run_plan(tmp_path: Path, *steps: dict[str, Any]) -> dict[str, Any]:
+    (tmp_path / "outputs_tools.py").write_text(TOOLS, encoding="utf-8")
+    config = scripted_config(tmp_path, [], tools={"modules": ["outputs_tools"]})
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"goal": "try the tools", "steps": list(steps)}), encoding="utf-8")
+    result = invoke("run", "try the tools", "--config", config, "--plan", plan, "--json")
+    assert_exit(result, 0)
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
+def step(step_id: str, tool: str, **args: Any) -> dict[str, Any]:
+    return {"step_id": step_id, "description": f"call {tool}", "tool": tool, "args": args}
+
+
+def tool_call(tmp_path: Path, step_id: str) -> dict[str, Any]:
+    calls = [r for r in records(log_of(tmp_path)) if r["event"] == "tool_call" and r["step_id"] == step_id]
+    assert len(calls) == 1
+    return calls[0]
+
+
+# -- 14: the declared output type is enforced -----------------------------------------------------------------------
+
+
+def test_a_tool_returning_a_string_where_it_declares_an_int_fails_its_step_naming_both(tmp_path: Path) -> None:
+    doc = run_plan(tmp_path, step("s1", "count_letters", text="a b"), step("s2", "count_words", text="a b"))
+
+    s1 = doc["outputs"]["s1"]
+    assert s1["status"] == "failed"
+    (error,) = s1["errors"]
+    assert "count_letters" in error and "integer" in error and "'five'" in error
+    assert doc["outputs"]["s2"] == {"status": "complete", "output": 2, "mode": "tool", "errors": []}
+    assert tool_call(tmp_path, "s1")["output"] == "five"  # what came back stays in the log
+
+
+# -- 15: values JSON cannot encode are kept as text, flagged --------------------------------------------------------
+
+
+def test_arbitrary_precision_numbers_are_recorded_as_exact_text_and_flagged(tmp_path: Path) -> None:
+    doc = run_plan(tmp_path, step("s1", "constants"))
+
+    s1 = doc["outputs"]["s1"]
+    assert s1["status"] == "complete"
+    assert s1["output"] == {"pi": "3.14159265358979323846264338327950288", "ratio": "22/7", "n": 3}
+    assert any("pi" in note and "Decimal" in note for note in s1["notes"])
+    assert any("ratio" in note and "Fraction" in note for note in s1["notes"])
+    assert tool_call(tmp_path, "s1")["notes"] == s1["notes"]
+
+
+def test_an_object_json_cannot_encode_is_recorded_as_its_text_and_the_step_completes(tmp_path: Path) -> None:
+    doc = run_plan(tmp_path, step("s1", "sensor"))
+
+    s1 = doc["outputs"]["s1"]
+    assert (s1["status"], s1["output"]) == ("complete", {"reading": "Reading(celsius=21.5)"})
+    assert any("Reading" in note for note in s1["notes"])
+    assert tool_call(tmp_path, "s1")["notes"] == s1["notes"]
+
+
+def test_an_exact_number_passes_a_declared_number_but_not_a_declared_integer_it_is_not(tmp_path: Path) -> None:
+    doc = run_plan(tmp_path, step("s1", "half", x=5), step("s2", "whole_half", x=5), step("s3", "whole_half", x=4))
+
+    assert (doc["outputs"]["s1"]["status"], doc["outputs"]["s1"]["output"]) == ("complete", "2.5")
+    assert doc["outputs"]["s2"]["status"] == "failed"
+    assert "whole_half" in doc["outputs"]["s2"]["errors"][0] and "integer" in doc["outputs"]["s2"]["errors"][0]
+    assert (doc["outputs"]["s3"]["status"], doc["outputs"]["s3"]["output"]) == ("complete", "2")
