@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import jsonschema
 import msgspec
 
 from aeon.application.errors import InputError
+from aeon.application.schemas import clip, json_kind, preview, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
@@ -63,38 +63,11 @@ def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
-
-
-def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
-    """One compiled validator per schema object (tool schemas are validated on every step); bounded cache."""
-    hit = _VALIDATORS.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    if len(_VALIDATORS) > 256:
-        _VALIDATORS.clear()
-    validator = jsonschema.Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)  # keeping the schema keeps its id from being reused
-    return validator
-
-
-def _schema_messages(instance: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(json path, message) for every violation, sorted for stable output."""
-    validator = _validator(schema)
-    if validator.is_valid(instance):
-        return []
-    out = []
-    for err in validator.iter_errors(instance):
-        path = "/".join(str(p) for p in err.absolute_path) or "(root)"
-        out.append((path, err.message))
-    return sorted(out)
-
-
 def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     """Argument problems against the tool's input_schema (FR-025), as one-line messages."""
     return [
         f"args for tool {spec.name!r} invalid at {path}: {msg}"
-        for path, msg in _schema_messages(dict(args), spec.input_schema)
+        for path, msg in schema_problems(dict(args), spec.input_schema)
     ]
 
 
@@ -104,15 +77,15 @@ def output_problem(spec: ToolSpec, output: Any, *, numbers: Sequence[Sequence[st
     `numbers` are the paths of numbers the output holds as exact text (a Decimal, a Fraction): text passes where the
     schema accepts a string, and where it asks for a number each is checked as the number it writes out.
     """
-    found = _schema_messages(output, spec.output_schema)
+    found = schema_problems(output, spec.output_schema)
     if found and numbers:  # a mismatch at an exact-text number stands only if the number mismatches too
         exact = {"/".join(str(p) for p in path) or "(root)" for path in numbers}
-        still = {path for path, _ in _schema_messages(_as_numbers(output, numbers), spec.output_schema)}
+        still = {path for path, _ in schema_problems(_as_numbers(output, numbers), spec.output_schema)}
         found = [(path, message) for path, message in found if path not in exact or path in still]
     if not found:
         return None
-    declared = spec.output_schema.get("type") or _clip(json.dumps(spec.output_schema), 80)
-    problem = f"output does not match its declared type {declared}: returned {_kind(output)} {_preview(output)}"
+    declared = spec.output_schema.get("type") or clip(json.dumps(spec.output_schema), 80)
+    problem = f"output does not match its declared type {declared}: returned {json_kind(output)} {preview(output)}"
     nested = [f"at {path}: {message}" for path, message in found if path != "(root)"]
     return problem + (f" ({'; '.join(nested)})" if nested else "")
 
@@ -140,26 +113,13 @@ def _at(value: Any, path: Sequence[str | int]) -> Any:
     return value
 
 
-def _kind(value: Any) -> str:
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def _preview(value: Any) -> str:
-    return _clip(repr(value) if isinstance(value, str) else json.dumps(value), 80)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def structural_problems(obj: Any) -> list[Problem]:
     """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, duplicate step ids."""
     base = plan_schema([])
     problems: list[Problem] = []
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
-    for path, msg in _schema_messages(_without_nulls(obj), base):
+    for path, msg in schema_problems(_without_nulls(obj), base):
         step_id = _step_id_at(obj, path)
         problems.append(Problem(step_id=step_id, message=f"{path}: {msg}"))
     steps = obj.get("steps")
