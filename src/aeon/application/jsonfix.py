@@ -33,6 +33,8 @@ def parse_json(raw: str) -> RepairOutcome | None:
         return RepairOutcome(json.loads(text), repaired=False)
     except (json.JSONDecodeError, ValueError):
         pass
+    if looks_truncated(text):
+        return None  # json-repair would close it into a shorter object that looks complete
     candidate = _extract(text)
     if candidate is None:
         return None
@@ -50,6 +52,40 @@ def parse_json(raw: str) -> RepairOutcome | None:
     if not set(_KEY.findall(candidate)) <= _all_keys(value):
         return None
     return RepairOutcome(value, repaired=True)
+
+
+def looks_truncated(raw: str) -> bool:
+    """True when the JSON-looking part of `raw` never closes: the text ends inside an object, array or string.
+
+    Quotes of either kind open strings (models write Python-style literals), `//` and `/* */` comments are skipped,
+    and closing brackets are counted without matching their kind. Text after the first value closes is prose.
+    """
+    m = _FENCE.search(raw)
+    text = m.group(1) if m else raw
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        return False
+    depth, quote, i, n = 0, "", min(starts), len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            end = text.find("\n" if text[i + 1] == "/" else "*/", i + 2)
+            i = n if end < 0 else end
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return False
+        i += 1
+    return True
 
 
 def _extract(text: str) -> str | None:

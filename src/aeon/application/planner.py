@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from aeon.application.lax_plan import coerce_plan
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import build_plan, plan_schema, structural_problems
@@ -24,6 +25,12 @@ class Planner:
             return [str(p) for p in structural_problems(obj)]
 
         obj = await self._supervisor.ask_json(
-            "plan", templates.PLAN, {"request": request}, schema=self._schema, target="plan", validate=validate
+            "plan",
+            templates.PLAN,
+            {"request": request},
+            schema=self._schema,
+            target="plan",
+            validate=validate,
+            coerce=coerce_plan,
         )
         return build_plan(obj)

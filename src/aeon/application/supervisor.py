@@ -11,7 +11,8 @@ import msgspec
 from aeon.application.context import RunContext
 from aeon.application.errors import LLMEmptyAnswer, LLMTruncated, UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
-from aeon.application.jsonfix import parse_json
+from aeon.application.jsonfix import looks_truncated, parse_json
+from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
@@ -22,6 +23,7 @@ from aeon.domain.tools import ToolSpec
 MAX_LLM_REPAIRS = 2
 
 Validator = Callable[[Any], list[str]]
+Coercer = Callable[[Any], Coerced | None]
 
 
 def describe_tools(tools: Sequence[ToolSpec]) -> str:
@@ -45,21 +47,40 @@ class Supervisor:
         self._tools = list(tools)
         self._by_name = {t.name: t for t in tools}
 
-    def _attempt(self, raw: str, validate: Validator, target: str) -> tuple[Any, list[str]]:
+    def _attempt(
+        self, raw: str, validate: Validator, target: str, coerce: Coercer | None = None
+    ) -> tuple[Any, list[str]]:
         outcome = parse_json(raw)
         if outcome is None:
+            if looks_truncated(raw):
+                return None, ["the answer is cut off: it ends inside an unfinished JSON object, array or string"]
             return None, ["output is not JSON and could not be repaired deterministically"]
-        errors = validate(outcome.value)
-        if not errors and outcome.repaired:
+        value, repaired, changes = outcome.value, outcome.repaired, []
+        errors = validate(value)
+        coerced = coerce(value) if errors and coerce is not None else None
+        if coerced is not None and not validate(coerced.value):
+            value, repaired, changes, errors = coerced.value, True, coerced.changes, []
+        if not errors and repaired:
             self._ctx.counters.deterministic_repairs += 1
-            self._ctx.supervisor_action(
-                SupervisorAction(kind="deterministic_repair", target=target, detail="repaired without an LLM call")
-            )
-        return outcome.value, errors
+            detail = "; ".join(["repaired without an LLM call", *changes])
+            self._ctx.supervisor_action(SupervisorAction(kind="deterministic_repair", target=target, detail=detail))
+        return value, errors
 
-    async def ensure_valid(self, raw: str, *, target: str, validate: Validator, schema: Mapping[str, Any]) -> Any:
-        """Return a value from `raw` that passes `validate`, repairing it if needed; raise UnrecoverableOutput."""
-        value, errors = self._attempt(raw, validate, target)
+    async def ensure_valid(
+        self,
+        raw: str,
+        *,
+        target: str,
+        validate: Validator,
+        schema: Mapping[str, Any],
+        coerce: Coercer | None = None,
+    ) -> Any:
+        """Return a value from `raw` that passes `validate`, repairing it if needed; raise UnrecoverableOutput.
+
+        Deterministic repair comes first: JSON syntax, then `coerce` (lax shapes whose content is all there). An
+        answer cut off mid-object is never repaired deterministically; it goes to the LLM repair.
+        """
+        value, errors = self._attempt(raw, validate, target, coerce)
         if not errors:
             return value
         current = raw
@@ -85,7 +106,7 @@ class Supervisor:
                 continue
             current = completion.text
             self._ctx.counters.llm_repairs += 1
-            value, errors = self._attempt(current, validate, target)
+            value, errors = self._attempt(current, validate, target, coerce)
             self._ctx.supervisor_action(
                 SupervisorAction(
                     kind="llm_repair",
@@ -118,6 +139,7 @@ class Supervisor:
         schema: Mapping[str, Any],
         target: str,
         validate: Validator,
+        coerce: Coercer | None = None,
     ) -> Any:
         """Render `template`, ask for JSON under `schema` (stopping at the template's next example) and return the
         answer once it validates, repairing it as needed; raises UnrecoverableOutput."""
@@ -128,7 +150,7 @@ class Supervisor:
             schema_name=target,
             stop=template.stop,
         )
-        return await self.ensure_valid(completion.text, target=target, validate=validate, schema=schema)
+        return await self.ensure_valid(completion.text, target=target, validate=validate, schema=schema, coerce=coerce)
 
     async def repair_step(self, step: PlanStep, goal: str) -> PlanStep | None:
         """Rewrite a missing-tool or bad-argument step to use a registered tool; None when that fails (FR-059..066).
