@@ -74,3 +74,20 @@ def test_a_config_that_is_not_utf8_text_exits_2_with_one_line(tmp_path: Path) ->
 
     assert_exit(result, 2)
     assert "not UTF-8" in one_line(result.stderr)
+
+
+# -- plan files -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{\x00}", b"\x89PNG\r\n\x1a\n\x00\x00"], ids=["utf16-ish", "png"])
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_plan_file_that_is_not_utf8_text_exits_2_with_one_line(tmp_path: Path, command: str, content: bytes) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_bytes(content)
+    args = ["validate", plan] if command == "validate" else ["run", "add", "--plan", plan, "--quiet"]
+    result = invoke(*args, "--config", scripted_config(tmp_path, []))
+
+    assert_exit(result, 2)
+    line = one_line(result.stderr)
+    assert str(plan) in line and "UTF-8" in line
+    assert not log_of(tmp_path).exists()

@@ -198,3 +198,43 @@ def test_config_naming_a_missing_tools_module_exits_2_naming_the_module(tmp_path
     assert len(lines) == 1, lines
     assert "no_such_aeon_tools_mod" in lines[0]
     assert result.stdout == ""
+
+
+def test_validate_reports_dependency_cycles_missing_dependencies_and_bad_statuses_by_step(tmp_path: Path) -> None:
+    def step(sid: str, *deps: str, **extra: Any) -> dict[str, Any]:
+        return {**SUM_STEP, "step_id": sid, "dependencies": list(deps), **extra}
+
+    plan = write_json(
+        tmp_path / "plan.json",
+        {
+            "goal": "add",
+            "steps": [
+                step("a", "b"),
+                step("b", "a"),
+                step("c", "ghost"),
+                step("d", "e"),
+                step("e"),
+                step("f", status="done"),
+                step("g", status="complete"),
+            ],
+        },
+    )
+    result = invoke("validate", plan)
+
+    assert_exit(result, 1)
+    lines = result.stdout.splitlines()
+    assert any("step a:" in x and "cycle" in x and "a, b" in x for x in lines), lines
+    assert any("step c:" in x and "'ghost'" in x and "not in the plan" in x for x in lines), lines
+    assert any("step d:" in x and "runs later" in x for x in lines), lines
+    assert any("step f:" in x and "'done'" in x and "pending" in x for x in lines), lines
+    assert not any("step e:" in x or "step g:" in x for x in lines), lines
+    assert len(lines) == 4, lines
+
+
+def test_run_refuses_a_given_plan_whose_step_status_is_outside_the_state_machine(tmp_path: Path) -> None:
+    plan = write_json(tmp_path / "plan.json", {"goal": "add", "steps": [{**SUM_STEP, "status": "done"}]})
+    result = invoke("run", "add", "--config", config_with(tmp_path), "--plan", plan, "--quiet")
+
+    assert_exit(result, 2)
+    line = result.stderr.strip()
+    assert "\n" not in line and "step s1" in line and "'done'" in line

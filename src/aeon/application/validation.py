@@ -9,7 +9,6 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.errors import InputError
 from aeon.application.schemas import clip, json_kind, preview, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
@@ -188,17 +187,6 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
     return Plan(goal=obj["goal"], steps=steps)
 
 
-def plan_from_document(doc: Any, *, source: str) -> Plan:
-    """A hand-written plan (--plan) from a parsed JSON/YAML document; structural problems refuse it (InputError).
-
-    Tool and argument problems are left to the run: they are flagged as step errors and repaired or fall back.
-    """
-    problems = structural_problems(doc)
-    if problems:
-        raise InputError(f"plan {source} is invalid: {'; '.join(str(p) for p in problems)}")
-    return build_plan(doc)
-
-
 def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:
     """Fill every step's `errors` with its tool problems and return them (FR-064)."""
     out: list[Problem] = []
@@ -208,26 +196,3 @@ def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:
         step.errors = tool_problems(step, tools)
         out.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in step.errors)
     return out
-
-
-def validate_document(obj: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:
-    """Every problem of a plan document: structural ones, then per-step tool and argument problems."""
-    problems = structural_problems(obj)
-    steps = obj.get("steps") if isinstance(obj, dict) else None
-    if not isinstance(steps, list):
-        return problems
-    for raw in steps:
-        if not isinstance(raw, dict) or not isinstance(raw.get("step_id"), str):
-            continue
-        tool = raw.get("tool")
-        raw_args = raw.get("args")
-        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
-        step = PlanStep(
-            step_id=raw["step_id"],
-            description=str(raw.get("description", "")),
-            tool=tool if isinstance(tool, str) else None,
-            agent=raw.get("agent"),
-            args=args,
-        )
-        problems.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in tool_problems(step, tools))
-    return problems

@@ -13,8 +13,8 @@ import typer
 import yaml
 
 from aeon.application.errors import InputError
+from aeon.application.plan_documents import plan_from_document, validate_document
 from aeon.application.result import RunResult, RunStatus
-from aeon.application.validation import plan_from_document, validate_document
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
 from aeon.entrypoints.inspect import analyse, render_inspection
@@ -66,6 +66,8 @@ def read_document(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text (byte {exc.start}); expected a JSON or YAML file") from exc
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)
