@@ -19,10 +19,11 @@ class Planner:
     def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, max_steps: int) -> None:
         self._supervisor = supervisor
         self._schema = plan_schema([t.name for t in tools], max_steps=max_steps)
+        self._max_steps = max_steps
 
     async def plan(self, request: str) -> Plan:
         def validate(obj: Any) -> list[str]:
-            return [str(p) for p in structural_problems(obj)]
+            return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
 
         obj = await self._supervisor.ask_json(
             "plan",

@@ -31,8 +31,21 @@ def schema_problems(instance: Any, schema: Mapping[str, Any]) -> list[tuple[str,
     out = []
     for err in validator.iter_errors(instance):
         path = "/".join(str(p) for p in err.absolute_path) or "(root)"
-        out.append((path, err.message))
+        out.append((path, _message(err)))
     return sorted(out)
+
+
+def _message(err: jsonschema.ValidationError) -> str:
+    """jsonschema's message, except where it would print the whole offending value (a list of steps, an object)."""
+    value, limit = err.instance, err.validator_value
+    if err.validator == "maxItems" and isinstance(value, list):
+        return f"has {len(value)} items, more than the {limit} allowed"
+    if err.validator == "minItems" and isinstance(value, list):
+        return "must not be empty" if limit == 1 and not value else f"has {len(value)} items, fewer than {limit}"
+    if err.validator == "type":
+        expected = " or ".join(limit) if isinstance(limit, list) else str(limit)
+        return f"expected {expected}, got {json_kind(value)} {preview(value, 60)}"
+    return clip(err.message, 200)
 
 
 def json_kind(value: Any) -> str:

@@ -13,7 +13,9 @@ from aeon.application.schemas import clip, json_kind, preview, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
-MAX_PLAN_STEPS = 10
+# Any plan, hand-written or the model's: every cycle record carries the plan, so the log grows with steps².
+# The model is asked for far fewer (run.max_plan_steps); a hand-written plan is bound only by this.
+MAX_PLAN_STEPS = 200
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -112,9 +114,10 @@ def _at(value: Any, path: Sequence[str | int]) -> Any:
     return value
 
 
-def structural_problems(obj: Any) -> list[Problem]:
-    """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, duplicate step ids."""
-    base = plan_schema([])
+def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Problem]:
+    """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, too many steps, duplicate
+    step ids."""
+    base = plan_schema([], max_steps=max_steps)
     problems: list[Problem] = []
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]

@@ -15,12 +15,11 @@ import yaml
 from aeon.application.errors import InputError
 from aeon.application.plan_documents import plan_from_document, validate_document
 from aeon.application.result import RunResult, RunStatus
-from aeon.domain.errors import AeonError
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
+from aeon.entrypoints.failures import EXIT_ERROR, EXIT_EXPIRED, EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.render import ConsoleProgress, render_result
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR = 0, 1, 2, 3, 4
 _EXIT = {RunStatus.COMPLETED: EXIT_OK, RunStatus.TTL_EXPIRED: EXIT_EXPIRED, RunStatus.ERROR: EXIT_ERROR}
 
 app = typer.Typer(
@@ -40,11 +39,6 @@ ConfigOpt = Annotated[
     ),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
-
-
-def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    typer.echo(f"aeon: {message}", err=True)
-    return typer.Exit(code)
 
 
 def _status(message: str) -> None:
@@ -76,7 +70,7 @@ def read_document(path: Path) -> Any:
         raise InputError(f"{path} is not valid JSON/YAML: {str(exc).splitlines()[0]}") from exc
 
 
-@app.command()
+@app.command(cls=JsonAwareCommand)
 def run(
     request: Annotated[str, typer.Argument(help="What you want done, in plain language.")],
     config: ConfigOpt = None,
@@ -104,7 +98,8 @@ def run(
     4 unrecoverable error (structured error printed).
     """
     if not request.strip():
-        raise _fail('the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"')
+        empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
+        raise fail(empty, code=InputError.code, as_json=as_json)
     overrides: dict[str, Any] = {}
     if ttl is not None:
         overrides["run.ttl"] = ttl
@@ -113,7 +108,7 @@ def run(
     if log_file is not None:
         overrides["log.path"] = str(log_file)
     progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
-    try:
+    with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
         container = build_container(settings, progress=progress, status=None if quiet else _status)
         container.tools()  # load configured tool modules now: a broken one is a usage error before the run
@@ -121,24 +116,10 @@ def run(
         if plan is not None:
             given = plan_from_document(read_document(plan), source=str(plan))
         if problem := preflight(container):
-            raise _fail(problem)
+            raise fail(problem, code="AEON.SETUP", as_json=as_json)
         if not quiet:
             _status(describe_llm(container.llm().describe()))
         result = asyncio.run(_run(container, request, given))
-    except AeonError as exc:
-        if debug:
-            raise
-        raise _fail(str(exc)) from None
-    except KeyboardInterrupt:
-        raise _fail("interrupted", 130) from None
-    except typer.Exit:
-        raise
-    except Exception as exc:  # a bug, not a user error: one line, the traceback only with --debug
-        if debug:
-            raise
-        raise _fail(
-            f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", EXIT_ERROR
-        ) from None
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
@@ -171,16 +152,12 @@ def validate(
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Check a plan file: every problem with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
-    try:
+    """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
+    with reported(debug=debug):
         settings = load_settings(config)
         tools = build_container(settings).tools()
         doc = read_document(plan_file)
-    except AeonError as exc:
-        if debug:
-            raise
-        raise _fail(str(exc)) from None
-    problems = validate_document(doc, {t.name: t for t in tools.list()})
+        problems = validate_document(doc, {t.name: t for t in tools.list()})
     if not problems:
         typer.echo(f"{plan_file}: valid")
         raise typer.Exit(EXIT_OK)
@@ -190,19 +167,15 @@ def validate(
     raise typer.Exit(EXIT_INVALID)
 
 
-@app.command()
+@app.command(cls=JsonAwareCommand)
 def tools(
     config: ConfigOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tools as one JSON document.")] = False,
     debug: DebugOpt = False,
 ) -> None:
     """List the registered tools with their input and output schemas."""
-    try:
+    with reported(as_json=as_json, debug=debug):
         registry = build_container(load_settings(config)).tools()
-    except AeonError as exc:
-        if debug:
-            raise
-        raise _fail(str(exc)) from None
     specs = registry.list()
     if as_json:
         typer.echo(msgspec.json.encode([msgspec.to_builtins(s) for s in specs]).decode())
@@ -214,17 +187,15 @@ def tools(
         typer.echo(f"  example: {json.dumps(s.example)}")
 
 
-@app.command()
+@app.command(cls=JsonAwareCommand)
 def inspect(
     history_file: Annotated[Path, typer.Argument(help="A history written by `aeon run --history`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysed history as one JSON document.")] = False,
 ) -> None:
     """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
-    try:
+    with reported(as_json=as_json):
         doc = read_document(history_file)
         report = analyse(doc)
-    except AeonError as exc:
-        raise _fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))
     else:

@@ -114,5 +114,4 @@ def render_result(result: RunResult, out: TextIO) -> None:
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
         t = result.ttl_expiration
         w(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}\n")
-    if result.error is not None:
-        w(f"error {result.error.code}: {result.error.message}\n")
+    # an error is reported once, by the CLI on stderr

@@ -18,6 +18,7 @@ from pydantic import (
 
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ApplicationError
+from aeon.application.validation import MAX_PLAN_STEPS
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
 
@@ -75,7 +76,8 @@ class RunSection(_Section):
     max_llm_calls: int = Field(30, ge=0)
     max_tokens: int | None = Field(None, ge=1)
     max_seconds: float | None = Field(None, gt=0)
-    max_plan_steps: int = Field(8, ge=1, le=10)
+    # what the model is asked to stay under; hand-written plans (--plan) are bound only by MAX_PLAN_STEPS
+    max_plan_steps: int = Field(8, ge=1, le=MAX_PLAN_STEPS)
     evaluate: bool = Field(True, description="False: one plan → execute pass without profile or evaluation")
 
 
