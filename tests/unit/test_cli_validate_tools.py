@@ -77,7 +77,7 @@ def test_validate_reports_every_problem_with_its_step_id_and_exits_1(tmp_path: P
     assert any("step s2:" in line and "duplicate" in line for line in lines), lines
     assert any("step s3:" in line and "'adder' not found in registry" in line for line in lines), lines
     assert not any("step s2:" in line and "duplicate" not in line for line in lines), "s2's tool call is fine"
-    assert f"{len(lines)} problem(s)" in result.stderr
+    assert f"{len(lines)} problems" in result.stderr
 
 
 def test_validate_accepts_a_valid_yaml_plan_with_exit_0(tmp_path: Path) -> None:
@@ -137,18 +137,6 @@ def test_tools_json_lists_the_builtins_with_schemas_and_an_example() -> None:
         assert spec["example"]
     assert specs["calculator"]["output_schema"] == {"type": "number"}
     assert "expression" in specs["calculator"]["input_schema"]["required"]
-
-
-def test_tools_human_mode_prints_each_tool_with_its_schemas() -> None:
-    result = invoke("tools")
-
-    assert_exit(result, 0)
-    lines = result.stdout.splitlines()
-    assert any(line.startswith("echo: ") for line in lines)
-    assert any(line.startswith("calculator: ") for line in lines)
-    assert sum(line.strip().startswith("input:") for line in lines) == 2
-    assert sum(line.strip().startswith("output:") for line in lines) == 2
-    assert any('"expression": "5 + 10"' in line for line in lines if line.strip().startswith("example:"))
 
 
 def test_tools_lists_the_user_tools_of_a_configured_module(tmp_path: Path) -> None:

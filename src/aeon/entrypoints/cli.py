@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +19,7 @@ from aeon.application.result import RunResult, RunStatus
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
 from aeon.entrypoints.failures import EXIT_ERROR, EXIT_EXPIRED, EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.inspect import analyse, render_inspection
-from aeon.entrypoints.render import ConsoleProgress, render_result
+from aeon.entrypoints.render import ConsoleProgress, counted, render_result, render_tools
 
 _EXIT = {RunStatus.COMPLETED: EXIT_OK, RunStatus.TTL_EXPIRED: EXIT_EXPIRED, RunStatus.ERROR: EXIT_ERROR}
 
@@ -27,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags without a '<bool>' placeholder, errors without boxes
 )
 
 ConfigOpt = Annotated[
@@ -39,6 +41,24 @@ ConfigOpt = Annotated[
     ),
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        try:
+            typer.echo(f"aeon {metadata.version('aeon')}")
+        except metadata.PackageNotFoundError:  # running from a source tree that was never installed
+            typer.echo("aeon (version unknown: not installed)")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle."""
 
 
 def _status(message: str) -> None:
@@ -72,7 +92,7 @@ def read_document(path: Path) -> Any:
 
 @app.command(cls=JsonAwareCommand)
 def run(
-    request: Annotated[str, typer.Argument(help="What you want done, in plain language.")],
+    request: Annotated[str, typer.Argument(help="What you want done, in plain language.", metavar="REQUEST")],
     config: ConfigOpt = None,
     plan: Annotated[
         Path | None, typer.Option("--plan", help="Run this hand-written JSON/YAML plan instead of generating one.")
@@ -163,7 +183,7 @@ def validate(
         raise typer.Exit(EXIT_OK)
     for p in problems:
         typer.echo(f"{plan_file}: {p}")
-    typer.echo(f"{len(problems)} problem(s)", err=True)
+    typer.echo(counted(len(problems), "problem"), err=True)
     raise typer.Exit(EXIT_INVALID)
 
 
@@ -173,18 +193,14 @@ def tools(
     as_json: Annotated[bool, typer.Option("--json", help="Print the tools as one JSON document.")] = False,
     debug: DebugOpt = False,
 ) -> None:
-    """List the registered tools with their input and output schemas."""
+    """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
     with reported(as_json=as_json, debug=debug):
         registry = build_container(load_settings(config)).tools()
     specs = registry.list()
     if as_json:
         typer.echo(msgspec.json.encode([msgspec.to_builtins(s) for s in specs]).decode())
         return
-    for s in specs:
-        typer.echo(f"{s.name}: {s.description}")
-        typer.echo(f"  input:   {json.dumps(s.input_schema)}")
-        typer.echo(f"  output:  {json.dumps(s.output_schema)}")
-        typer.echo(f"  example: {json.dumps(s.example)}")
+    render_tools(specs, sys.stdout)
 
 
 @app.command(cls=JsonAwareCommand)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from aeon.application.result import RunResult, RunStatus
+from aeon.domain.tools import ToolSpec
 
 _MARK = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
 
@@ -34,7 +35,7 @@ class ConsoleProgress:
             self._line(f"── pass {d.get('pass')} · {d.get('phase')}")
         elif event == "plan":
             plan = d["plan"]
-            self._line(f"plan: {plan['goal']} ({len(plan['steps'])} steps)")
+            self._line(f"plan: {plan['goal']} ({counted(len(plan['steps']), 'step')})")
             for s in plan["steps"]:
                 how = f"tool {s['tool']} {json.dumps(s.get('args') or {})}" if s.get("tool") else "agent llm"
                 self._line(f"  {s['step_index']}. [{s['step_id']}] {s['description']} — {how}")
@@ -68,7 +69,7 @@ class ConsoleProgress:
                 f"{_num(sc.get('coherence_score'))} · {', '.join(d.get('reason_codes') or [])}"
             )
         elif event == "refined":
-            self._line(f"  refinement: {d['applied']} change(s) applied, {d['rejected']} rejected")
+            self._line(f"  refinement: {counted(d['applied'], 'change')} applied, {d['rejected']} rejected")
             for a in d.get("advisories") or []:
                 what = a.get("question") or a.get("reason") or a.get("resolution") or ""
                 self._line(f"  advisory {a['kind']} {a.get('step_id', '')}: {_short(what, 140)}")
@@ -76,6 +77,44 @@ class ConsoleProgress:
             self._line(f"  depth decision: {d['decision']} — {d['reason']}")
         elif event == "status":
             self._line(str(d.get("message", "")))
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """'1 step', '2 steps'; irregular plurals are given ('pass', 'passes')."""
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
+    """One row per tool: name, arguments with their types, return type, example arguments, description."""
+    rows = [("NAME", "ARGUMENTS", "RETURNS", "EXAMPLE", "DESCRIPTION")]
+    for s in specs:
+        props = s.input_schema.get("properties") or {}
+        required = set(s.input_schema.get("required") or [])
+        args = ", ".join(
+            f"{name}: {_type(p)}" + ("" if name in required else f" = {json.dumps(p.get('default'))}")
+            for name, p in props.items()
+        )
+        example = json.dumps(s.example) if s.example else "-"
+        rows.append((s.name, args or "-", _type(s.output_schema), example, s.description))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(r[:4], widths, strict=True)) + "  " + r[4] + "\n")
+
+
+def _type(schema: Mapping[str, Any]) -> str:
+    """A JSON schema as a short type name: string, array of integer, Box, string | null, any."""
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in schema:
+        return " | ".join(_type(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return "one of " + "|".join(str(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind == "array":
+        return f"array of {_type(schema.get('items') or {})}"
+    if isinstance(kind, list):
+        return " | ".join(map(str, kind))
+    return str(kind) if kind else "any"
 
 
 def _num(value: Any) -> str:
@@ -105,8 +144,9 @@ def render_result(result: RunResult, out: TextIO) -> None:
         conv = result.convergence or {}
         sc = conv.get("scores") or {}
         verdict = "converged" if result.converged else "not converged"
+        passes = counted(result.passes, "pass", "passes")
         w(
-            f"{verdict} after {result.passes} pass(es): completeness {_num(sc.get('completeness_score'))}, "
+            f"{verdict} after {passes}: completeness {_num(sc.get('completeness_score'))}, "
             f"coherence {_num(sc.get('coherence_score'))}, reasons {', '.join(conv.get('reason_codes') or ['-'])}\n"
         )
     if result.answer is not None:
