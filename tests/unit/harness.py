@@ -27,6 +27,7 @@ class FakeClock:
         self._t = 0.0
         self._step = step
         self._start = datetime(2026, 1, 1, tzinfo=UTC)
+        self.slept: list[float] = []
 
     def now(self) -> datetime:
         self._t += self._step
@@ -37,6 +38,11 @@ class FakeClock:
         return self._t
 
     def advance(self, seconds: float) -> None:
+        self._t += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        """Waiting only moves this clock on; the requested waits are kept for tests to assert."""
+        self.slept.append(seconds)
         self._t += seconds
 
 

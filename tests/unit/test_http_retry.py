@@ -115,7 +115,7 @@ def test_transport_failures_are_retried_then_reported_unavailable(
     script = Script(error, error, error)
     result, sleep = post(script)
     assert isinstance(result, LLMUnavailable)
-    assert str(result) == f"provider unavailable after 3 attempts ({cause})"
+    assert str(result) == f"provider unavailable after 3 attempts ({cause}; waited 0.5 s, 1.0 s)"
     assert result.attempts == 3
     assert result.status is None
     assert len(script.requests) == 3
@@ -179,7 +179,8 @@ def test_exhaustion_raises_unavailable_after_exactly_three_attempts() -> None:
     script = Script(status(503), status(503), status(503), ok())
     result, sleep = post(script)
     assert isinstance(result, LLMUnavailable)
-    assert str(result) == "provider unavailable after 3 attempts (HTTP 503)"
+    assert str(result) == "provider unavailable after 3 attempts (HTTP 503; waited 0.5 s, 1.0 s)"
+    assert result.waits == (0.5, 1.0) and result.cause == "HTTP 503"
     assert (result.status, result.attempts) == (503, 3)
     assert len(script.requests) == 3
     assert sleep.waits == [0.5, 1.0]
@@ -280,7 +281,7 @@ def test_every_retry_and_the_give_up_are_logged_with_their_waits() -> None:
     assert logger.events == [
         ("llm_retry", {"attempt": 1, "cause": "HTTP 429", "status": 429, "wait_seconds": 3.0}),
         ("llm_retry", {"attempt": 2, "cause": "read timeout", "status": None, "wait_seconds": 1.0}),
-        ("llm_giveup", {"attempts": 3, "cause": "HTTP 502", "status": 502}),
+        ("llm_giveup", {"attempts": 3, "cause": "HTTP 502", "status": 502, "waits": [3.0, 1.0]}),
     ]
 
 

@@ -249,7 +249,7 @@ def test_transient_failures_are_retried_then_succeed() -> None:
 def test_exhaustion_is_unavailable_after_max_attempts() -> None:
     server = Server(*(httpx.Response(502) for _ in range(2)))
     llm, sleep = make(server, max_attempts=2)
-    with pytest.raises(LLMUnavailable, match=r"after 2 attempts \(HTTP 502\)"):
+    with pytest.raises(LLMUnavailable, match=r"after 2 attempts \(HTTP 502; waited 0.5 s\)"):
         complete(llm)
     assert sleep.waits == [0.5]
 

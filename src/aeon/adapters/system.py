@@ -1,7 +1,8 @@
-"""System clock adapter: the real wall and monotonic time."""
+"""System clock adapter: the real wall and monotonic time, and real waiting."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 
@@ -12,3 +13,6 @@ class SystemClock:
 
     def monotonic(self) -> float:
         return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)

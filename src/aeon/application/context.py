@@ -103,6 +103,20 @@ class RunContext:
     def _tick(self) -> None:
         self.budget.elapsed_seconds = self.clock.monotonic() - self.t0
 
+    def remaining_seconds(self) -> float | None:
+        """Wall-clock seconds left under run.max_seconds (never negative), or None without that cap."""
+        limit = self.budget.limits.max_seconds
+        if limit is None:
+            return None
+        self._tick()
+        return max(limit - self.budget.elapsed_seconds, 0.0)
+
+    def out_of_time(self, where: str) -> BudgetExhausted:
+        """The expiry for work cut off by run.max_seconds while it was still running."""
+        self._tick()
+        cap = f"max_seconds ({self.budget.limits.max_seconds:g})"
+        return BudgetExhausted(f"{cap} ran out {where}", expiration_type=ExpirationType.MID_PHASE)
+
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
         """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up.
 

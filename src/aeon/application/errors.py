@@ -58,6 +58,21 @@ class LLMTransient(LLMError):
 class LLMUnavailable(LLMError):
     code = "AEON.LLM.UNAVAILABLE"
 
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        attempts: int = 1,
+        cause: str = "",
+        waits: tuple[float, ...] = (),
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status=status, attempts=attempts)
+        self.cause = cause or message  # what the last attempt met ("HTTP 503", "read timeout" …)
+        self.waits = waits  # the backoff waits between the attempts, in seconds
+        self.retry_after = retry_after  # the wait the provider last asked for, if it did
+
 
 class LLMRejected(LLMError):
     code = "AEON.LLM.REJECTED"

@@ -132,9 +132,12 @@ class JsonPoster:
         random: Callable[[], float] = uniform01,
         now: Callable[[], float] = time.time,
         secrets: Iterable[str] = (),
+        status: Callable[[str], None] | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        self._attempt_seconds = read_timeout
+        self._status = status
         self._client = httpx.AsyncClient(
             base_url=base_url,
             timeout=httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT),
@@ -154,21 +157,42 @@ class JsonPoster:
     async def post_json(
         self, path: str, body: Mapping[str, Any], headers: Mapping[str, str] | None = None
     ) -> tuple[dict[str, Any], httpx.Headers]:
-        """POST `body` to `path` (relative to the base URL); return the decoded JSON object and the response headers."""
-        attempt = 0
+        """POST `body` to `path` (relative to the base URL); return the decoded JSON object and the response headers.
+
+        Each attempt, from sending the request to the last byte of the answer, gets at most `read_timeout` seconds:
+        httpx's own read timeout counts only the gap between two bytes, so a server trickling its answer would
+        otherwise hold the call forever.
+        """
+        attempt, waits = 0, list[float]()
         while True:
             attempt += 1
             try:
-                return await self._attempt(path, body, headers)
-            except LLMTransient as failure:
-                cause = str(failure)
-                if attempt >= self._max_attempts:
-                    self._emit("llm_giveup", attempts=attempt, cause=cause, status=failure.status)
-                    message = f"provider unavailable after {attempt} attempts ({cause})"
-                    raise LLMUnavailable(message, status=failure.status, attempts=attempt) from failure
-                wait = backoff_seconds(attempt - 1, failure.retry_after, self._random)
-                self._emit("llm_retry", attempt=attempt, cause=cause, status=failure.status, wait_seconds=wait)
-                await self._sleep(wait)
+                async with asyncio.timeout(self._attempt_seconds):
+                    return await self._attempt(path, body, headers)
+            except TimeoutError:
+                failure = LLMTransient(f"no complete answer within {self._attempt_seconds:g} s")
+            except LLMTransient as exc:
+                failure = exc
+            cause = str(failure)
+            if attempt >= self._max_attempts:
+                self._emit("llm_giveup", attempts=attempt, cause=cause, status=failure.status, waits=waits)
+                waited = f"; waited {', '.join(f'{w:.1f} s' for w in waits)}" if waits else ""
+                raise LLMUnavailable(
+                    f"provider unavailable after {attempt} attempts ({cause}{waited})",
+                    status=failure.status,
+                    attempts=attempt,
+                    cause=cause,
+                    waits=tuple(waits),
+                    retry_after=failure.retry_after,
+                ) from failure
+            wait = backoff_seconds(attempt - 1, failure.retry_after, self._random)
+            waits.append(wait)
+            self._emit("llm_retry", attempt=attempt, cause=cause, status=failure.status, wait_seconds=wait)
+            if self._status is not None:
+                self._status(
+                    f"{cause} from the provider: attempt {attempt + 1} of {self._max_attempts} in {wait:.1f} s"
+                )
+            await self._sleep(wait)
 
     async def aclose(self) -> None:
         await self._client.aclose()

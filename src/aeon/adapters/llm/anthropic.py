@@ -95,6 +95,7 @@ class AnthropicLLM:
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = uniform01,
         now: Callable[[], float] = time.time,
+        status: Callable[[str], None] | None = None,
     ) -> None:
         self._base_url = base_url
         self._model = model
@@ -118,6 +119,7 @@ class AnthropicLLM:
             random=random,
             now=now,
             secrets=(api_key,) if api_key else (),
+            status=status,
         )
 
     def __repr__(self) -> str:

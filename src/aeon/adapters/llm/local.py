@@ -178,6 +178,7 @@ class LocalLlamaLLM:
             temperature=self._temperature,
             max_tokens=self._max_tokens,
             logger=self._logger,
+            status=self._progress,
             transport=httpx.AsyncHTTPTransport(),  # an explicit transport makes httpx ignore proxy variables
         )
 

@@ -80,6 +80,7 @@ class OpenAICompatLLM:
         sleep: Sleep = asyncio.sleep,
         random: Callable[[], float] = uniform01,
         now: Callable[[], float] = time.time,
+        status: Callable[[str], None] | None = None,
     ) -> None:
         self._base_url = base_url
         self._model = model
@@ -100,6 +101,7 @@ class OpenAICompatLLM:
             random=random,
             now=now,
             secrets=(api_key,) if api_key else (),
+            status=status,
         )
 
     def __repr__(self) -> str:
