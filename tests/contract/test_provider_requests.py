@@ -243,7 +243,8 @@ def test_every_prompt_kind_in_every_dialect_validates_against_the_published_requ
         encoding="utf-8",
     )
     provider = FakeProvider(wire, dialect, model, thinking=DIALECTS[dialect].thinking)
-    run = run_through(provider, config, OPENAI_URL if wire == "openai" else ANTHROPIC_URL, {})
+    key = {"OPENAI_API_KEY" if wire == "openai" else "ANTHROPIC_API_KEY": "sk-test-key"}
+    run = run_through(provider, config, OPENAI_URL if wire == "openai" else ANTHROPIC_URL, key)
     assert run.exit_code == 0, (run.stderr, run.doc.get("error"))
     assert provider.problems == []
     assert len(provider.bodies) == len(SCRIPT)

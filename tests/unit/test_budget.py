@@ -69,7 +69,7 @@ class SlowTool:
     def get(self, name: str) -> ToolSpec | None:
         return self.inner.get(name)
 
-    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+    async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         self.clock.advance(10.0)
         result = await self.inner.invoke(name, args)
         self.finished.append(name)

@@ -106,7 +106,8 @@ def test_scripted_demo_script_path_is_relative_to_the_config_file_not_the_workin
 
 def test_cli_overrides_win_over_the_config_file_and_base_yaml(tmp_path: Path) -> None:
     config = tmp_path / "aeon.yaml"
-    config.write_text(yaml.safe_dump({"llm": {"adapter": "scripted"}, "run": {"ttl": 7, "max_llm_calls": 5}}))
+    llm = {"adapter": "scripted", "script": "answers.yaml"}
+    config.write_text(yaml.safe_dump({"llm": llm, "run": {"ttl": 7, "max_llm_calls": 5}}))
     settings = load_settings(config, {"run.ttl": 1, "log.path": str(tmp_path / "x.jsonl")})
 
     assert settings.run.ttl == 1
@@ -124,6 +125,7 @@ def test_base_yaml_adapter_defaults_to_local_without_env() -> None:
 
 def test_aeon_llm_adapter_env_overrides_the_base_yaml_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AEON_LLM_ADAPTER", "scripted")
+    monkeypatch.setenv("AEON_LLM_SCRIPT", "answers.yaml")
 
     assert load_settings(None).llm.adapter == "scripted"
 
@@ -146,13 +148,20 @@ def test_openai_yaml_reads_endpoint_and_model_from_env(monkeypatch: pytest.Monke
     assert build_container(settings).config.llm.base_url() == "http://127.0.0.1:8080/v1"
 
 
-def test_openai_yaml_falls_back_to_the_marker_defaults_without_env() -> None:
+def test_openai_yaml_falls_back_to_the_marker_defaults_without_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     settings = load_settings(CONFIG_DIR / "openai.yaml")
 
     assert settings.llm.base_url == "https://api.openai.com/v1"
     assert settings.llm.model == "gpt-5.4-mini"
-    assert settings.llm.api_key is None  # "${OPENAI_API_KEY:}" unset is no key, not an empty one
-    assert settings.secrets() == []
+
+
+def test_the_hosted_api_without_a_key_is_one_line_naming_the_variable() -> None:
+    # "${OPENAI_API_KEY:}" unset is no key, not an empty one: refused before anything is sent
+    with pytest.raises(
+        ConfigError, match=r"^config error: no API key for https://api.openai.com/v1: set OPENAI_API_KEY"
+    ):
+        load_settings(CONFIG_DIR / "openai.yaml")
 
 
 @pytest.mark.parametrize(("file", "var"), [("openai.yaml", "OPENAI_API_KEY"), ("anthropic.yaml", "ANTHROPIC_API_KEY")])

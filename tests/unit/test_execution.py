@@ -144,7 +144,7 @@ class VanishingTools:
             return None
         return self._inner.get(name)
 
-    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+    async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         return await self._inner.invoke(name, args)
 
 

@@ -10,7 +10,7 @@ from aeon.application.prompts.evaluation import CONVERGE
 from aeon.application.semantic_validation import final_answer, render_plan
 from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
-from aeon.domain.plan import Plan, StepStatus
+from aeon.domain.plan import ExecutionMode, Plan, StepStatus
 from aeon.domain.records import ToolCall
 
 MAX_LLM_ISSUES = 4
@@ -113,7 +113,9 @@ class ConvergenceEngine:
         completeness, coherence = float(judged["completeness_score"]), float(judged["coherence_score"])
         failed = [s for s in plan.steps if s.status is StepStatus.FAILED]
         unfinished = [s for s in plan.steps if s.status not in (StepStatus.COMPLETE, StepStatus.FAILED)]
-        complete = completeness >= c.min_completeness and not failed and not unfinished
+        # a tool step that fell back to LLM text did not do what the plan asked: its output is unverified
+        unverified = [s for s in plan.steps if s.mode is ExecutionMode.FALLBACK and s.tool is not None]
+        complete = completeness >= c.min_completeness and not failed and not unfinished and not unverified
         coherent = coherence >= c.min_coherence
         llm_consistent = bool(judged["consistent"])
         consistent = llm_consistent and not grounding
@@ -126,6 +128,7 @@ class ConvergenceEngine:
         ]
         codes += [f"failed_step:{s.step_id}" for s in failed]
         codes += [f"unfinished_step:{s.step_id}" for s in unfinished]
+        codes += [f"unverified_step:{s.step_id}" for s in unverified]
         if blockers:
             codes.append("validation_blocker")
         if grounding:
@@ -135,6 +138,9 @@ class ConvergenceEngine:
         detected = list(grounding)
         detected += [f"step {s.step_id} failed: {'; '.join(s.errors) or 'no detail'}" for s in failed]
         detected += [f"step {s.step_id} is {s.status.value}" for s in unfinished]
+        detected += [
+            f"step {s.step_id}: tool {s.tool!r} never ran; its output is unverified LLM text" for s in unverified
+        ]
         detected += [f"{i.issue_id} {i.severity.value} {i.type.value}: {i.description}" for i in blockers]
         detected += [" ".join(str(i).split()) for i in judged.get("issues", [])[:MAX_LLM_ISSUES] if str(i).strip()]
         return ConvergenceAssessment(

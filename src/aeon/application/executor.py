@@ -117,6 +117,9 @@ class Executor:
             return plan.replace_step(step.step_id, repaired)
         step.mode = ExecutionMode.FALLBACK
         self._ctx.counters.fallbacks += 1
+        if step.tool is not None:  # LLM text never passes for a tool result
+            step.notes.append(f"tool {step.tool!r} was not called: this output is LLM text in its place, unverified")
+            self._ctx.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
         self._ctx.notify("step_fallback", {"step_id": step.step_id})
         self._ctx.logger.emit("fallback", step_id=step.step_id, reason="; ".join(step.errors))
         return step
@@ -125,7 +128,7 @@ class Executor:
         assert step.tool is not None
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         try:
-            result = await self._tools.invoke(step.tool, step.args)
+            result = await self._tools.invoke(step.tool, step.args, time_left=self._ctx.remaining_seconds())
             output, error = result.output, result.error
         except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
             result, output, error = None, None, str(exc)

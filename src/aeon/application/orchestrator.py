@@ -8,6 +8,7 @@ The phase sequence depends only on the configuration and the outcomes, never on 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
 from datetime import datetime
@@ -156,6 +157,13 @@ class Orchestrator:
         except AeonError as exc:
             self._fail_running_step(ctx)
             return self._finish(r, RunStatus.ERROR, exc)
+        except asyncio.CancelledError:  # Ctrl-C or SIGTERM (the CLI cancels the run): end it on the record
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            self._fail_running_step(ctx)
+            ctx.error("interrupted")
+            return self._finish(r, RunStatus.INTERRUPTED)
 
     # -- the loop -------------------------------------------------------------------------------------------------
     async def _loop(self, r: _Run, given: Plan | None) -> None:

@@ -16,7 +16,7 @@ from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.history import ExecutionHistory, ExecutionPass
 from aeon.domain.phases import PhaseTransitionError
-from aeon.domain.plan import Plan
+from aeon.domain.plan import ExecutionMode, Plan
 
 _b = msgspec.to_builtins
 
@@ -146,4 +146,9 @@ def assemble(
         convergence=_b(last),
         history=history,
         advisories=list(history.advisories),
+        tool_calls_not_made=[
+            {"step_id": s.step_id, "tool": s.tool, "args": s.args, "reason": "; ".join(s.errors)}
+            for s in (plan.steps if plan else [])
+            if s.mode is ExecutionMode.FALLBACK and s.tool is not None
+        ],
     )

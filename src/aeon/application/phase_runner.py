@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -120,6 +121,9 @@ class PhaseRunner:
             return result
         except BudgetExhausted:
             outcome = "expired"
+            raise
+        except asyncio.CancelledError:
+            outcome = "interrupted"
             raise
         except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
             err = self.classify(exc, transition, "orchestrator")

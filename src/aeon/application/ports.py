@@ -56,7 +56,7 @@ class ToolPort(Protocol):
 
     def get(self, name: str) -> ToolSpec | None: ...
 
-    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult: ...
+    async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult: ...
 
 
 @runtime_checkable
@@ -98,8 +98,10 @@ class ProgressPort(Protocol):
 
 @runtime_checkable
 class ClockPort(Protocol):
-    """Wall and monotonic time, injected so tests never sleep or depend on the real clock."""
+    """Wall and monotonic time and waiting, injected so tests never sleep or depend on the real clock."""
 
     def now(self) -> datetime: ...
 
     def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...

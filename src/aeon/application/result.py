@@ -15,6 +15,7 @@ class RunStatus(enum.StrEnum):
     COMPLETED = "completed"
     TTL_EXPIRED = "ttl_expired"
     ERROR = "error"
+    INTERRUPTED = "interrupted"  # SIGINT/SIGTERM: the steps done so far, a run_end record, no more work
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -46,6 +47,8 @@ class RunResult(msgspec.Struct, kw_only=True):
     convergence: dict[str, Any] | None = None
     history: ExecutionHistory | None = None
     advisories: list[dict[str, Any]] = msgspec.field(default_factory=list)  # rejected refinements, manual work …
+    # tool steps that fell back to LLM text: the tool never ran, so their outputs are unverified
+    tool_calls_not_made: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The --json document; the full history goes to --history instead."""

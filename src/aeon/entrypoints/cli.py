@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -17,11 +19,26 @@ from aeon.application.errors import InputError
 from aeon.application.plan_documents import plan_from_document, validate_document
 from aeon.application.result import RunResult, RunStatus
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
-from aeon.entrypoints.failures import EXIT_ERROR, EXIT_EXPIRED, EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.failures import (
+    EXIT_ERROR,
+    EXIT_EXPIRED,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_OK,
+    JsonAwareCommand,
+    fail,
+    reported,
+)
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.render import ConsoleProgress, counted, render_result, render_tools
 
-_EXIT = {RunStatus.COMPLETED: EXIT_OK, RunStatus.TTL_EXPIRED: EXIT_EXPIRED, RunStatus.ERROR: EXIT_ERROR}
+_EXIT = {
+    RunStatus.COMPLETED: EXIT_OK,
+    RunStatus.TTL_EXPIRED: EXIT_EXPIRED,
+    RunStatus.ERROR: EXIT_ERROR,
+    RunStatus.INTERRUPTED: EXIT_INTERRUPTED,
+}
+_SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
 
 app = typer.Typer(
     help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
@@ -139,7 +156,8 @@ def run(
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
         if not quiet:
             _status(describe_llm(container.llm().describe()))
-        result = asyncio.run(_run(container, request, given))
+        received: list[int] = []
+        result = asyncio.run(_run(container, request, given, received))
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
@@ -152,16 +170,33 @@ def run(
         render_result(result, sys.stdout)
     if result.error is not None and not as_json:
         typer.echo(f"aeon: {result.error.message}", err=True)
+    if result.status is RunStatus.INTERRUPTED and received:
+        raise typer.Exit(_SIGNAL_EXIT.get(signal.Signals(received[0]), EXIT_INTERRUPTED))
     raise typer.Exit(_EXIT[result.status])
 
 
-async def _run(container: Container, request: str, plan: Any) -> RunResult:
+async def _run(container: Container, request: str, plan: Any, received: list[int]) -> RunResult:
+    """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     orchestrator = container.orchestrator()
     llm = container.llm()
     log = container.event_log()
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+
+    def interrupt(signum: int) -> None:
+        received.append(signum)
+        if task is not None and len(received) == 1:  # a second signal while we wind down changes nothing
+            task.cancel()
+
+    handled = []
+    for signum in _SIGNAL_EXIT:
+        with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread, or Windows
+            loop.add_signal_handler(signum, interrupt, signum)
+            handled.append(signum)
     try:
         return await orchestrator.run(request, plan=plan)
     finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
         await llm.aclose()
         log.close()
 

@@ -20,7 +20,7 @@ from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.system import SystemClock
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import load_tool_modules
-from aeon.adapters.tools.registry import ToolRegistry
+from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import LLMPort, ProgressPort
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
@@ -39,8 +39,10 @@ class NullProgress:
         return None
 
 
-def build_tools(builtins: bool, modules: Sequence[str], search: Sequence[Path] = ()) -> ToolRegistry:
-    registry = ToolRegistry()
+def build_tools(
+    builtins: bool, modules: Sequence[str], search: Sequence[Path] = (), timeout: float | None = DEFAULT_TIMEOUT
+) -> ToolRegistry:
+    registry = ToolRegistry(timeout=timeout)
     if builtins:
         register_builtins(registry)
     load_tool_modules(registry, modules, search=search)
@@ -58,7 +60,11 @@ class Container(containers.DeclarativeContainer):
     # overridden with the config file's folder and the working directory, where tools.modules are looked for first
     tool_folders: providers.Object[list[Path]] = providers.Object([])
     tools = providers.Singleton(
-        build_tools, builtins=config.tools.builtins, modules=config.tools.modules, search=tool_folders
+        build_tools,
+        builtins=config.tools.builtins,
+        modules=config.tools.modules,
+        search=tool_folders,
+        timeout=config.tools.timeout,
     )
     memory = providers.Factory(InMemoryKV)
     progress = providers.Object(NullProgress())
@@ -93,6 +99,7 @@ class Container(containers.DeclarativeContainer):
             max_tokens=config.llm.max_tokens,
             temperature=config.llm.temperature,
             logger=event_log,
+            status=status,
         ),
         anthropic=providers.Singleton(
             AnthropicLLM,
@@ -107,6 +114,7 @@ class Container(containers.DeclarativeContainer):
             max_tokens=config.llm.max_tokens,
             temperature=config.llm.temperature,
             logger=event_log,
+            status=status,
         ),
     )
 

@@ -75,6 +75,11 @@ class ConsoleProgress:
                 self._line(f"  advisory {a['kind']} {a.get('step_id', '')}: {_short(what, 140)}")
         elif event == "depth":
             self._line(f"  depth decision: {d['decision']} — {d['reason']}")
+        elif event == "llm_retry_round":
+            self._line(
+                f"⏳ provider still unavailable after {counted(d['attempts'], 'attempt')} ({d['cause']}): "
+                f"one more round for {d['purpose']} in {d['wait']:.1f} s"
+            )
         elif event == "status":
             self._line(str(d.get("message", "")))
 

@@ -21,6 +21,11 @@ from aeon.application.errors import ApplicationError
 from aeon.application.validation import MAX_PLAN_STEPS
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
+# What `AEON_LLM_ADAPTER=openai|anthropic` means without a config file: the provider's own API and a current model.
+PROVIDER_DEFAULTS = {
+    "openai": ("https://api.openai.com/v1", "gpt-5.4-mini", "OPENAI_API_KEY"),
+    "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
+}
 
 
 class ConfigError(ApplicationError):
@@ -91,6 +96,8 @@ class ConvergenceSettings(_Section):
 class ToolsSettings(_Section):
     builtins: bool = True
     modules: list[str] = Field(default_factory=list)
+    # the most seconds one tool call may take (a tool's @tool(timeout=...) overrides it); run.max_seconds applies too
+    timeout: float = Field(60.0, gt=0)
 
 
 class LogSettings(_Section):
@@ -102,8 +109,21 @@ class LogSettings(_Section):
         return None if isinstance(v, str) and not v.strip() else v
 
 
+class KeysSettings(_Section):
+    """API keys by provider, read from their usual environment variables by the base config."""
+
+    openai: SecretStr | None = None
+    anthropic: SecretStr | None = None
+
+    @field_validator("openai", "anthropic", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+
 class Settings(_Section):
     llm: LLMSettings = LLMSettings()
+    keys: KeysSettings = KeysSettings()
     run: RunSection = RunSection()
     tools: ToolsSettings = ToolsSettings()
     log: LogSettings = LogSettings()
@@ -115,9 +135,30 @@ class Settings(_Section):
         """The folder of the --config file (None without one): tools.modules are looked for there first."""
         return self._config_dir
 
+    @model_validator(mode="after")
+    def _adapter_has_what_it_needs(self) -> Settings:
+        """Fill a provider adapter's endpoint, model and key from the defaults; name what is missing, one line."""
+        llm = self.llm
+        if llm.adapter == "scripted" and llm.script is None:
+            raise ValueError(
+                "llm.script is not set: the scripted adapter answers from a YAML file of responses "
+                "(set llm.script in a --config file, or AEON_LLM_SCRIPT)"
+            )
+        if llm.adapter not in PROVIDER_DEFAULTS:
+            return self
+        url, model, key_var = PROVIDER_DEFAULTS[llm.adapter]
+        key = llm.api_key or getattr(self.keys, llm.adapter)
+        filled = llm.model_copy(update={"base_url": llm.base_url or url, "model": llm.model or model, "api_key": key})
+        if filled.base_url == url and key is None:
+            raise ValueError(
+                f"no API key for {url}: set {key_var} (or point AEON_LLM_BASE_URL at a server that needs none)"
+            )
+        object.__setattr__(self, "llm", filled)  # frozen: the validated tree is completed once, here
+        return self
+
     def secrets(self) -> list[str]:
-        key = self.llm.api_key
-        return [key.get_secret_value()] if key and key.get_secret_value() else []
+        keys = (self.llm.api_key, self.keys.openai, self.keys.anthropic)
+        return sorted({k.get_secret_value() for k in keys if k is not None and k.get_secret_value()})
 
 
 def validate_settings(data: dict[str, Any], *, sources: str, config_dir: Path | None = None) -> Settings:
@@ -127,10 +168,17 @@ def validate_settings(data: dict[str, Any], *, sources: str, config_dir: Path | 
         settings._config_dir = config_dir
         return settings
     except ValidationError as exc:
-        problems = [
-            f"at {'.'.join(str(p) for p in err['loc']) or '(root)'}: "
-            + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])
-            for err in exc.errors()
-        ]
-        head = "config error" if len(problems) == 1 else f"{len(problems)} config errors:"
-        raise ConfigError(f"{head} {'; '.join(problems)} [from {sources}]") from exc
+        problems = [_problem(err) for err in exc.errors()]
+        if len(problems) == 1:
+            text = f"config error {problems[0]}" if problems[0].startswith("at ") else f"config error: {problems[0]}"
+        else:
+            text = f"{len(problems)} config errors: {'; '.join(problems)}"
+        raise ConfigError(f"{text} [from {sources}]") from exc
+
+
+def _problem(err: Any) -> str:
+    """One validation error as `at key.path: what`; a whole-tree check (no key) speaks for itself."""
+    if err["type"] == "value_error" and not err["loc"]:
+        return str(err["ctx"]["error"])
+    where = ".".join(str(p) for p in err["loc"]) or "(root)"
+    return f"at {where}: " + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])

@@ -27,14 +27,22 @@ class ToolDefinition:
     spec: ToolSpec
     fn: Callable[..., Any]
     args_model: type[BaseModel]
+    options: ToolOptions
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOptions:
-    """What `@tool(...)` said about a method; its definition is built once the method is bound to an instance."""
+    """What `@tool(...)` said: name, example, and how the call runs.
+
+    `timeout`: the most seconds one call may take (else `tools.timeout` from config); the run's own deadline
+    applies too. `inline`: run a sync tool on the event loop instead of a worker thread — only for tools that
+    return in microseconds and never block (they can be neither timed out nor interrupted).
+    """
 
     name: str | None = None
     example: Mapping[str, Any] | None = None
+    timeout: float | None = None
+    inline: bool = False
 
 
 @overload
@@ -42,13 +50,25 @@ def tool(fn: F, /) -> F: ...
 
 
 @overload
-def tool(*, name: str | None = None, example: Mapping[str, Any] | None = None) -> Callable[[F], F]: ...
+def tool(
+    *,
+    name: str | None = None,
+    example: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
+    inline: bool = False,
+) -> Callable[[F], F]: ...
 
 
 def tool(
-    fn: F | None = None, /, *, name: str | None = None, example: Mapping[str, Any] | None = None
+    fn: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    example: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
+    inline: bool = False,
 ) -> F | Callable[[F], F]:
-    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...})`.
+    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=...)`.
 
     The function is returned unchanged (still directly callable); its ToolDefinition is attached and read back with
     `tool_definition`. On a method in a class body only the options are recorded: the tool is built from the bound
@@ -56,6 +76,10 @@ def tool(
     Given a bound method, `tool(obj.method)` returns a function wrapping it, with the definition attached. Raises
     ToolRegistrationError when the signature or docstring cannot describe a tool.
     """
+
+    if timeout is not None and timeout <= 0:
+        raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: timeout must be positive")
+    options = ToolOptions(name=name, example=example, timeout=timeout, inline=inline)
 
     def decorate(func: F) -> F:
         if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
@@ -67,9 +91,9 @@ def tool(
 
             func = call  # type: ignore[assignment]
         elif _in_class_body(func):
-            setattr(func, _OPTIONS, ToolOptions(name=name, example=example))
+            setattr(func, _OPTIONS, options)
             return func
-        setattr(func, _ATTR, build_definition(func, name=name, example=example))
+        setattr(func, _ATTR, build_definition(func, options))
         return func
 
     return decorate if fn is None else decorate(fn)
@@ -92,11 +116,11 @@ def tool_definition(obj: object) -> ToolDefinition | None:
     return found if isinstance(found, ToolDefinition) else None
 
 
-def build_definition(
-    fn: Callable[..., Any], *, name: str | None = None, example: Mapping[str, Any] | None = None
-) -> ToolDefinition:
+def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None) -> ToolDefinition:
     """Derive the ToolSpec (input/output JSON schemas, description, example) from `fn`'s signature and docstring."""
-    tool_name = name or getattr(fn, "__name__", "")
+    options = options or ToolOptions()
+    example = options.example
+    tool_name = options.name or getattr(fn, "__name__", "")
     if not tool_name:
         raise ToolRegistrationError("tool has no name: pass @tool(name=...)")
 
@@ -145,7 +169,7 @@ def build_definition(
         output_schema=output_schema,
         example=example_args,
     )
-    return ToolDefinition(spec=spec, fn=fn, args_model=args_model)
+    return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
 
 
 def _first_paragraph(doc: str | None) -> str:

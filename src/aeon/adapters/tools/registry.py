@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import inspect
 import re
@@ -12,8 +13,9 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
-from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool_definition, tool_options
+from aeon.adapters.tools.decorator import ToolDefinition, ToolOptions, build_definition, tool_definition, tool_options
 from aeon.adapters.tools.jsonable import to_json_data
+from aeon.adapters.tools.threads import run_on_daemon_thread
 from aeon.adapters.tools.toolset import Toolset, toolset_definitions
 from aeon.application.errors import ToolNotFound, ToolRegistrationError
 from aeon.domain.tools import ToolResult, ToolSpec
@@ -22,18 +24,24 @@ from aeon.domain.tools import ToolResult, ToolSpec
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+DEFAULT_TIMEOUT = 60.0
+
+
 class ToolRegistry:
     """Satisfies ToolPort. Registration checks every contract up front; invocation never raises for a tool's fault.
 
-    Sync tools run inline on the event loop: tools here are fast, CPU-trivial stubs (echo, calculator) and a thread
-    hop would cost more than the call. A tool that blocks (network, disk, heavy compute) should be `async def` or
-    wrap its work in `asyncio.to_thread` itself.
+    Every call has a deadline: the tool's own `@tool(timeout=...)`, else `timeout` (config `tools.timeout`), and
+    the caller's (the run's remaining time), whichever is first. Sync tools run on a daemon thread so that a call
+    past its deadline can be abandoned and Ctrl-C is never blocked; `@tool(inline=True)` tools (the built-ins,
+    which return in microseconds) run on the event loop. Async tools are cancelled at their deadline.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self._specs: dict[str, ToolSpec] = {}
         self._fns: dict[str, Callable[..., Any]] = {}
         self._models: dict[str, type[BaseModel]] = {}
+        self._options: dict[str, ToolOptions] = {}
+        self._timeout = timeout
 
     def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> None:
         """Register `fn` under `spec`. Raises ToolRegistrationError for a bad name, schema, example or a duplicate."""
@@ -49,7 +57,7 @@ class ToolRegistry:
         definition = tool_definition(fn)
         options = tool_options(fn) if inspect.ismethod(fn) else None
         if definition is None and options is not None:
-            definition = build_definition(fn, name=options.name, example=options.example)
+            definition = build_definition(fn, options)
         if definition is None:
             name = getattr(fn, "__name__", repr(fn))
             raise ToolRegistrationError(f"tool {name!r}: not decorated with @tool")
@@ -66,6 +74,7 @@ class ToolRegistry:
     def _add(self, definition: ToolDefinition) -> ToolSpec:
         self.register(definition.spec, definition.fn)
         self._models[definition.spec.name] = definition.args_model
+        self._options[definition.spec.name] = definition.options
         return definition.spec
 
     def get(self, name: str) -> ToolSpec | None:
@@ -74,7 +83,7 @@ class ToolRegistry:
     def list(self) -> builtins.list[ToolSpec]:
         return builtins.list(self._specs.values())
 
-    async def invoke(self, name: str, args: Mapping[str, Any]) -> ToolResult:
+    async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         """Run the tool; its exceptions become ToolResult(error="Type: message"). Raises ToolNotFound.
 
         The output becomes JSON data; a value JSON cannot hold (a Decimal, a custom object) is kept as its full text
@@ -84,17 +93,31 @@ class ToolRegistry:
         if fn is None:
             known = ", ".join(sorted(self._specs)) or "none"
             raise ToolNotFound(f"unknown tool {name!r} (registered: {known})")
+        options = self._options.get(name, ToolOptions())
+        limits = [t for t in (options.timeout or self._timeout, time_left) if t is not None]
+        limit = min(limits) if limits else None
         try:
             kwargs = self._arguments(name, args)
-            output = fn(**kwargs)
-            if inspect.isawaitable(output):
-                output = await output
+            try:
+                async with asyncio.timeout(limit):
+                    output = await self._call(fn, kwargs, inline=options.inline)
+            except TimeoutError:
+                why = "the run's time cap" if time_left is not None and limit == time_left else "its timeout"
+                return ToolResult(error=f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned")
             data, converted = to_json_data(output)
             return ToolResult(output=data, converted=converted)
         except ValidationError as exc:
             return ToolResult(error=f"ValidationError: {_validation_summary(exc)}")
         except Exception as exc:
             return ToolResult(error=f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    async def _call(fn: Callable[..., Any], kwargs: dict[str, Any], *, inline: bool) -> Any:
+        if inspect.iscoroutinefunction(fn) or inline:
+            output = fn(**kwargs)
+        else:
+            output = await run_on_daemon_thread(fn, **kwargs)
+        return await output if inspect.isawaitable(output) else output
 
     def _arguments(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         model = self._models.get(name)

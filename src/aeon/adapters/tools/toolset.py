@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any
 
 from aeon.adapters.tools.decorator import ToolDefinition, ToolOptions, build_definition, tool_options
@@ -28,7 +29,7 @@ def toolset_definitions(toolset: Toolset) -> list[ToolDefinition]:
     definitions = []
     for name, attr in _public_methods(type(toolset)).items():
         options = tool_options(attr) or ToolOptions()
-        definitions.append(build_definition(getattr(toolset, name), name=options.name or name, example=options.example))
+        definitions.append(build_definition(getattr(toolset, name), replace(options, name=options.name or name)))
     return definitions
 
 
