@@ -40,7 +40,7 @@ def test_a_run_converging_in_one_pass_reads_in_the_singular(tmp_path: Path) -> N
     result = invoke("run", REQUEST, "--config", DEMO_CONFIG, "--log-file", tmp_path / "run.jsonl")
 
     assert_exit(result, 0)
-    assert "after 1 pass:" in result.stdout and "pass(es)" not in result.stdout
+    assert " 1 pass (cap 3) " in result.stdout and "pass(es)" not in result.stdout
 
 
 def test_a_two_step_plan_reads_in_the_plural(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ class RunContext:
         """The expiry for work cut off by run.max_seconds while it was still running."""
         self._tick()
         cap = f"max_seconds ({self.budget.limits.max_seconds:g})"
-        return BudgetExhausted(f"{cap} ran out {where}", expiration_type=ExpirationType.MID_PHASE)
+        return BudgetExhausted(f"{cap} ran out {where}", expiration_type=ExpirationType.MID_PHASE, cap="max_seconds")
 
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
         """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up.
@@ -126,14 +126,14 @@ class RunContext:
         self._tick()
         b, lim = self.budget, self.budget.limits
         if needs_llm and b.llm_calls >= lim.max_llm_calls:
-            cap = f"max_llm_calls ({lim.max_llm_calls})"
+            name, value = "max_llm_calls", f"{lim.max_llm_calls}"
         elif lim.max_tokens is not None and b.prompt_tokens + b.completion_tokens >= lim.max_tokens:
-            cap = f"max_tokens ({lim.max_tokens})"
+            name, value = "max_tokens", f"{lim.max_tokens}"
         elif lim.max_seconds is not None and b.elapsed_seconds >= lim.max_seconds:
-            cap = f"max_seconds ({lim.max_seconds:g})"
+            name, value = "max_seconds", f"{lim.max_seconds:g}"
         else:
             return
-        raise BudgetExhausted(f"{cap} exhausted {where}", expiration_type=ExpirationType.MID_PHASE)
+        raise BudgetExhausted(f"{name} ({value}) exhausted {where}", expiration_type=ExpirationType.MID_PHASE, cap=name)
 
     def record_failed_call(self, usage: Usage | None = None) -> None:
         """A call that failed still counts against the call cap, and any tokens it reported against the token cap."""
@@ -159,8 +159,11 @@ class RunContext:
         over_tokens = lim.max_tokens is not None and b.prompt_tokens + b.completion_tokens > lim.max_tokens
         over_time = lim.max_seconds is not None and b.elapsed_seconds > lim.max_seconds
         if over_tokens or over_time:
+            name = "max_tokens" if over_tokens else "max_seconds"
             cap = f"max_tokens ({lim.max_tokens})" if over_tokens else f"max_seconds ({lim.max_seconds:g})"
-            raise BudgetExhausted(f"{cap} exceeded after an LLM call", expiration_type=ExpirationType.MID_PHASE)
+            raise BudgetExhausted(
+                f"{cap} exceeded after an LLM call", expiration_type=ExpirationType.MID_PHASE, cap=name
+            )
 
     # -- recording ----------------------------------------------------------------------------------------------
     def supervisor_action(self, action: SupervisorAction) -> None:

@@ -163,10 +163,13 @@ class UnrecoverableOutput(ApplicationError):
 class BudgetExhausted(ApplicationError):
     code = "AEON.BUDGET.EXHAUSTED"
 
-    def __init__(self, message: str, *, expiration_type: ExpirationType, phase: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, expiration_type: ExpirationType, phase: str | None = None, cap: str = "ttl"
+    ) -> None:
         super().__init__(message)
         self.expiration_type = expiration_type
         self.phase = phase  # the phase about to be entered, for a boundary expiry
+        self.cap = cap  # which ran out: ttl, max_llm_calls, max_tokens or max_seconds
 
 
 class InputError(ApplicationError):

@@ -478,6 +478,7 @@ class Orchestrator:
             error=_b(error),
             llm_calls=ctx.budget.llm_calls,
             counts=result.counts,
+            expired_cap=expired.cap if expired else None,
         )
         return result
 

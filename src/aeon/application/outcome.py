@@ -61,6 +61,7 @@ def expiration(
     plan = ctx.state.plan
     return TTLExpirationResponse(
         expiration_type=exc.expiration_type,
+        cap=exc.cap,
         phase=exc.phase or ctx.phase_letter,
         pass_number=ctx.pass_number,
         plan_state=plan.to_dict() if plan else None,

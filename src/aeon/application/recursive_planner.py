@@ -64,16 +64,16 @@ class RecursivePlanner:
         for action in actions:
             fragment = _fragment(action)
             if fragment in self.frozen:
-                reject(action, f"fragment {fragment} awaits manual intervention: refinement stopped for it (FR-082)")
+                reject(action, f"fragment {fragment} awaits manual intervention: refinement stopped for it")
                 continue
             if self.total >= self._global:
-                reject(action, f"global refinement limit ({self._global}) reached: plan kept as is (FR-066)")
+                reject(action, f"global refinement limit ({self._global}) reached: plan kept as is")
                 continue
             if self.attempts[fragment] >= self._per_fragment:
                 reject(
                     action,
                     f"fragment {fragment} reached its refinement limit ({self._per_fragment}): best "
-                    "available version kept (FR-065)",
+                    "available version kept",
                 )
                 continue
             self.attempts[fragment] += 1

@@ -50,5 +50,6 @@ class TTLExpirationResponse(msgspec.Struct, kw_only=True):
     partial_result: dict[str, Any] | None = None  # the cut pass, when no pass completed
     ttl_expired_metadata: dict[str, Any] = msgspec.field(default_factory=dict)  # 02's quality metrics
     converged: bool = False
+    cap: str = "ttl"  # which ran out: ttl (passes), max_llm_calls, max_tokens or max_seconds
     result_type: str = "ttl_expired"
     termination_reason: str = "ttl_expired"

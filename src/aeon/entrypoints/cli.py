@@ -30,7 +30,8 @@ from aeon.entrypoints.failures import (
     reported,
 )
 from aeon.entrypoints.inspect import analyse, render_inspection
-from aeon.entrypoints.render import ConsoleProgress, counted, render_result, render_tools
+from aeon.entrypoints.progress import ConsoleProgress
+from aeon.entrypoints.render import counted, render_result, render_tools
 
 _EXIT = {
     RunStatus.COMPLETED: EXIT_OK,
@@ -82,8 +83,18 @@ def _status(message: str) -> None:
     typer.echo(f"aeon: {message}", err=True)
 
 
+def scripted_mismatch(info: dict[str, str], request: str) -> str | None:
+    """A scripted model answers what its script was written for, whatever is asked: say so when they differ."""
+    scripted = info.get("scripted_request")
+    if not scripted or " ".join(request.split()).casefold() == " ".join(scripted.split()).casefold():
+        return None
+    return f"note: this scripted model answers {scripted!r} whatever is asked; your request only reaches its prompts"
+
+
 def describe_llm(info: dict[str, str]) -> str:
     """The first progress line: which model answers, through which adapter, in which dialect and why."""
+    if info.get("adapter") == "scripted":
+        return f"scripted model from {info.get('dialect_source')}"
     where = f" at {info['base_url']}" if info.get("base_url") else ""
     return (
         f"model {info.get('model')} via {info.get('adapter')}{where} · dialect {info.get('dialect')} "
@@ -154,10 +165,16 @@ def run(
             given = plan_from_document(read_document(plan), source=str(plan))
         if problem := preflight(container):
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
+        llm_info = container.llm().describe()
         if not quiet:
-            _status(describe_llm(container.llm().describe()))
+            _status(describe_llm(llm_info))
+        note = scripted_mismatch(llm_info, request)
+        if note and not quiet:
+            _status(note)
         received: list[int] = []
         result = asyncio.run(_run(container, request, given, received))
+        if note:
+            result.warnings.append(note)
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)

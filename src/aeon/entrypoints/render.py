@@ -6,82 +6,39 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from rich.console import Console
+
 from aeon.application.result import RunResult, RunStatus
 from aeon.domain.tools import ToolSpec
 
-_MARK = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
+MARKS = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
 
 
-def _short(value: Any, limit: int = 160) -> str:
+# What a human sees first on each line decides its colour; a pipe or NO_COLOR gets plain text (rich decides).
+_STYLES = {"✓": "green", "✗": "red", "⊘": "yellow", "⚠": "yellow", "⏳": "yellow", "↻": "cyan", "⤷": "yellow"}
+_CAPS = {
+    "ttl": "the pass budget (TTL) ran out",
+    "max_llm_calls": "the LLM-call cap was reached",
+    "max_tokens": "the token cap was reached",
+    "max_seconds": "the time cap ran out",
+}
+
+
+class Lines:
+    """Writes whole lines to a stream, coloured on a terminal and plain everywhere else."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
+
+    def __call__(self, text: str, style: str | None = None) -> None:
+        stripped = text.lstrip()
+        self._console.print(text, style=style or _STYLES.get(stripped[:1]))
+
+
+def short(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class ConsoleProgress:
-    """ProgressPort that prints one line per event, so a long LLM call never looks like a hang."""
-
-    def __init__(self, stream: TextIO, *, verbose: bool = True) -> None:
-        self._out = stream
-        self._verbose = verbose
-
-    def _line(self, text: str) -> None:
-        self._out.write(text + "\n")
-        self._out.flush()
-
-    def update(self, event: str, data: Mapping[str, Any]) -> None:
-        d = data
-        if event == "phase":
-            self._line(f"── pass {d.get('pass')} · {d.get('phase')}")
-        elif event == "plan":
-            plan = d["plan"]
-            self._line(f"plan: {plan['goal']} ({counted(len(plan['steps']), 'step')})")
-            for s in plan["steps"]:
-                how = f"tool {s['tool']} {json.dumps(s.get('args') or {})}" if s.get("tool") else "agent llm"
-                self._line(f"  {s['step_index']}. [{s['step_id']}] {s['description']} — {how}")
-        elif event == "step_start":
-            self._line(f"▶ [{d['index']}/{d['total']}] {d['step_id']}: {d['description']}")
-        elif event == "step_end":
-            mark = _MARK.get(str(d["status"]), "?")
-            detail = _short(d["output"]) if d["status"] == "complete" else "; ".join(d.get("errors") or [])
-            self._line(f"{mark} {d['step_id']} {d['status']} ({d.get('mode') or '-'}): {detail}")
-        elif event == "warning":
-            self._line(f"⚠ {d['message']}")
-        elif event == "step_repaired":
-            self._line(f"↻ {d['step_id']} repaired: now calls {d['tool']} {json.dumps(d.get('args') or {})}")
-        elif event == "step_fallback":
-            self._line(f"⤷ {d['step_id']} could not be repaired: falling back to LLM reasoning")
-        elif event == "supervisor" and self._verbose:
-            ok = "ok" if d.get("succeeded") else "failed"
-            self._line(f"  supervisor {d['kind']} on {d['target']} ({ok}): {_short(d.get('detail', ''), 120)}")
-        elif event == "llm_start" and self._verbose:
-            where = f" · step {d['step']}" if d.get("step") else ""
-            self._line(f"  … LLM {d['purpose']} ({d.get('phase')}{where})")
-        elif event == "llm_end" and self._verbose:
-            rate = d.get("tokens_per_s")
-            speed = f" at {rate:.1f} tok/s" if isinstance(rate, float) else ""
-            self._line(f"  … {d['completion_tokens']} tokens{speed}")
-        elif event == "assessment":
-            sc = d.get("scores") or {}
-            verdict = "converged" if d.get("converged") else "not converged"
-            self._line(
-                f"  evaluation: {verdict} · completeness {_num(sc.get('completeness_score'))} · coherence "
-                f"{_num(sc.get('coherence_score'))} · {', '.join(d.get('reason_codes') or [])}"
-            )
-        elif event == "refined":
-            self._line(f"  refinement: {counted(d['applied'], 'change')} applied, {d['rejected']} rejected")
-            for a in d.get("advisories") or []:
-                what = a.get("question") or a.get("reason") or a.get("resolution") or ""
-                self._line(f"  advisory {a['kind']} {a.get('step_id', '')}: {_short(what, 140)}")
-        elif event == "depth":
-            self._line(f"  depth decision: {d['decision']} — {d['reason']}")
-        elif event == "llm_retry_round":
-            self._line(
-                f"⏳ provider still unavailable after {counted(d['attempts'], 'attempt')} ({d['cause']}): "
-                f"one more round for {d['purpose']} in {d['wait']:.1f} s"
-            )
-        elif event == "status":
-            self._line(str(d.get("message", "")))
 
 
 def counted(n: int, singular: str, plural: str | None = None) -> str:
@@ -126,37 +83,64 @@ def _num(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, int | float) else "-"
 
 
+def verdict(assessment: Mapping[str, Any] | None) -> str:
+    """A convergence assessment in words: the verdict, each criterion with what decided it, the model's scores."""
+    a = assessment or {}
+    codes = list(a.get("reason_codes") or [])
+    why = {"failed_step": "failed", "unfinished_step": "did not run", "unverified_step": "is unverified fallback text"}
+    causes = [f"step {c.split(':', 1)[1]} {why[c.split(':', 1)[0]]}" for c in codes if c.split(":", 1)[0] in why]
+    words = []
+    for code in codes:
+        if code == "incomplete" and causes:
+            words.append(f"incomplete ({'; '.join(causes)})")
+        elif code == "hallucination":
+            words.append("a tool claim the tool log does not back")
+        elif code == "validation_blocker":
+            words.append("a blocking validation issue")
+        elif ":" not in code:
+            words.append(code)
+    sc = a.get("scores") or {}
+    scores = f"model's scores: completeness {_num(sc.get('completeness_score'))}, coherence "
+    scores += _num(sc.get("coherence_score"))
+    head = "converged" if a.get("converged") else "not converged"
+    return f"{head}: {', '.join(words) or '-'} · {scores}"
+
+
+def status_line(result: RunResult) -> str:
+    """What happened to the run, in words: completed, stopped by which cap, failed, interrupted."""
+    c, b = result.counts, result.budget
+    if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
+        head = f"stopped early: {_CAPS.get(result.ttl_expiration.cap, result.ttl_expiration.cap)}"
+    else:
+        head = result.status.value
+    return (
+        f"{head} · {counted(result.passes, 'pass', 'passes')} (cap {b['ttl']}) · "
+        f"{counted(b['llm_calls'], 'LLM call')} (cap {b['max_llm_calls']}), "
+        f"{counted(c['deterministic_repairs'], 'deterministic repair')}, {counted(c['llm_repairs'], 'LLM repair')}, "
+        f"{counted(c['fallbacks'], 'fallback')} · run {result.correlation_id}"
+    )
+
+
 def render_result(result: RunResult, out: TextIO) -> None:
-    w = out.write
+    line = Lines(out)
     plan = result.plan
     if plan:
-        w(f"\nGoal: {plan['goal']}\n")
+        line(f"\nGoal: {plan['goal']}", "bold")
         for s in plan["steps"]:
-            mark = _MARK.get(s["status"], "?")
+            mark = MARKS.get(s["status"], "?")
             mode = s.get("mode") or "-"
-            w(f"{mark} {s['step_id']} [{s['status']}, {mode}] {s['description']}\n")
+            line(f"{mark} {s['step_id']} [{s['status']}, {mode}] {s['description']}")
             if s["status"] == "complete":
-                w(f"    output: {_short(s.get('step_output'), 400)}\n")
+                line(f"    output: {short(s.get('step_output'), 400)}", "default")
             for e in [*(s.get("errors") or []), *(s.get("notes") or [])]:
-                w(f"    note: {e}\n")
-    c, b = result.counts, result.budget
-    w(
-        f"\n{result.status.value}: {b['llm_calls']} LLM calls (cap {b['max_llm_calls']}), "
-        f"{c['deterministic_repairs']} deterministic repairs, {c['llm_repairs']} LLM repairs, "
-        f"{c['fallbacks']} fallbacks, TTL {b['ttl_remaining']}/{b['ttl']} left · run {result.correlation_id}\n"
-    )
+                line(f"    note: {e}", "dim")
+    ok = result.status is RunStatus.COMPLETED
+    line("\n" + status_line(result), "bold green" if ok else "bold yellow")
     if result.converged is not None and result.passes:
-        conv = result.convergence or {}
-        sc = conv.get("scores") or {}
-        verdict = "converged" if result.converged else "not converged"
-        passes = counted(result.passes, "pass", "passes")
-        w(
-            f"{verdict} after {passes}: completeness {_num(sc.get('completeness_score'))}, "
-            f"coherence {_num(sc.get('coherence_score'))}, reasons {', '.join(conv.get('reason_codes') or ['-'])}\n"
-        )
+        line(verdict(result.convergence), "green" if result.converged else "yellow")
     if result.answer is not None:
-        w(f"answer: {_short(result.answer, 400)}\n")
+        line(f"answer: {short(result.answer, 400)}", "bold")
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
         t = result.ttl_expiration
-        w(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}\n")
+        line(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}", "yellow")
     # an error is reported once, by the CLI on stderr

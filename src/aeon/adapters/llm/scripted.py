@@ -46,7 +46,9 @@ class ScriptedLLM:
     Running out of responses raises ScriptExhausted naming the script. Every request is kept in `requests`.
     """
 
-    def __init__(self, responses: Sequence[str | Mapping[str, Any]], *, source: str = "<inline script>") -> None:
+    def __init__(
+        self, responses: Sequence[str | Mapping[str, Any]], *, source: str = "<inline script>", request: str = ""
+    ) -> None:
         for i, item in enumerate(responses):
             if isinstance(item, Mapping) and item.get("error") not in _ERRORS:
                 raise InputError(
@@ -57,6 +59,7 @@ class ScriptedLLM:
                 raise InputError(f"{source}: response {i + 1} must be a string or {{error: kind}}")
         self._responses = list(responses)
         self._source = source
+        self._request = request  # the request this script was written for, if it says
         self.requests: list[ScriptedRequest] = []
 
     @classmethod
@@ -70,10 +73,13 @@ class ScriptedLLM:
             raise InputError(f"LLM script {p} is not valid YAML: {exc}".splitlines()[0]) from exc
         if not isinstance(data, dict) or not isinstance(data.get("responses"), list):
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
-        return cls(data["responses"], source=str(p))
+        return cls(data["responses"], source=str(p), request=str(data.get("request") or ""))
 
     def describe(self) -> dict[str, str]:
-        return {"adapter": "scripted", "model": "scripted", "dialect": "scripted", "dialect_source": self._source}
+        info = {"adapter": "scripted", "model": "scripted", "dialect": "scripted", "dialect_source": self._source}
+        if self._request:
+            info["scripted_request"] = self._request
+        return info
 
     @property
     def remaining(self) -> int:
