@@ -32,6 +32,7 @@ from aeon.entrypoints.failures import (
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import counted, render_result, render_tools
+from aeon.entrypoints.stdout import guarded_stdout
 
 _EXIT = {
     RunStatus.COMPLETED: EXIT_OK,
@@ -271,4 +272,4 @@ def inspect(
 
 
 def main() -> None:
-    app()
+    guarded_stdout(app)

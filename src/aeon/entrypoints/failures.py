@@ -1,6 +1,7 @@
 """How a command reports failure: one line on stderr, or under --json one JSON document on stdout; and its exit code.
 
-Exit codes: 0 ok, 1 invalid plan (validate), 2 bad usage, config or input, 3 expired, 4 unrecoverable, 130 Ctrl-C.
+Exit codes: 0 ok, 1 invalid plan (validate) or a stdout that cannot be written, 2 bad usage, config or input,
+3 expired, 4 unrecoverable, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typer.core import TyperCommand
 from aeon.domain.errors import AeonError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_OUTPUT = 1
 
 
 def fail(message: str, exit_code: int = EXIT_USAGE, *, code: str = "AEON.USAGE", as_json: bool = False) -> typer.Exit:

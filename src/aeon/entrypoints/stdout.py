@@ -1,0 +1,67 @@
+"""A stdout that a full disk or a closed pipe cannot turn into a traceback: one line on stderr and exit 1."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from aeon.entrypoints.failures import EXIT_OUTPUT
+
+_STDOUT = 1
+
+
+class _Stdout(io.RawIOBase):
+    """File descriptor 1 as a raw stream that keeps its first write failure instead of raising it mid-command.
+
+    Raising would surface wherever the command happens to print (click even exits 1 silently on a broken pipe);
+    keeping it lets the command finish and `guarded_stdout` report it once.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failure: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return _STDOUT
+
+    def isatty(self) -> bool:
+        return os.isatty(_STDOUT)
+
+    def write(self, data: Any) -> int:
+        size = len(memoryview(data))
+        if self.failure is None:
+            try:
+                return os.write(_STDOUT, data)
+            except OSError as exc:
+                self.failure = exc
+        return size  # what cannot reach stdout is dropped: the failure is reported once, at the end
+
+
+def guarded_stdout(command: Callable[[], object]) -> None:
+    """Run `command` (the typer app) with such a stdout; exit with its code, or 1 if stdout could not be written."""
+    before = sys.stdout
+    raw = _Stdout()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=getattr(before, "encoding", None) or "utf-8",
+        errors=getattr(before, "errors", None) or "strict",
+        line_buffering=bool(getattr(before, "line_buffering", False)),
+    )
+    code: int | str | None = 0
+    try:
+        command()
+    except SystemExit as done:
+        code = done.code
+    finally:
+        sys.stdout.flush()
+    if raw.failure is not None:
+        failure = raw.failure
+        print(f"aeon: cannot write to stdout: {failure.strerror or failure}", file=sys.stderr)
+        raise SystemExit(EXIT_OUTPUT)
+    raise SystemExit(code)
