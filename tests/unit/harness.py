@@ -18,6 +18,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
+from aeon.domain.records import LostRecords
 
 
 class FakeClock:
@@ -47,16 +48,22 @@ class FakeClock:
 
 
 class ListLog:
-    """A LoggerPort that keeps (event, fields) in memory."""
+    """A LoggerPort that keeps (event, fields) in memory and never loses a record."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def open(self) -> None:
+        pass
 
     def bind(self, correlation_id: str) -> None:
         pass
 
     def emit(self, event: str, /, **fields: Any) -> None:
         self.events.append((event, fields))
+
+    def lost(self) -> LostRecords | None:
+        return None
 
     def close(self) -> None:
         pass

@@ -292,10 +292,19 @@ def test_a_broken_context_while_executing_or_refining_aborts_as_context_propagat
 
 
 class _Sink:
+    def open(self) -> None:
+        return None
+
     def bind(self, correlation_id: str) -> None:
         return None
 
     def emit(self, event: str, /, **fields: Any) -> None:
+        return None
+
+    def lost(self) -> None:
+        return None
+
+    def close(self) -> None:
         return None
 
 

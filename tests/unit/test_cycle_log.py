@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
+from pathlib import Path
 
-from harness import SUM_STEP, plan_json, run
+import pytest
+
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import EventLogUnavailable
+from aeon.application.orchestrator import Orchestrator, RunSettings
+
+from harness import SUM_STEP, FakeClock, Recorder, plan_json, run
 
 FR038 = {"step_number", "plan_state", "llm_output", "supervisor_actions", "tool_calls", "ttl_remaining", "errors"}
 REASON = {"step_id": "s2", "description": "Explain", "agent": "llm"}
@@ -53,3 +65,25 @@ def test_error_ending_is_logged_as_a_cycle_with_the_error(tmp_path):
     last_cycle = r.cycles()[-1]
     assert "provider unavailable after 3 attempts" in last_cycle["errors"][-1]
     assert r.records()[-1]["event"] == "run_end"
+
+
+def test_the_first_record_precedes_every_llm_call_so_an_unwritable_log_spends_nothing(tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    llm = ScriptedLLM([plan_json(SUM_STEP)])
+    log = JsonlEventLog(Path("/dev/full"))
+    log.open()
+    tools = ToolRegistry()
+    register_builtins(tools)
+    orch = Orchestrator(
+        llm=llm,
+        tools=tools,
+        memory=InMemoryKV(),
+        logger=log,
+        progress=Recorder(),
+        clock=FakeClock(),
+        settings=RunSettings(evaluate=False),
+    )
+    with pytest.raises(EventLogUnavailable):
+        asyncio.run(orch.run("calculate the sum of 5 and 10"))
+    assert llm.requests == []

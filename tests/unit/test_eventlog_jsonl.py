@@ -15,7 +15,9 @@ import msgspec
 import pytest
 
 from aeon.adapters.eventlog import JsonlEventLog
+from aeon.application.errors import EventLogUnavailable
 from aeon.application.ports import LoggerPort
+from aeon.domain.records import LostRecords
 
 T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -213,6 +215,7 @@ def test_failing_writes_never_raise_warn_once_and_are_counted(capsys: pytest.Cap
     log.emit("a")
     log.emit("b")
     assert log.dropped == 2
+    assert log.lost() == LostRecords(count=2, reason="<stream>: No space left on device")
     err = capsys.readouterr().err
     assert err.count("aeon: warning: event log write failed: OSError:") == 1
     assert "No space left on device" in err
@@ -221,6 +224,68 @@ def test_failing_writes_never_raise_warn_once_and_are_counted(capsys: pytest.Cap
     log.emit("c")
     assert json.loads(stream.getvalue())["seq"] == 2  # the gap in seq shows what was lost
     assert log.dropped == 2
+    assert log.lost() == LostRecords(count=2, reason="<stream>: No space left on device")
+
+
+def test_lost_is_none_while_every_record_is_written(tmp_path: Path) -> None:
+    log = JsonlEventLog(tmp_path / "log.jsonl")
+    log.open()
+    log.emit("a")
+    log.emit("b")
+    log.close()
+    assert log.lost() is None
+
+
+def test_open_creates_the_folders_and_the_file_before_any_record(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "log.jsonl"
+    JsonlEventLog(path).open()
+    assert path.read_bytes() == b""
+
+
+def test_open_raises_naming_the_path_and_the_reason_when_the_parent_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    path = tmp_path / "file" / "log.jsonl"
+    with pytest.raises(EventLogUnavailable) as caught:
+        JsonlEventLog(path).open()
+    assert str(caught.value) == f"cannot write the event log {path}: Not a directory"
+
+
+def test_open_raises_for_a_folder_that_cannot_be_written(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders")
+    (tmp_path / "ro").mkdir(mode=0o500)
+    with pytest.raises(EventLogUnavailable, match="Permission denied"):
+        JsonlEventLog(tmp_path / "ro" / "log.jsonl").open()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_after_open_a_first_record_that_cannot_be_written_raises_and_a_close_stays_quiet(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = JsonlEventLog(Path("/dev/full"))
+    log.open()  # a full device opens fine: only writing tells
+    with pytest.raises(EventLogUnavailable, match=r"^cannot write the event log /dev/full: No space left on device$"):
+        log.emit("run_start")
+    log.close()
+    assert capsys.readouterr().err == ""  # the caller reports the raised error once; no warning besides it
+
+
+def test_only_the_first_record_after_open_is_a_must(capsys: pytest.CaptureFixture[str]) -> None:
+    stream = FailingStream()
+    stream.broken = False
+    log = JsonlEventLog(None, stream=stream)
+    log.open()
+    log.emit("a")
+    stream.broken = True
+    log.emit("b")  # counted and warned about, not raised
+    assert log.lost() == LostRecords(count=1, reason="<stream>: No space left on device")
+    assert "aeon: warning: event log write failed" in capsys.readouterr().err
+
+
+def test_without_open_a_failing_first_record_is_counted_not_raised() -> None:
+    log = JsonlEventLog(None, stream=FailingStream())
+    log.emit("a")
+    assert log.dropped == 1
 
 
 def test_unopenable_path_and_closed_stream_do_not_raise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,7 @@ AeonError (domain.errors)
     │   └── MemoryUnavailable         the store failed
     ├── UnrecoverableOutput           the supervisor gave up after its repair attempts (FR-051)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
+    ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     └── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
 """
@@ -170,6 +171,10 @@ class BudgetExhausted(ApplicationError):
         self.expiration_type = expiration_type
         self.phase = phase  # the phase about to be entered, for a boundary expiry
         self.cap = cap  # which ran out: ttl, max_llm_calls, max_tokens or max_seconds
+
+
+class EventLogUnavailable(ApplicationError):
+    code = "AEON.EVENTLOG.UNAVAILABLE"
 
 
 class InputError(ApplicationError):

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from aeon.domain.llm import Completion, Message
+from aeon.domain.records import LostRecords
 from aeon.domain.tools import ToolResult, ToolSpec
 
 
@@ -78,13 +79,20 @@ class MemoryPort(Protocol):
 class LoggerPort(Protocol):
     """The run's event log. `emit` writes one record (the adapter adds correlation_id, seq and timestamp).
 
-    A failing write must not crash the run: adapters report it once as a warning and carry on. `close` flushes and
-    syncs. `bind` fixes the correlation_id stamped on every later record.
+    `open` opens the log now, before anything is spent, and makes its next record a must: when the log cannot be
+    opened, or that record cannot be written (a read-only folder, a full device), `open` or that `emit` raises
+    EventLogUnavailable naming where the log goes and the OS reason. Any other failing write must not crash the run:
+    adapters report it once as a warning, carry on, and count it; `lost` says how many records were lost and why
+    (None when none were). `close` flushes and syncs. `bind` fixes the correlation_id stamped on every later record.
     """
+
+    def open(self) -> None: ...
 
     def bind(self, correlation_id: str) -> None: ...
 
     def emit(self, event: str, /, **fields: Any) -> None: ...
+
+    def lost(self) -> LostRecords | None: ...
 
     def close(self) -> None: ...
 

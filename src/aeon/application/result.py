@@ -9,6 +9,9 @@ import msgspec
 
 from aeon.domain.budget import TTLExpirationResponse
 from aeon.domain.history import ExecutionHistory
+from aeon.domain.records import LostRecords
+
+LOG_LOST = "AEON.EVENTLOG.LOST"
 
 
 class RunStatus(enum.StrEnum):
@@ -55,3 +58,11 @@ class RunResult(msgspec.Struct, kw_only=True):
         out: dict[str, Any] = msgspec.to_builtins(self)
         out.pop("history", None)
         return out
+
+    def with_lost_records(self, lost: LostRecords) -> RunResult:
+        """This result when the run's event log lost records: an error whatever the run's own outcome, since the
+        run can no longer be audited. The run's own error, if any, stays the error; the loss is always a warning."""
+        noun = "record" if lost.count == 1 else "records"
+        message = f"the event log lost {lost.count} {noun}: {lost.reason}"
+        error = self.error or ErrorInfo(code=LOG_LOST, message=message, phase="", correlation_id=self.correlation_id)
+        return msgspec.structs.replace(self, status=RunStatus.ERROR, error=error, warnings=[*self.warnings, message])

@@ -1,4 +1,4 @@
-"""Orchestration state and the cycle log record (FR-011, FR-038)."""
+"""Orchestration state, the cycle log record (FR-011, FR-038) and what an event log could not write."""
 
 from __future__ import annotations
 
@@ -40,6 +40,13 @@ class CycleRecord(msgspec.Struct, kw_only=True):
     errors: list[str]
     phase: str = "EXECUTE"
     step_id: str | None = None
+
+
+class LostRecords(msgspec.Struct, frozen=True, kw_only=True):
+    """Records an event log could not write: how many, and why the first one failed (naming where it went)."""
+
+    count: int
+    reason: str
 
 
 class OrchestrationState(msgspec.Struct, kw_only=True):

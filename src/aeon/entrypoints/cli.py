@@ -166,6 +166,7 @@ def run(
             given = plan_from_document(read_document(plan), source=str(plan))
         if problem := preflight(container):
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
+        container.event_log().open()  # a log that cannot be written stops the run here, before anything is spent
         llm_info = container.llm().describe()
         if not quiet:
             _status(describe_llm(llm_info))
@@ -176,6 +177,8 @@ def run(
         result = asyncio.run(_run(container, request, given, received))
         if note:
             result.warnings.append(note)
+    if (lost := container.event_log().lost()) is not None:
+        result = result.with_lost_records(lost)
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)

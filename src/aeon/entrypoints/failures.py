@@ -1,7 +1,8 @@
 """How a command reports failure: one line on stderr, or under --json one JSON document on stdout; and its exit code.
 
-Exit codes: 0 ok, 1 invalid plan (validate) or a stdout that cannot be written, 2 bad usage, config or input,
-3 expired, 4 unrecoverable, 130 Ctrl-C.
+Exit codes: 0 ok, 1 invalid plan (validate) or a stdout that cannot be written, 2 bad usage, config or input (an
+event log that cannot be written among them), 3 expired, 4 unrecoverable (records lost from the log among them),
+130 Ctrl-C.
 """
 
 from __future__ import annotations

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 import msgspec
 import structlog
 from structlog.typing import EventDict, WrappedLogger
+
+from aeon.application.errors import EventLogUnavailable
+from aeon.domain.records import LostRecords
 
 REDACTED = "[REDACTED]"
 # Header-style names whose values are credentials whatever they contain; compared lower-cased with "-" as "_".
@@ -20,15 +26,18 @@ SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password", "access_token"}
 )
 _STAMPS = ("event", "correlation_id", "seq", "timestamp")
+# fsync's answer for a log that is a device or a pipe (/dev/stderr, /dev/full): nothing to sync, not a failure
+_UNSYNCABLE = frozenset({errno.EINVAL, errno.ENOTSUP})
 
 
 class JsonlEventLog:
     """Satisfies LoggerPort. Every record carries event, correlation_id, seq and an ISO 8601 UTC timestamp.
 
-    Records go to `path` (opened lazily in append mode, parent folders created) and/or `stream`; with neither the
-    log is a sink that only counts. Each record is one `write` followed by a flush. A failing write never raises:
-    the first failure is reported once on stderr and every lost record is counted in `dropped`. A field named like
-    a stamp is kept under a leading underscore ("_seq"), since the stamps win.
+    Records go to `path` (opened in append mode by `open` or the first record, parent folders created) and/or
+    `stream`; with neither the log is a sink that only counts. Each record is one unbuffered `write` call.
+    After `open`, the next record must be written: its failure raises EventLogUnavailable. Any other failing write
+    never raises: the first failure is reported once on stderr and every lost record is counted in `dropped` (and
+    `lost`). A field named like a stamp is kept under a leading underscore ("_seq"), since the stamps win.
     """
 
     def __init__(
@@ -43,10 +52,12 @@ class JsonlEventLog:
         self.dropped = 0
         self._clock = clock or (lambda: datetime.now(UTC))
         self._stream = stream
-        self._file: BinaryIO | None = None
+        self._file: io.FileIO | None = None
         self._seq = 0
         self._closed = False
         self._warned = False
+        self._must_write = False  # set by open(): the next record proves the log can be written, or raises
+        self._failure: str | None = None
         self._lock = threading.Lock()
         secret_values = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._log: Any = structlog.BoundLogger(
@@ -59,6 +70,16 @@ class JsonlEventLog:
     def next_seq(self) -> int:
         """The seq the next record will carry (also the number of records emitted so far, written or not)."""
         return self._seq
+
+    def open(self) -> None:
+        """Open the file now and make the next record a must; raise EventLogUnavailable when it cannot be opened."""
+        with self._lock:
+            if self.path is not None and self._file is None:
+                try:
+                    self._file = self._open_file(self.path)
+                except OSError as exc:
+                    raise EventLogUnavailable(f"cannot write the event log {self._why(exc)}") from exc
+            self._must_write = True
 
     def bind(self, correlation_id: str) -> None:
         self._log = self._log.bind(correlation_id=correlation_id)
@@ -74,7 +95,20 @@ class JsonlEventLog:
                     raise ValueError("the event log is closed")
                 self._log.msg(event, seq=seq, timestamp=_iso_utc(self._clock()), fields=fields)
             except Exception as exc:
-                self._drop(exc)
+                self.dropped += 1
+                self._failure = self._failure or self._why(exc)
+                if self._must_write:
+                    self._must_write = False
+                    raise EventLogUnavailable(f"cannot write the event log {self._why(exc)}") from exc
+                self._warn(exc)
+            self._must_write = False
+
+    def lost(self) -> LostRecords | None:
+        """How many records could not be written, and why the first of them failed; None when none were lost."""
+        with self._lock:
+            if not self.dropped:
+                return None
+            return LostRecords(count=self.dropped, reason=self._failure or "unknown reason")
 
     def close(self) -> None:
         """Flush, fsync and close the file (a caller's stream is only flushed). Idempotent; never raises."""
@@ -86,8 +120,10 @@ class JsonlEventLog:
                 if self._stream is not None:
                     self._stream.flush()
                 if self._file is not None:
-                    self._file.flush()
                     os.fsync(self._file.fileno())
+            except OSError as exc:
+                if exc.errno not in _UNSYNCABLE:
+                    self._warn(exc)
             except Exception as exc:
                 self._warn(exc)
             finally:
@@ -111,14 +147,26 @@ class JsonlEventLog:
             self._stream.flush()
         if self.path is not None:
             if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = self.path.open("ab")
-            self._file.write(line + b"\n")
-            self._file.flush()
+                self._file = self._open_file(self.path)
+            data = memoryview(line + b"\n")
+            while data:  # unbuffered: a failed record leaves nothing behind to be written twice or late
+                written = self._file.write(data)
+                if not written:
+                    raise OSError(errno.EIO, "the file took no bytes")
+                data = data[written:]
 
-    def _drop(self, exc: Exception) -> None:
-        self.dropped += 1
-        self._warn(exc)
+    @staticmethod
+    def _open_file(path: Path) -> io.FileIO:
+        # A parent that is a file: opening says so ("Not a directory") better than mkdir's "File exists".
+        with contextlib.suppress(FileExistsError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("ab", buffering=0)
+
+    def _why(self, exc: Exception) -> str:
+        """Where the log goes and the OS reason it cannot: "/var/log/runs.jsonl: No space left on device"."""
+        where = str(self.path) if self.path is not None else "<stream>"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+        return f"{where}: {reason}"
 
     def _warn(self, exc: Exception) -> None:
         if self._warned:
