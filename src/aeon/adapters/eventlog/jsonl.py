@@ -17,14 +17,12 @@ import msgspec
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
+from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, redactor
 from aeon.application.errors import EventLogUnavailable
 from aeon.domain.records import LostRecords
 
-REDACTED = "[REDACTED]"
-# Header-style names whose values are credentials whatever they contain; compared lower-cased with "-" as "_".
-SECRET_KEYS = frozenset(
-    {"api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password", "access_token"}
-)
+__all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
+
 _STAMPS = ("event", "correlation_id", "seq", "timestamp")
 # fsync's answer for a log that is a device or a pipe (/dev/stderr, /dev/full): nothing to sync, not a failure
 _UNSYNCABLE = frozenset({errno.EINVAL, errno.ENOTSUP})
@@ -59,10 +57,9 @@ class JsonlEventLog:
         self._must_write = False  # set by open(): the next record proves the log can be written, or raises
         self._failure: str | None = None
         self._lock = threading.Lock()
-        secret_values = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._log: Any = structlog.BoundLogger(
             _LineSink(self._write),
-            processors=[_stamp, _redactor(secret_values), _render],
+            processors=[_stamp, redactor(secrets), _render],
             context={"correlation_id": None},
         )
 
@@ -192,33 +189,6 @@ def _stamp(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
     return record
 
 
-def _redactor(secrets: Sequence[str]) -> Callable[[WrappedLogger, str, EventDict], EventDict]:
-    def scrub(value: Any) -> Any:
-        if isinstance(value, str):
-            for secret in secrets:
-                value = value.replace(secret, REDACTED)
-            return value
-        if isinstance(value, dict):
-            return {k: REDACTED if _secret_key(k) else scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [scrub(item) for item in value]
-        return value
-
-    # Fast path: a record is walked only when its encoded form could hold a secret or a secret-named key.
-    needles = [n for secret in secrets for n in (secret.encode(), msgspec.json.encode(secret)[1:-1])]
-    needles += [f'"{k}"'.encode() for key in SECRET_KEYS for k in {key, key.replace("_", "-")}]
-
-    def redact(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
-        # Structs, enums, datetimes … become plain JSON values first, so nested secrets are reachable.
-        plain: EventDict = msgspec.to_builtins(event_dict, enc_hook=str, str_keys=True)
-        blob = msgspec.json.encode(plain).lower()
-        if any(n.lower() in blob for n in needles):
-            plain = scrub(plain)
-        return plain
-
-    return redact
-
-
 # Characters that some line readers (Python's str.splitlines among them) treat as line breaks; valid JSON may carry
 # them raw inside strings, so they are escaped to keep exactly one record per line for every reader.
 _LINE_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
@@ -230,10 +200,6 @@ def _render(_: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
     for raw, escaped in _LINE_BREAKS:
         line = line.replace(raw, escaped)
     return line
-
-
-def _secret_key(key: object) -> bool:
-    return isinstance(key, str) and key.lower().replace("-", "_") in SECRET_KEYS
 
 
 def _iso_utc(moment: datetime) -> str:
