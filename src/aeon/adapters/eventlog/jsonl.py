@@ -13,16 +13,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import msgspec
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
 from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, redactor
+from aeon.adapters.eventlog.rotation import rotate_if_full
+from aeon.adapters.eventlog.shrink import RecordShrinker
 from aeon.application.errors import EventLogUnavailable
 from aeon.domain.records import LostRecords
 
 __all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
 
+MIB = 1024 * 1024
 _STAMPS = ("event", "correlation_id", "seq", "timestamp")
 # fsync's answer for a log that is a device or a pipe (/dev/stderr, /dev/full): nothing to sync, not a failure
 _UNSYNCABLE = frozenset({errno.EINVAL, errno.ENOTSUP})
@@ -36,6 +38,9 @@ class JsonlEventLog:
     After `open`, the next record must be written: its failure raises EventLogUnavailable. Any other failing write
     never raises: the first failure is reported once on stderr and every lost record is counted in `dropped` (and
     `lost`). A field named like a stamp is kept under a leading underscore ("_seq"), since the stamps win.
+    Secrets are redacted first; then large texts are written once and records kept under `max_record_bytes`
+    (RecordShrinker). The file rotates to path.1 … path.`keep` before a record would take it past `rotate_bytes`
+    (None: never), also when other processes append to it.
     """
 
     def __init__(
@@ -45,22 +50,31 @@ class JsonlEventLog:
         clock: Callable[[], datetime] | None = None,
         secrets: Sequence[str] = (),
         stream: IO[str] | None = None,
+        max_record_bytes: int = MIB,
+        max_string_bytes: int = MIB // 4,
+        rotate_bytes: int | None = 100 * MIB,
+        keep: int = 5,
     ) -> None:
+        if keep < 1 or (rotate_bytes is not None and rotate_bytes < 1):
+            raise ValueError(f"rotation needs keep >= 1 and rotate_bytes >= 1, got {keep} and {rotate_bytes}")
         self.path = path
         self.dropped = 0
         self._clock = clock or (lambda: datetime.now(UTC))
         self._stream = stream
         self._file: io.FileIO | None = None
+        self._rotate_bytes, self._keep = rotate_bytes, keep
         self._seq = 0
+        self._correlation_id: str | None = None
         self._closed = False
         self._warned = False
         self._must_write = False  # set by open(): the next record proves the log can be written, or raises
         self._failure: str | None = None
         self._lock = threading.Lock()
+        self._shrinker = RecordShrinker(
+            max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
+        )
         self._log: Any = structlog.BoundLogger(
-            _LineSink(self._write),
-            processors=[_stamp, redactor(secrets), _render],
-            context={"correlation_id": None},
+            _LineSink(), processors=[_stamp, redactor(secrets), self._shrinker.render], context={}
         )
 
     @property
@@ -73,13 +87,16 @@ class JsonlEventLog:
         with self._lock:
             if self.path is not None and self._file is None:
                 try:
-                    self._file = self._open_file(self.path)
+                    self._file = _open_file(self.path)
                 except OSError as exc:
                     raise EventLogUnavailable(f"cannot write the event log {self._why(exc)}") from exc
             self._must_write = True
 
     def bind(self, correlation_id: str) -> None:
-        self._log = self._log.bind(correlation_id=correlation_id)
+        with self._lock:
+            if correlation_id != self._correlation_id:
+                self._shrinker.forget()  # a repeat marker points at a record of the same run, never another
+            self._correlation_id = correlation_id
 
     def emit(self, event: str, /, **fields: Any) -> None:
         with self._lock:
@@ -90,7 +107,7 @@ class JsonlEventLog:
             try:
                 if self._closed:
                     raise ValueError("the event log is closed")
-                self._log.msg(event, seq=seq, timestamp=_iso_utc(self._clock()), fields=fields)
+                self._write(event, seq, _iso_utc(self._clock()), fields)
             except Exception as exc:
                 self.dropped += 1
                 self._failure = self._failure or self._why(exc)
@@ -137,27 +154,39 @@ class JsonlEventLog:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _write(self, line: bytes) -> None:
+    def _write(self, event: str, seq: int, timestamp: str, fields: dict[str, Any]) -> None:
+        stamps = {"correlation_id": self._correlation_id, "seq": seq, "timestamp": timestamp}
+        line: bytes = self._log.msg(event, **stamps, fields=fields)
+        if self.path is not None and self._make_room(len(line) + 1):
+            # A new file: a repeat marker must not point into the one just rotated away, so render again.
+            line = self._log.msg(event, **stamps, fields=fields)
         # One write call per record keeps a line whole even when other processes append to the same file.
         if self._stream is not None:
             self._stream.write(line.decode() + "\n")
             self._stream.flush()
-        if self.path is not None:
-            if self._file is None:
-                self._file = self._open_file(self.path)
+        if self._file is not None:
             data = memoryview(line + b"\n")
             while data:  # unbuffered: a failed record leaves nothing behind to be written twice or late
                 written = self._file.write(data)
                 if not written:
                     raise OSError(errno.EIO, "the file took no bytes")
                 data = data[written:]
+        self._shrinker.commit()
 
-    @staticmethod
-    def _open_file(path: Path) -> io.FileIO:
-        # A parent that is a file: opening says so ("Not a directory") better than mkdir's "File exists".
-        with contextlib.suppress(FileExistsError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-        return path.open("ab", buffering=0)
+    def _make_room(self, incoming: int) -> bool:
+        """Open the file, rotating it first when full; True when a file other than the last one is now open."""
+        assert self.path is not None
+        if self._file is None:
+            self._file = _open_file(self.path)
+            return False
+        if self._rotate_bytes is None:
+            return False
+        if not rotate_if_full(self._file, self.path, incoming, limit=self._rotate_bytes, keep=self._keep):
+            return False
+        self._file.close()
+        self._file = _open_file(self.path)
+        self._shrinker.forget()
+        return True
 
     def _why(self, exc: Exception) -> str:
         """Where the log goes and the OS reason it cannot: "/var/log/runs.jsonl: No space left on device"."""
@@ -176,10 +205,17 @@ class JsonlEventLog:
 
 
 class _LineSink:
-    """The structlog-wrapped logger: receives each rendered line from the processor chain."""
+    """The structlog-wrapped logger: hands each rendered line back to the caller, which writes it."""
 
-    def __init__(self, write: Callable[[bytes], None]) -> None:
-        self.msg = write
+    def msg(self, line: bytes) -> bytes:
+        return line
+
+
+def _open_file(path: Path) -> io.FileIO:
+    # A parent that is a file: opening says so ("Not a directory") better than mkdir's "File exists".
+    with contextlib.suppress(FileExistsError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return path.open("ab", buffering=0)
 
 
 def _stamp(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
@@ -187,19 +223,6 @@ def _stamp(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
     for key, value in event_dict["fields"].items():
         record[f"_{key}" if key in _STAMPS else key] = value
     return record
-
-
-# Characters that some line readers (Python's str.splitlines among them) treat as line breaks; valid JSON may carry
-# them raw inside strings, so they are escaped to keep exactly one record per line for every reader.
-_LINE_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
-
-
-def _render(_: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
-    # Not JSONRenderer(serializer=msgspec.json.encode): it passes keyword arguments msgspec does not accept.
-    line = msgspec.json.encode(event_dict, enc_hook=str)
-    for raw, escaped in _LINE_BREAKS:
-        line = line.replace(raw, escaped)
-    return line
 
 
 def _iso_utc(moment: datetime) -> str:

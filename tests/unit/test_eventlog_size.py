@@ -1,0 +1,199 @@
+"""JsonlEventLog keeps large texts once: a repeat is a marker, a long first copy keeps its head, a record has a cap."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+from typing import Any
+
+import pytest
+
+from aeon.adapters.eventlog import JsonlEventLog
+
+REPEAT = re.compile(r"^\[aeon:repeat seq=(\d+) bytes=(\d+) sha256=([0-9a-f]{16})\]$")
+CUT = re.compile(r"\[aeon:truncated bytes=(\d+) sha256=([0-9a-f]{16}) kept=(\d+)\]$")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stream_log(**options: Any) -> tuple[JsonlEventLog, io.StringIO]:
+    stream = io.StringIO()
+    return JsonlEventLog(None, stream=stream, **options), stream
+
+
+def lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    text = stream.getvalue()
+    assert text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+class BreakableStream(io.StringIO):
+    broken = False
+
+    def write(self, text: str) -> int:
+        if self.broken:
+            raise OSError(28, "No space left on device")
+        return super().write(text)
+
+
+def test_a_repeat_of_a_large_text_is_a_marker_naming_its_size_hash_and_the_record_that_holds_it() -> None:
+    answer = "é" + "forty-two " * 500  # 5 001 characters, 5 002 bytes
+    log, stream = stream_log()
+    log.emit("llm_call", output=answer)
+    log.emit("step", note="small")
+    log.emit("cycle", llm_output=[answer], plan_state={"steps": [{"step_output": answer}]})
+
+    first, _, cycle = lines(stream)
+    assert first["output"] == answer
+    marker = REPEAT.match(cycle["llm_output"][0])
+    assert marker is not None, cycle["llm_output"][0]
+    assert marker.groups() == ("0", str(len(answer.encode())), sha(answer))
+    assert cycle["plan_state"]["steps"][0]["step_output"] == cycle["llm_output"][0]
+
+
+def test_a_repeat_inside_one_record_points_at_that_record() -> None:
+    answer = "x" * 2000
+    log, stream = stream_log()
+    log.emit("small")
+    log.emit("cycle", a=answer, b=answer)
+    record = lines(stream)[1]
+    assert record["a"] == answer
+    assert REPEAT.match(record["b"]) is not None and record["b"].startswith("[aeon:repeat seq=1 ")
+
+
+@pytest.mark.parametrize("unit", ['"', "\\", '\\"', "\n", "\x01", "é", "\u2028", "😀", 'a"b\\'])
+def test_a_text_of_exactly_1_kib_characters_is_found_however_it_is_escaped(unit: str) -> None:
+    text = (unit * 1024)[:1024]
+    around = {"pad": ["p", 'q"', "r\\"] * 200}  # short strings all around: no stretch of the line free of quotes
+    log, stream = stream_log()
+    log.emit("e", **around, text=text)
+    log.emit("e", text=text, **around)
+    first, second = lines(stream)
+    assert first["text"] == text and first["pad"] == around["pad"]
+    assert REPEAT.match(second["text"]) is not None
+
+
+def test_texts_under_the_threshold_are_logged_verbatim_every_time() -> None:
+    text = "y" * 1023
+    log, stream = stream_log()
+    for _ in range(3):
+        log.emit("e", text=text, nested={"list": [text]})
+    assert all(r["text"] == text and r["nested"]["list"] == [text] for r in lines(stream))
+
+
+def test_a_first_copy_over_the_string_cap_keeps_its_head_and_names_its_size_and_hash() -> None:
+    text = "".join(f"line {i} of the answer\n" for i in range(20_000))  # ~490 kB
+    log, stream = stream_log(max_string_bytes=64 * 1024)
+    log.emit("llm_call", output=text, small="kept")
+    log.emit("cycle", llm_output=[text])
+
+    first, second = lines(stream)
+    cut = CUT.search(first["output"])
+    assert cut is not None
+    size, digest, kept = cut.groups()
+    assert (int(size), digest) == (len(text.encode()), sha(text))
+    head = first["output"][: cut.start()]
+    assert text.startswith(head) and len(head.encode()) == int(kept)
+    assert len(json.dumps(first["output"], ensure_ascii=False).encode()) - 2 <= 64 * 1024  # escapes counted
+    assert first["small"] == "kept"
+    assert REPEAT.match(second["llm_output"][0]).groups() == ("0", size, digest)  # type: ignore[union-attr]
+
+
+def test_a_cut_never_splits_a_multibyte_character() -> None:
+    text = "€" * 40_000  # 3 bytes each
+    log, stream = stream_log(max_string_bytes=10_001)
+    log.emit("e", text=text)
+    value = lines(stream)[0]["text"]
+    assert set(value[: CUT.search(value).start()]) == {"€"}  # type: ignore[union-attr]
+
+
+def test_a_record_over_the_record_cap_has_its_largest_strings_cut_until_it_fits() -> None:
+    cap = 64 * 1024
+    big, middle = "b" * 50_000, "m" * 30_000
+    log, stream = stream_log(max_record_bytes=cap, max_string_bytes=cap)
+    log.bind("corr")
+    log.emit("cycle", big=big, middle=middle, small="s" * 500, number=7, items=[1, 2, 3])
+
+    raw = stream.getvalue()
+    assert raw.count("\n") == 1 and len(raw.encode()) - 1 <= cap
+    record = json.loads(raw)
+    assert (record["event"], record["correlation_id"], record["seq"]) == ("cycle", "corr", 0)
+    assert record["timestamp"]
+    assert record["middle"] == middle and record["small"] == "s" * 500
+    assert record["number"] == 7 and record["items"] == [1, 2, 3]
+    cut = CUT.search(record["big"])
+    assert cut is not None and cut.group(1) == "50000" and cut.group(2) == sha(big)
+
+
+def test_escaped_text_is_measured_as_written() -> None:
+    cap = 16 * 1024
+    quoted = '"\\\n\x01' * 20_000  # every character escaped, one to six bytes each on the line
+    log, stream = stream_log(max_record_bytes=cap, max_string_bytes=1024 * 1024)
+    log.emit("e", text=quoted)
+    raw = stream.getvalue().encode()
+    assert len(raw) - 1 <= cap
+    value = json.loads(raw)["text"]
+    assert quoted.startswith(value[: CUT.search(value).start()])  # type: ignore[union-attr]
+
+
+def test_a_record_of_many_small_fields_over_the_cap_is_still_one_valid_line_with_its_stamps() -> None:
+    cap = 4096
+    log, stream = stream_log(max_record_bytes=cap)
+    log.bind("corr")
+    log.emit("huge", **{f"k{i}": i for i in range(2000)})
+    raw = stream.getvalue()
+    assert raw.count("\n") == 1 and len(raw.encode()) - 1 <= cap
+    record = json.loads(raw)
+    assert (record["event"], record["correlation_id"], record["seq"]) == ("huge", "corr", 0)
+    assert record["_oversized"]["bytes"] > cap and len(record["_oversized"]["sha256"]) == 16
+
+
+def test_secrets_are_redacted_before_a_large_text_is_cut_or_hashed() -> None:
+    secret = "sk-live-0123456789abcdef"
+    cut_at = 8 * 1024
+    text = "a" * (cut_at - 150 - 10) + secret + "b" * 20_000 + secret  # one secret across the cut, one beyond it
+    log, stream = stream_log(secrets=[secret], max_string_bytes=cut_at)
+    log.emit("llm_call", output=text)
+    log.emit("cycle", llm_output=[text])
+
+    raw = stream.getvalue()
+    for n in range(6, len(secret) + 1):
+        assert secret[:n] not in raw
+    redacted = text.replace(secret, "[REDACTED]")
+    first, second = lines(stream)
+    assert CUT.search(first["output"]).group(2) == sha(redacted)  # type: ignore[union-attr]
+    assert REPEAT.match(second["llm_output"][0]).group(3) == sha(redacted)  # type: ignore[union-attr]
+
+
+def test_a_large_text_whose_record_was_lost_is_written_in_full_next_time() -> None:
+    text = "z" * 5000
+    stream = BreakableStream()
+    log = JsonlEventLog(None, stream=stream)
+    stream.broken = True
+    log.emit("lost", text=text)
+    stream.broken = False
+    log.emit("kept", text=text)
+    log.emit("again", text=text)
+    kept, again = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert kept["text"] == text
+    assert again["text"].startswith("[aeon:repeat seq=1 ")
+
+
+def test_repeats_never_point_into_another_run() -> None:
+    text = "w" * 3000
+    log, stream = stream_log()
+    log.bind("run-1")
+    log.emit("e", text=text)
+    log.bind("run-2")
+    log.emit("e", text=text)
+    assert [r["text"] for r in lines(stream)] == [text, text]
+
+
+@pytest.mark.parametrize(("options", "problem"), [({"max_record_bytes": 100}, "max_record_bytes")])
+def test_caps_too_small_to_hold_a_marker_are_refused(options: dict[str, int], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        JsonlEventLog(None, **options)
