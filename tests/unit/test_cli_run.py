@@ -351,6 +351,9 @@ def test_missing_config_file_exits_2_naming_the_path(tmp_path: Path) -> None:
         ({"run": {"ttl": -1}}, "run.ttl"),
         ({"run": {"max_llm_calls": "many"}}, "run.max_llm_calls"),
         ({"tool": {"builtins": True}}, "tool"),
+        ({"log": {"max_record_bytes": 100}}, "log.max_record_bytes"),
+        ({"log": {"rotate_byte": 4096}}, "log.rotate_byte"),
+        ({"log": {"keep": 0}}, "log.keep"),
     ],
 )
 def test_bad_config_key_or_value_exits_2_naming_the_key(tmp_path: Path, sections: dict[str, Any], key: str) -> None:

@@ -56,7 +56,15 @@ class Container(containers.DeclarativeContainer):
     )  # overridden with the configured keys, for log redaction
 
     clock = providers.Singleton(SystemClock)
-    event_log = providers.Singleton(JsonlEventLog, config.log.path, secrets=secrets)
+    event_log = providers.Singleton(
+        JsonlEventLog,
+        config.log.path,
+        secrets=secrets,
+        max_string_bytes=config.log.max_string_bytes,
+        max_record_bytes=config.log.max_record_bytes,
+        rotate_bytes=config.log.rotate_bytes,
+        keep=config.log.keep,
+    )
     # overridden with the config file's folder and the working directory, where tools.modules are looked for first
     tool_folders: providers.Object[list[Path]] = providers.Object([])
     tools = providers.Singleton(

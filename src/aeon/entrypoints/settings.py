@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ApplicationError
 from aeon.application.validation import MAX_PLAN_STEPS
@@ -26,6 +27,7 @@ PROVIDER_DEFAULTS = {
     "openai": ("https://api.openai.com/v1", "gpt-5.4-mini", "OPENAI_API_KEY"),
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
+KIB = 1024
 
 
 class ConfigError(ApplicationError):
@@ -102,6 +104,11 @@ class ToolsSettings(_Section):
 
 class LogSettings(_Section):
     path: Path | None = Path(".aeon/runs.jsonl")
+    # Texts of 1 KiB or more are written once per log; a repeat is a marker naming the record that holds the copy.
+    max_string_bytes: int = Field(256 * KIB, ge=MIN_CAP, description="a text's first copy is cut past this")
+    max_record_bytes: int = Field(1024 * KIB, ge=MIN_CAP, description="a record's largest texts are cut past this")
+    rotate_bytes: int | None = Field(100 * 1024 * KIB, ge=MIN_CAP, description="rotate past this; null: never")
+    keep: int = Field(5, ge=1, description="backups kept when rotating: runs.jsonl.1 (newest) … runs.jsonl.N")
 
     @field_validator("path", mode="before")
     @classmethod
