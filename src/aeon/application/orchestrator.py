@@ -107,7 +107,8 @@ class _Run:
 
 
 class Orchestrator:
-    """Runs a request to a structured RunResult: converged, expired or failed — never an exception."""
+    """Runs a request to a structured RunResult: converged, expired, failed or interrupted — never an exception,
+    except EventLogUnavailable when the log cannot take its first record (so nothing is spent unrecorded)."""
 
     def __init__(
         self,
