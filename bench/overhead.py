@@ -14,10 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.system import SystemClock
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings

@@ -6,67 +6,22 @@ import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult
+from aeon.application.run import RunSettings
 from aeon.domain.plan import Plan
-from aeon.domain.records import LostRecords
+from aeon.entrypoints.render import result_document
 
-
-class FakeClock:
-    """Advances a fixed amount on every reading; never touches the real clock."""
-
-    def __init__(self, step: float = 0.001) -> None:
-        self._t = 0.0
-        self._step = step
-        self._start = datetime(2026, 1, 1, tzinfo=UTC)
-        self.slept: list[float] = []
-
-    def now(self) -> datetime:
-        self._t += self._step
-        return self._start + timedelta(seconds=self._t)
-
-    def monotonic(self) -> float:
-        self._t += self._step
-        return self._t
-
-    def advance(self, seconds: float) -> None:
-        self._t += seconds
-
-    async def sleep(self, seconds: float) -> None:
-        """Waiting only moves this clock on; the requested waits are kept for tests to assert."""
-        self.slept.append(seconds)
-        self._t += seconds
-
-
-class ListLog:
-    """A LoggerPort that keeps (event, fields) in memory and never loses a record."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-
-    def open(self) -> None:
-        pass
-
-    def bind(self, correlation_id: str) -> None:
-        pass
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
-
-    def lost(self) -> LostRecords | None:
-        return None
-
-    def close(self) -> None:
-        pass
+FakeClock = testing.FakeClock
+ListLog = testing.ListLog
 
 
 def tool_specs() -> list[Any]:
@@ -94,11 +49,21 @@ class Run:
     progress: Recorder
     log_path: Path
 
+    @property
+    def doc(self) -> dict[str, Any]:
+        """The result as the --json document shows it (plain data)."""
+        return document(self.result)
+
     def records(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log_path.read_text().splitlines()]
 
     def cycles(self) -> list[dict[str, Any]]:
         return [r for r in self.records() if r["event"] == "cycle"]
+
+
+def document(result: RunResult) -> dict[str, Any]:
+    """A result as the --json document shows it (plain data, without the history)."""
+    return result_document(result)
 
 
 def plan_json(*steps: Mapping[str, Any], goal: str = "calculate the sum of 5 and 10") -> str:
@@ -129,14 +94,14 @@ def run(
     progress = Recorder()
     log_path = tmp_path / "run.jsonl"
     log = JsonlEventLog(log_path)
-    orch = Orchestrator(
-        llm=llm,
+    orch = testing.orchestrator(
+        llm,
+        run=RunSettings(evaluate=evaluate, **settings),
         tools=registry,
         memory=mem,
-        logger=log,
+        log=log,
         progress=progress,
         clock=clock or FakeClock(),
-        settings=RunSettings(evaluate=evaluate, **settings),
     )
     try:
         result = asyncio.run(orch.run(request, plan=plan))

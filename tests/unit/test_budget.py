@@ -10,7 +10,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.tools import ToolResult, ToolSpec
 
-from harness import SUM_STEP, FakeClock, plan_json, run
+from harness import SUM_STEP, FakeClock, document, plan_json, run
 
 REASON = {"step_id": "s2", "description": "Explain the result of s1", "agent": "llm"}
 
@@ -29,8 +29,8 @@ def test_call_cap_stops_before_the_next_step_and_keeps_results_so_far(tmp_path):
     assert r.result.status == "ttl_expired"
     t = r.result.ttl_expiration
     assert t is not None and t.expiration_type == "mid_phase" and t.phase == "C"
-    assert t.execution_results["s1"]["output"] == 15 and t.execution_results["s1"]["status"] == "complete"
-    assert t.execution_results["s2"]["status"] == "pending"
+    assert t.execution_results["s1"].output == 15 and t.execution_results["s1"].status == "complete"
+    assert t.execution_results["s2"].status == "pending"
     assert "max_llm_calls (1)" in t.message
     assert len(r.llm.requests) == 1
 
@@ -45,13 +45,13 @@ def test_call_cap_reached_during_repair_expires_mid_phase(tmp_path):
 
 def test_ttl_counts_passes_and_is_decremented_once_for_the_pass(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, REASON), "ok"], ttl=2)
-    assert r.result.budget["ttl_remaining"] == 1
+    assert document(r.result)["budget"]["ttl_remaining"] == 1
     assert [c["ttl_remaining"] for c in r.cycles()] == [2, 2, 2]
 
 
 def test_ttl_one_lets_the_pass_finish(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, REASON), "ok"], ttl=1)
-    assert r.result.status == "completed" and r.result.budget["ttl_remaining"] == 0
+    assert r.result.status == "completed" and document(r.result)["budget"]["ttl_remaining"] == 0
 
 
 class SlowTool:
@@ -90,7 +90,7 @@ def test_a_running_tool_is_never_interrupted_by_a_cap(tmp_path):
     # the first tool overruns the 5 s cap but finishes; the run stops at the next step boundary
     assert tools.finished == ["echo"]
     assert r.result.status == "ttl_expired"
-    assert [s["status"] for s in r.result.plan["steps"]] == ["complete", "pending"]
+    assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["complete", "pending"]
     assert "max_seconds (5)" in r.result.ttl_expiration.message
 
 
@@ -103,7 +103,7 @@ def test_call_cap_still_lets_tool_steps_run_but_not_llm_steps(tmp_path):
         ],
     )
     r = run(tmp_path, ["unused"], plan=plan, max_llm_calls=0)
-    assert [s["status"] for s in r.result.plan["steps"]] == ["complete", "pending"]
+    assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["complete", "pending"]
     assert r.result.status == "ttl_expired" and r.llm.requests == []
 
 
@@ -157,6 +157,6 @@ def test_a_truncated_answer_still_spends_its_tokens_against_the_budget(tmp_path)
     )
     result = asyncio.run(orch.run("calculate the sum of 5 and 10"))
     assert result.status == "error"
-    assert result.budget["llm_calls"] >= 1
-    assert result.budget["completion_tokens"] == 512 * result.budget["llm_calls"]
-    assert result.budget["prompt_tokens"] == 300 * result.budget["llm_calls"]
+    assert document(result)["budget"]["llm_calls"] >= 1
+    assert document(result)["budget"]["completion_tokens"] == 512 * document(result)["budget"]["llm_calls"]
+    assert document(result)["budget"]["prompt_tokens"] == 300 * document(result)["budget"]["llm_calls"]

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from aeon.application.context import ContextViolation, RunContext
-from aeon.domain.budget import BudgetLimits
-from aeon.domain.phases import CONTEXT_SPEC, Phase, context_violations
+from aeon.application.errors import ContextViolation
+from aeon.application.guard import ContextGuard
+from aeon.domain.phases import CONTEXT_SPEC, Phase, Stage, context_violations
+from aeon.testing import new_run
 
-from harness import FakeClock, Recorder, Run, plan_json, run
+from harness import Run, plan_json, run
 from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
@@ -23,29 +24,29 @@ Seen = list[tuple[str, dict[str, Any]]]
 
 @pytest.fixture
 def checked(monkeypatch: pytest.MonkeyPatch) -> Seen:
-    """(context key, context) of every context checked before an LLM call."""
+    """(stage, context) of every context checked before an LLM call."""
     seen: Seen = []
-    original = RunContext.check_context
+    original = ContextGuard.check
 
-    def spy(self: RunContext) -> None:
-        seen.append((self.context_key, dict(self.phase_context)))
+    def spy(self: ContextGuard) -> None:
+        seen.append((self.stage, dict(self.context)))
         original(self)
 
-    monkeypatch.setattr(RunContext, "check_context", spy)
+    monkeypatch.setattr(ContextGuard, "check", spy)
     return seen
 
 
 @pytest.fixture
 def entered(monkeypatch: pytest.MonkeyPatch) -> Seen:
-    """(context key, context) of every (sub-)phase context set, including B and D, which make no LLM call."""
+    """(stage, context) of every stage's context set, including B and D, which make no LLM call."""
     seen: Seen = []
-    original = RunContext.enter
+    original = ContextGuard.enter
 
-    def spy(self: RunContext, key: str, **fields: Any) -> None:
-        original(self, key, **fields)
-        seen.append((key, dict(self.phase_context)))
+    def spy(self: ContextGuard, stage: Stage, **fields: Any) -> None:
+        original(self, stage, **fields)
+        seen.append((stage, dict(self.context)))
 
-    monkeypatch.setattr(RunContext, "enter", spy)
+    monkeypatch.setattr(ContextGuard, "enter", spy)
     return seen
 
 
@@ -209,12 +210,12 @@ def test_what_one_phase_produces_is_what_the_next_one_sees(two_passes):
     assert c2[0]["execution_results"] == first.execution_results
     assert c2[-1]["execution_results"] == second.execution_results
     (c3,) = [c for k, c in checked if k == "C3"]
-    assert c3["evaluation_results"]["convergence"]["converged"] is False
+    assert c3["evaluation_results"].convergence.converged is False
     # the step added by refinement in pass 1 is in the plan that phases B and C1 of pass 2 receive
     b2 = next(c for k, c in entered if k == "B" and c["pass_number"] == 2)
     c1 = next(c for k, c in checked if k == "C1")
-    assert [s["step_id"] for s in b2["initial_plan"]["steps"]] == ["s1", "s2"]
-    assert [s["step_id"] for s in c1["refined_plan"]["steps"]] == ["s1", "s2"] and c1["pass_number"] == 2
+    assert [s.step_id for s in b2["initial_plan"].steps] == ["s1", "s2"]
+    assert [s.step_id for s in c1["refined_plan"].steps] == ["s1", "s2"] and c1["pass_number"] == 2
     # TTL seen by the phases of pass 2 is one cycle lower than in pass 1
     ttl = {c["pass_number"]: c["ttl_remaining"] for k, c in entered if k == "B"}
     assert ttl[2] == ttl[1] - 1
@@ -222,14 +223,14 @@ def test_what_one_phase_produces_is_what_the_next_one_sees(two_passes):
 
 # -- a broken context aborts, never retried ----------------------------------------------------------------------------
 def inject(monkeypatch: pytest.MonkeyPatch, key: str, change: dict[str, Any]) -> None:
-    original = RunContext.enter
+    original = ContextGuard.enter
 
-    def enter(self: RunContext, k: str, **fields: Any) -> None:
-        original(self, k, **fields)
-        if k == key:
-            self.phase_context.update(change)
+    def enter(self: ContextGuard, stage: Stage, **fields: Any) -> None:
+        original(self, stage, **fields)
+        if stage == key:
+            self.context.update(change)
 
-    monkeypatch.setattr(RunContext, "enter", enter)
+    monkeypatch.setattr(ContextGuard, "enter", enter)
 
 
 def assert_context_abort(r: Run, *, phase: str) -> None:
@@ -262,14 +263,14 @@ def test_a_prohibited_field_in_the_evaluation_context_aborts_phase_c(tmp_path, m
 
 
 def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path, monkeypatch):
-    original = RunContext.enter
+    original = ContextGuard.enter
 
-    def enter(self: RunContext, key: str, **fields: Any) -> None:
-        original(self, key, **fields)
+    def enter(self: ContextGuard, stage: Stage, **fields: Any) -> None:
+        original(self, stage, **fields)
         if "task_profile" in fields:
-            self.phase_context["task_profile"] = None
+            self.context["task_profile"] = None
 
-    monkeypatch.setattr(RunContext, "enter", enter)
+    monkeypatch.setattr(ContextGuard, "enter", enter)
     r = run(tmp_path, [profile(3), SUM_PLAN, no_issues(), verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="C")
     assert len(r.llm.requests) == 2  # profile and plan (phase A needs no profile); validation was never sent
@@ -291,34 +292,17 @@ def test_a_broken_context_while_executing_or_refining_aborts_as_context_propagat
     assert_context_abort(r, phase="C")
 
 
-class _Sink:
-    def open(self) -> None:
-        return None
-
-    def bind(self, correlation_id: str) -> None:
-        return None
-
-    def emit(self, event: str, /, **fields: Any) -> None:
-        return None
-
-    def lost(self) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
-def test_check_context_raises_a_context_violation_naming_the_empty_field():
-    ctx = RunContext(
-        correlation_id=str(uuid.uuid4()),
-        request=REQUEST,
-        limits=BudgetLimits(ttl=2, max_llm_calls=5),
-        logger=_Sink(),
-        progress=Recorder(),
-        clock=FakeClock(),
-    )
-    ctx.enter("C2", task_profile={"x": 1}, plan_state={"goal": "g"}, execution_results={})
+def test_the_guard_raises_a_context_violation_naming_the_empty_field():
+    run = new_run(REQUEST, stage=Stage.EVALUATE)
+    run.enter(Stage.EVALUATE, task_profile="p", plan_state="plan", execution_results={})
     with pytest.raises(ContextViolation, match="execution_results is missing or empty"):
-        ctx.check_context()
-    ctx.enter("C2", task_profile={"x": 1}, plan_state={"goal": "g"}, execution_results={"s1": {"status": "complete"}})
-    ctx.check_context()
+        run.guard.check()
+    run.enter(Stage.EVALUATE, task_profile="p", plan_state="plan", execution_results={"s1": "complete"})
+    run.guard.check()
+
+
+def test_state_brought_in_implicitly_is_a_violation():
+    run = new_run(REQUEST, stage=Stage.EXECUTE)
+    run.enter(Stage.EXECUTE, task_profile="p", refined_plan="plan", memory={"step:s0": "from elsewhere"})
+    with pytest.raises(ContextViolation, match="memory is not a context field"):
+        run.guard.check()

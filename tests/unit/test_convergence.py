@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.application.context import RunContext
 from aeon.application.convergence import CONVERGENCE_SCHEMA, ConvergenceEngine, convergence_problems
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts.evaluation import CONVERGE
+from aeon.application.run import RunSettings
 from aeon.application.supervisor import Supervisor
-from aeon.domain.budget import BudgetLimits
 from aeon.domain.evaluation import (
     ArtifactType,
     ConvergenceCriteria,
@@ -25,31 +24,25 @@ from aeon.domain.evaluation import (
     Severity,
     ValidationIssue,
 )
+from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
+from aeon.testing import new_run
 
-from harness import FakeClock, ListLog, Recorder, tool_specs
+from harness import tool_specs
 
 REQUEST = "calculate the sum of 5 and 10"
 CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
 
 
 def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):
-    ctx = RunContext(
-        correlation_id="c-1",
-        request=REQUEST,
-        limits=BudgetLimits(ttl=3, max_llm_calls=20),
-        logger=ListLog(),
-        progress=Recorder(),
-        clock=FakeClock(),
-    )
-    ctx.enter("C2", task_profile={"reasoning_depth": 1}, plan_state={"goal": "g"}, execution_results={"s1": {}})
+    run = new_run(REQUEST, settings=RunSettings(max_llm_calls=20), stage=Stage.EVALUATE)
     llm = ScriptedLLM(responses)
-    gateway = LLMGateway(llm, ctx)
+    gateway = LLMGateway(llm, run)
     eng = ConvergenceEngine(
-        Supervisor(gateway, ctx, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
+        Supervisor(gateway, run, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
     )
-    return eng, llm, ctx
+    return eng, llm, run.state
 
 
 def plan(answer: str = "The sum of 5 and 10 is 15.", *, s2: StepStatus = StepStatus.COMPLETE) -> Plan:

@@ -27,15 +27,15 @@ from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.context import RunContext
 from aeon.application.errors import LLMUnavailable
 from aeon.application.gateway import PHASE_RETRY_WAIT, LLMGateway
-from aeon.application.orchestrator import Orchestrator, RunSettings
-from aeon.domain.budget import BudgetLimits
+from aeon.application.orchestrator import Orchestrator
+from aeon.application.run import RunSettings
 from aeon.domain.llm import Completion, Message
 from aeon.entrypoints.cli import app
+from aeon.testing import new_run
 
-from harness import FakeClock, ListLog, Recorder
+from harness import FakeClock, Recorder
 
 ANSWER = json.dumps({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}).encode()
 
@@ -217,16 +217,8 @@ def test_without_retry_after_the_extra_round_waits_the_longest_backoff() -> None
             raise LLMUnavailable("provider unavailable after 3 attempts (HTTP 503)", status=503, attempts=3)
 
     clock, llm = FakeClock(), Down()
-    ctx = RunContext(
-        correlation_id="c",
-        request="r",
-        limits=BudgetLimits(ttl=1, max_llm_calls=5),
-        logger=ListLog(),
-        progress=Recorder(),
-        clock=clock,
-    )
-    ctx.enter("A")
+    run = new_run("r", settings=RunSettings(ttl=1, max_llm_calls=5), clock=clock)
     with pytest.raises(LLMUnavailable, match="after 6 attempts in 2 rounds"):
-        asyncio.run(LLMGateway(llm, ctx).complete("plan", [Message(role="user", content="x")]))
+        asyncio.run(LLMGateway(llm, run).complete("plan", [Message(role="user", content="x")]))
     assert clock.slept == [PHASE_RETRY_WAIT] == [8.0]
-    assert llm.calls == 2 and ctx.budget.llm_calls == 2  # both rounds count against the call cap
+    assert llm.calls == 2 and run.state.budget.llm_calls == 2  # both rounds count against the call cap

@@ -13,7 +13,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.tools import ToolResult, ToolSpec
 
-from harness import SUM_STEP, plan_json, run
+from harness import SUM_STEP, document, plan_json, run
 
 REASON = {"step_id": "s2", "description": "Explain the result of s1", "agent": "llm"}
 ADDER = {"step_id": "s1", "description": "Add 5 and 10", "tool": "adder", "args": {"a": 5, "b": 10}}
@@ -41,7 +41,7 @@ def test_each_step_goes_pending_running_complete_in_order(tmp_path):
 def test_a_failing_tool_fails_its_step_and_execution_continues(tmp_path):
     bad = {"step_id": "s1", "description": "Divide", "tool": "calculator", "args": {"expression": "1 / 0"}}
     r = run(tmp_path, [plan_json(bad, REASON), "Division failed."])
-    s1, s2 = r.result.plan["steps"]
+    s1, s2 = document(r.result)["plan"]["steps"]
     assert s1["status"] == "failed" and any("division by zero" in e.lower() for e in s1["errors"])
     assert s2["status"] == "complete"
     assert "division by zero" in r.cycles()[1]["errors"][0].lower()
@@ -60,7 +60,7 @@ def test_a_tool_that_raises_is_a_failed_step_not_a_crash(tmp_path):
     reg.register_function(explode)
     step = {"step_id": "s1", "description": "boom", "tool": "explode", "args": {"text": "x"}}
     r = run(tmp_path, [plan_json(step, dict(SUM_STEP, step_id="s2"))], tools=reg)
-    assert [s["status"] for s in r.result.plan["steps"]] == ["failed", "complete"]
+    assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["failed", "complete"]
     assert r.result.status == "completed"
     assert r.cycles()[1]["tool_calls"][0]["error"].startswith("RuntimeError: kaboom")
 
@@ -90,7 +90,7 @@ def test_llm_step_prompt_includes_memory_of_earlier_results(tmp_path):
 def test_invalid_tool_arguments_are_routed_to_the_supervisor(tmp_path):
     wrong = {"step_id": "s1", "description": "Add 5 and 10", "tool": "calculator", "args": {"expr": "5+10"}}
     r = run(tmp_path, [plan_json(wrong), FIXED])
-    step = r.result.plan["steps"][0]
+    step = document(r.result)["plan"]["steps"][0]
     assert step["mode"] == "repaired" and step["step_output"] == 15
     assert "args for tool 'calculator' invalid" in r.llm.requests[1].messages[-1].content
 
@@ -99,7 +99,7 @@ def test_missing_tool_is_flagged_then_repaired_in_place(tmp_path):
     r = run(tmp_path, [plan_json(ADDER, REASON), FIXED, "It is 15."])
     warnings = [d["message"] for e, d in r.progress.events if e == "warning"]
     assert any("Tool 'adder' not found in registry" in w for w in warnings)
-    s1, s2 = r.result.plan["steps"]
+    s1, s2 = document(r.result)["plan"]["steps"]
     assert (s1["step_id"], s1["tool"], s1["mode"], s1["step_output"]) == ("s1", "calculator", "repaired", 15)
     assert s1["step_index"] == 1 and s2["step_id"] == "s2"
     assert any(e == "step_repaired" for e, _ in r.progress.events)
@@ -107,7 +107,7 @@ def test_missing_tool_is_flagged_then_repaired_in_place(tmp_path):
 
 def test_unrepairable_missing_tool_falls_back_to_llm_with_the_description_as_prompt(tmp_path):
     r = run(tmp_path, [plan_json(ADDER), "not json", "{}", "5 plus 10 is 15"])
-    step = r.result.plan["steps"][0]
+    step = document(r.result)["plan"]["steps"][0]
     assert step["mode"] == "fallback" and step["status"] == "complete"
     assert step["step_output"] == "5 plus 10 is 15"
     assert "Step: Add 5 and 10" in r.llm.requests[3].messages[-1].content
@@ -118,13 +118,13 @@ def test_unrepairable_missing_tool_falls_back_to_llm_with_the_description_as_pro
 def test_step_with_neither_tool_nor_agent_is_a_missing_tool_step(tmp_path):
     bare = {"step_id": "s1", "description": "Add 5 and 10"}
     r = run(tmp_path, [plan_json(bare), FIXED])
-    assert r.result.plan["steps"][0]["mode"] == "repaired"
+    assert document(r.result)["plan"]["steps"][0]["mode"] == "repaired"
 
 
 def test_tool_wins_when_a_step_has_both_tool_and_agent(tmp_path):
     both = dict(SUM_STEP, agent="llm")
     r = run(tmp_path, [plan_json(both)])
-    assert r.result.plan["steps"][0]["mode"] == "tool"
+    assert document(r.result)["plan"]["steps"][0]["mode"] == "tool"
     assert len(r.llm.requests) == 1  # no reasoning call
 
 
@@ -156,7 +156,7 @@ def test_tool_unregistered_during_execution_is_handled_as_missing(tmp_path):
         steps=[PlanStep(step_id="s1", description="Add 5 and 10", tool="calculator", args={"expression": "5 + 10"})],
     )
     r = run(tmp_path, ["no", "no", "fifteen"], plan=plan, tools=tools)  # type: ignore[arg-type]
-    step = r.result.plan["steps"][0]
+    step = document(r.result)["plan"]["steps"][0]
     assert step["mode"] == "fallback" and step["step_output"] == "fifteen"
 
 

@@ -5,27 +5,55 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import msgspec
 import pytest
 
-from aeon.domain.history import ExecutionHistory, ExecutionPass, TimingInformation
+from aeon.domain.evaluation import (
+    ArtifactType,
+    ConvergenceAssessment,
+    IssueType,
+    SemanticValidationReport,
+    Severity,
+    ValidationIssue,
+)
+from aeon.domain.history import Evaluation, ExecutionHistory, ExecutionPass, StepResult, TimingInformation
 from aeon.domain.phases import PassPhase
+from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
 
-from harness import Run, run
+from harness import Run, document, run
 from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 START = "2026-01-01T10:00:00+00:00"
 END = "2026-01-01T10:00:02.500000+00:00"
+PLAN = Plan(goal="g", steps=[PlanStep(step_id="s1", description="d")])
+DONE = {"s1": StepResult(status=StepStatus.COMPLETE, output=15, mode=ExecutionMode.TOOL, errors=[])}
+
+
+def evaluation(*pinned_to: str) -> Evaluation:
+    issues = [
+        ValidationIssue(
+            issue_id=f"V{n}",
+            type=IssueType.CONSISTENCY,
+            severity=Severity.LOW,
+            description="x",
+            location={"step_id": sid},
+        )
+        for n, sid in enumerate(pinned_to, 1)
+    ]
+    report = SemanticValidationReport.build("v", ArtifactType.CROSS_PHASE, issues)
+    done = ConvergenceAssessment(converged=True, reason_codes=["complete"], scores={}, explanation="ok")
+    return Evaluation(validation_report=report, convergence=done)
 
 
 def xpass(**fields: Any) -> ExecutionPass:
     base: dict[str, Any] = {
         "pass_number": 1,
         "phase": PassPhase.EXECUTE,
-        "plan_state": {"goal": "g", "steps": [{"step_id": "s1"}]},
+        "plan_state": PLAN,
         "ttl_remaining": 2,
         "timing_information": TimingInformation(start_time=START, end_time=END, duration_seconds=2.5),
-        "execution_results": {"s1": {"status": "complete", "output": 15}},
-        "evaluation_results": {"validation_report": {"issues": []}, "convergence": {"converged": True}},
+        "execution_results": DONE,
+        "evaluation_results": evaluation(),
     }
     return ExecutionPass(**{**base, **fields})
 
@@ -42,7 +70,7 @@ def test_a_complete_pass_has_no_entry_or_exit_problems():
         ({"timing_information": TimingInformation(start_time="")}, "start_time is empty"),
         ({"ttl_remaining": -1}, "ttl_remaining is negative"),
         ({"pass_number": -1}, "pass_number is negative"),
-        ({"plan_state": {}}, "plan_state is empty"),
+        ({"plan_state": Plan(goal="g")}, "plan_state is empty"),
     ],
 )
 def test_entry_problems_name_the_missing_or_invalid_field(fields, needle):
@@ -66,36 +94,28 @@ def test_ttl_zero_at_entry_is_not_an_entry_problem():
             {"timing_information": TimingInformation(start_time=END, end_time=START, duration_seconds=0.0)},
             "end_time is before start_time",
         ),
-        ({"execution_results": {"s1": {"output": 15}}}, "execution_results[s1] has no status"),
-        ({"execution_results": {"s1": 15}}, "execution_results[s1] has no status"),
-        ({"evaluation_results": {"convergence": {"converged": True}}}, "lacks validation_report"),
-        ({"evaluation_results": {"validation_report": {"issues": []}}}, "lacks convergence"),
-        (
-            {
-                "execution_results": {"s1": {"status": "complete"}, "convergence": {"status": "complete"}},
-                "evaluation_results": {"validation_report": {}, "convergence": {"converged": True}},
-            },
-            "conflict on ['convergence']",
-        ),
+        ({"execution_results": {}}, "execution_results missing"),
+        ({"evaluation_results": evaluation("s9")}, "evaluation issues name steps the pass does not have: ['s9']"),
     ],
-    ids=[
-        "no-end",
-        "no-duration",
-        "end-before-start",
-        "no-status",
-        "bare-output",
-        "no-report",
-        "no-convergence",
-        "overlap",
-    ],
+    ids=["no-end", "no-duration", "end-before-start", "no-results", "evaluation-conflicts-with-execution"],
 )
 def test_exit_problems_name_each_broken_invariant(fields, needle):
     problems = xpass(**fields).exit_problems()
     assert len(problems) == 1 and needle in problems[0], problems
 
 
+@pytest.mark.parametrize(
+    "results",
+    [{"s1": {"output": 15}}, {"s1": 15}],
+    ids=["no-status", "bare-output"],
+)
+def test_results_without_a_status_cannot_even_be_recorded(results):
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({**msgspec.to_builtins(xpass()), "execution_results": results}, ExecutionPass)
+
+
 def test_a_pass_without_evaluation_is_consistent_when_evaluation_is_off():
-    assert xpass(evaluation_results={}).exit_problems() == []
+    assert xpass(evaluation_results=None).exit_problems() == []
 
 
 def test_end_before_start_is_found_across_utc_offsets():
@@ -159,15 +179,17 @@ def test_each_pass_lists_its_phases_with_timings(two):
 
 def test_execution_results_carry_a_status_for_every_step_run_so_far(two):
     first, second = two.result.history.passes
-    assert first.execution_results == {"s1": {"status": "complete", "output": 15, "mode": "tool", "errors": []}}
-    assert {sid: r["status"] for sid, r in second.execution_results.items()} == {"s1": "complete", "s2": "complete"}
-    assert second.execution_results["s2"]["output"] == "The sum is 15."
+    assert msgspec.to_builtins(first.execution_results) == {
+        "s1": {"status": "complete", "output": 15, "mode": "tool", "errors": []}
+    }
+    assert {sid: r.status for sid, r in second.execution_results.items()} == {"s1": "complete", "s2": "complete"}
+    assert second.execution_results["s2"].output == "The sum is 15."
 
 
 def test_evaluation_results_hold_the_validation_report_and_the_convergence_assessment(two):
     first, second = two.result.history.passes
     for p, converged in ((first, False), (second, True)):
-        ev = p.evaluation_results
+        ev = msgspec.to_builtins(p.evaluation_results)
         assert set(ev) == {"validation_report", "convergence"}
         assert ev["convergence"]["converged"] is converged
         assert {"completeness_score", "coherence_score"} <= ev["convergence"]["scores"].keys()
@@ -177,37 +199,37 @@ def test_evaluation_results_hold_the_validation_report_and_the_convergence_asses
 def test_refinement_changes_are_recorded_on_the_pass_that_refined(two):
     first, second = two.result.history.passes
     (change,) = first.refinement_changes
-    assert change["applied"] is True and change["action"]["action_type"] == "ADD"
+    assert change.applied is True and change.action.action_type == "ADD"
     assert second.refinement_changes == []
     # the plan snapshot of pass 1 is taken at its start; its final state carries the added step
-    assert [s["step_id"] for s in first.plan_state["steps"]] == ["s1"]
-    assert [s["step_id"] for s in first.final_plan_state["steps"]] == ["s1", "s2"]
-    assert [s["step_id"] for s in second.plan_state["steps"]] == ["s1", "s2"]
+    assert [s.step_id for s in first.plan_state.steps] == ["s1"]
+    assert [s.step_id for s in first.final_plan_state.steps] == ["s1", "s2"]
+    assert [s.step_id for s in second.plan_state.steps] == ["s1", "s2"]
 
 
 def test_llm_usage_per_pass_adds_up_to_the_run(two):
     passes = two.result.history.passes
-    assert [p.llm_usage["calls"] for p in passes] == [5, 3]
+    assert [p.llm_usage.calls for p in passes] == [5, 3]
     for key, budget_key in (("calls", "llm_calls"), ("prompt_tokens", "prompt_tokens")):
-        assert sum(p.llm_usage[key] for p in passes) == two.result.budget[budget_key]
+        assert sum(getattr(p.llm_usage, key) for p in passes) == document(two.result)["budget"][budget_key]
 
 
 def test_ttl_remaining_and_depth_are_recorded_per_pass(two):
     first, second = two.result.history.passes
     assert (first.ttl_remaining, second.ttl_remaining) == (3, 2)
-    assert first.adaptive_depth["decision"] == "continue" and second.adaptive_depth["decision"] == "halt"
-    assert first.adaptive_depth["adjustment_reason"] and second.task_profile["reasoning_depth"] == 3
+    assert first.adaptive_depth.decision == "continue" and second.adaptive_depth.decision == "halt"
+    assert first.adaptive_depth.adjustment_reason and second.task_profile.reasoning_depth == 3
 
 
 def test_overall_statistics_match_the_passes(two):
     h: ExecutionHistory = two.result.history
     stats = h.overall_statistics
-    assert stats["total_passes"] == len(h.passes) == 2
-    assert stats["total_refinements"] == 1
-    assert stats["convergence_achieved"] is True and h.final_result["converged"] is True
-    assert stats["llm_calls"] == 8 and stats["total_time_seconds"] >= 0
+    assert stats.total_passes == len(h.passes) == 2
+    assert stats.total_refinements == 1
+    assert stats.convergence_achieved is True and h.final_result.converged is True
+    assert stats.llm_calls == 8 and stats.total_time_seconds >= 0
     assert h.execution_id == two.result.correlation_id and h.task_input == "calculate the sum of 5 and 10"
-    assert h.configuration["ttl"] == 3 and h.final_result["output"] == "The sum is 15."
+    assert h.configuration.ttl == 3 and h.final_result.output == "The sum is 15."
 
 
 def test_a_run_that_never_converges_counts_no_convergence_and_no_applied_refinement(tmp_path):
@@ -215,9 +237,9 @@ def test_a_run_that_never_converges_counts_no_convergence_and_no_applied_refinem
     r = run(tmp_path, script, evaluate=True, ttl=2)
     h = r.result.history
     assert r.result.status == "ttl_expired"
-    assert h.overall_statistics["total_passes"] == len(h.passes) == 2
-    assert h.overall_statistics["total_refinements"] == 0
-    assert h.overall_statistics["convergence_achieved"] is False
+    assert h.overall_statistics.total_passes == len(h.passes) == 2
+    assert h.overall_statistics.total_refinements == 0
+    assert h.overall_statistics.convergence_achieved is False
 
 
 def test_a_pass_that_breaks_its_exit_checks_aborts_the_run_without_retry(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult, RunStatus
 from aeon.domain.llm import Completion, Message
 
-from harness import SUM_STEP, FakeClock, Recorder
+from harness import SUM_STEP, FakeClock, Recorder, document
 from multipass import no_issues
 
 Texts = Mapping[str, str]
@@ -228,7 +228,7 @@ def assert_well_formed(o: Outcome, *, ttl: int, max_llm_calls: int) -> None:
     if res.status is RunStatus.COMPLETED:
         assert res.converged is True  # with evaluation on, only convergence halts the loop
     assert res.passes <= ttl
-    assert len(o.requests) <= max_llm_calls and res.budget["llm_calls"] == len(o.requests)
+    assert len(o.requests) <= max_llm_calls and document(res)["budget"]["llm_calls"] == len(o.requests)
     phases = o.phases()
     assert LAWFUL.fullmatch(phases), phases
     bounds = [

@@ -10,7 +10,7 @@ import pytest
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.application.errors import MemoryKeyNotFound, MemoryUnavailable
 
-from harness import SUM_STEP, plan_json, run
+from harness import SUM_STEP, document, plan_json, run
 
 
 def test_results_are_searchable_by_step_prefix(tmp_path):
@@ -42,6 +42,6 @@ class BrokenMemory(InMemoryKV):
 def test_memory_write_failure_is_logged_and_the_run_continues(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, dict(SUM_STEP, step_id="s2"))], memory=BrokenMemory())
     assert r.result.status == "completed"
-    assert [s["status"] for s in r.result.plan["steps"]] == ["complete", "complete"]
+    assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["complete", "complete"]
     assert any(rec["event"] == "memory_error" for rec in r.records())
     assert "memory write failed" in r.cycles()[1]["errors"][0]

@@ -6,7 +6,7 @@ import json
 
 from aeon.domain.evaluation import ConvergenceCriteria
 
-from harness import run
+from harness import document, run
 from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
 
 
@@ -16,11 +16,11 @@ def test_failing_convergence_once_then_converging_runs_exactly_two_passes(tmp_pa
     assert res.status == "completed" and res.converged is True and res.passes == 2
     assert res.answer == "The sum is 15."
     first, second = res.history.passes
-    assert first.evaluation_results["convergence"]["converged"] is False
-    assert "incomplete" in first.evaluation_results["convergence"]["reason_codes"]
-    assert [c["applied"] for c in first.refinement_changes] == [True]
-    assert second.evaluation_results["convergence"]["reason_codes"] == ["complete", "coherent", "consistent"]
-    assert [s["step_id"] for s in second.plan_state["steps"]] == ["s1", "s2"]
+    assert first.evaluation_results.convergence.converged is False
+    assert "incomplete" in first.evaluation_results.convergence.reason_codes
+    assert [c.applied for c in first.refinement_changes] == [True]
+    assert second.evaluation_results.convergence.reason_codes == ["complete", "coherent", "consistent"]
+    assert [s.step_id for s in second.plan_state.steps] == ["s1", "s2"]
     assert len(r.llm.requests) == 8
 
 
@@ -28,7 +28,7 @@ def test_ttl_decrements_exactly_once_per_cycle(tmp_path):
     r = run(tmp_path, two_pass_script(), evaluate=True, ttl=3)
     # profile depth 3 → complexity "moderate" allocates 3 cycles; two complete cycles leave 1
     assert [p.ttl_remaining for p in r.result.history.passes] == [3, 2]
-    assert r.result.budget["ttl_remaining"] == 1
+    assert document(r.result)["budget"]["ttl_remaining"] == 1
 
 
 def test_ttl_one_lets_the_cycle_finish_then_expires_at_the_next_boundary(tmp_path):
@@ -38,9 +38,9 @@ def test_ttl_one_lets_the_cycle_finish_then_expires_at_the_next_boundary(tmp_pat
     assert res.status == "ttl_expired" and res.passes == 1 and res.converged is False
     t = res.ttl_expiration
     assert t.expiration_type == "phase_boundary" and t.ttl_remaining == 0 and t.converged is False
-    assert t.latest_pass_result["pass_number"] == 1 and t.partial_result is None
-    assert t.ttl_expired_metadata["completeness_score"] == 0.4
-    assert "incomplete" in t.ttl_expired_metadata["reason_codes"]
+    assert t.latest_pass_result.pass_number == 1 and t.partial_result is None
+    assert t.ttl_expired_metadata.completeness_score == 0.4
+    assert "incomplete" in t.ttl_expired_metadata.reason_codes
     assert len(r.llm.requests) == 4  # no refinement: no further cycle fits in TTL 1
 
 
@@ -90,8 +90,8 @@ def test_refinement_supervisor_failure_keeps_the_current_plan_and_continues(tmp_
     r = run(tmp_path, script, evaluate=True, ttl=3)
     res = r.result
     assert res.status == "completed" and res.passes == 2
-    assert [a["kind"] for a in res.history.advisories] == ["refinement_failed"]
-    assert [s["step_id"] for s in res.plan["steps"]] == ["s1"]
+    assert [a.kind for a in res.history.advisories] == ["refinement_failed"]
+    assert [s["step_id"] for s in document(res)["plan"]["steps"]] == ["s1"]
 
 
 def test_conflicting_criteria_do_not_converge_and_name_the_failing_criterion(tmp_path):
@@ -102,8 +102,8 @@ def test_conflicting_criteria_do_not_converge_and_name_the_failing_criterion(tmp
         ttl=1,
     )
     conv = r.result.convergence
-    assert conv["converged"] is False
-    assert "complete" in conv["reason_codes"] and "incoherent" in conv["reason_codes"]
+    assert conv is not None and conv.converged is False
+    assert "complete" in conv.reason_codes and "incoherent" in conv.reason_codes
 
 
 def test_convergence_criteria_are_configurable(tmp_path):
@@ -118,4 +118,4 @@ def test_mid_phase_cut_returns_the_partial_pass_labelled_not_converged(tmp_path)
     t = r.result.ttl_expiration
     assert r.result.status == "ttl_expired" and t.expiration_type == "mid_phase" and t.phase == "C"
     assert t.converged is False and t.latest_pass_result is None
-    assert t.partial_result["execution_results"]["s1"]["output"] == 15
+    assert t.partial_result.execution_results["s1"].output == 15

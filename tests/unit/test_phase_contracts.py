@@ -164,7 +164,7 @@ def test_an_incomplete_profile_aborts_phase_a_without_a_phase_retry(tmp_path):
     assert err["retryable"] is False and err["severity"] == "ERROR"
     assert len(r.llm.requests) == 3  # no second attempt of the phase
     assert entered(r) == ["A"]
-    assert r.result.passes == 0 and r.result.plan is None
+    assert r.result.passes == 0 and r.doc["plan"] is None
 
 
 def test_a_plan_answer_that_is_not_json_is_retried_once_and_the_run_goes_on(tmp_path):

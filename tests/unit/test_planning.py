@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from harness import SUM_STEP, plan_json, run
+from harness import SUM_STEP, document, plan_json, run
 
 
 def test_plan_has_goal_and_steps_with_ids_descriptions_and_statuses(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP)])
-    plan = r.result.plan
+    plan = r.doc["plan"]
     assert plan is not None and plan["goal"] == "calculate the sum of 5 and 10"
     (step,) = plan["steps"]
     assert (step["step_id"], step["description"], step["status"]) == ("s1", "Add 5 and 10", "complete")
@@ -25,7 +25,7 @@ def test_multi_step_plan_runs_in_the_planned_order(tmp_path):
     r = run(tmp_path, [plan_json(*steps)])
     started = [d["step_id"] for e, d in r.progress.events if e == "step_start"]
     assert started == ["a", "b", "c"]
-    assert [s["step_output"] for s in r.result.plan["steps"]] == ["one", "two", 6]
+    assert [s["step_output"] for s in document(r.result)["plan"]["steps"]] == ["one", "two", 6]
 
 
 def test_plan_prompt_lists_every_tool_with_schemas_and_an_example(tmp_path):
@@ -65,7 +65,7 @@ def test_plan_request_constrains_output_to_registered_tools(tmp_path):
 def test_plan_text_is_pure_data_with_no_code_executed(tmp_path):
     sneaky = {"step_id": "s1", "description": "x", "tool": "calculator", "args": {"expression": "__import__('os')"}}
     r = run(tmp_path, [plan_json(sneaky)])
-    step = r.result.plan["steps"][0]
+    step = document(r.result)["plan"]["steps"][0]
     assert step["status"] == "failed"
     assert any("not arithmetic" in e or "not supported" in e for e in step["errors"])
-    assert json.loads(json.dumps(r.result.plan)) == r.result.plan
+    assert json.loads(json.dumps(r.doc["plan"])) == r.doc["plan"]

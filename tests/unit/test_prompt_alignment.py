@@ -13,7 +13,7 @@ import pytest
 from aeon.adapters.llm.scripted import ScriptedRequest
 from aeon.application.prompts import PromptTemplate, evaluation, templates
 
-from harness import SUM_STEP, plan_json, run
+from harness import SUM_STEP, document, plan_json, run
 from multipass import add_step, no_issues, profile, refine, verdict
 
 ALL = (*templates.ALL, *evaluation.ALL)
@@ -56,7 +56,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Rendered, 
             mp.setattr(PromptTemplate, "render", spy)
             r = run(tmp_path_factory.mktemp("prompts"), every_prompt_script(), request=request, evaluate=True, ttl=3)
             assert r.result.status == "completed" and r.result.passes == 2, r.result.error
-            assert r.result.counts["llm_repairs"] == 2 and r.result.counts["tool_repairs"] == 1
+            assert (
+                document(r.result)["counts"]["llm_repairs"] == 2 and document(r.result)["counts"]["tool_repairs"] == 1
+            )
             texts = {text for _, _, text in seen}
             assert all(req.messages[-1].content in texts for req in r.llm.requests)  # every call is a template
             out[request] = (seen, r.llm.requests)

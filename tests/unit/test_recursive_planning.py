@@ -12,7 +12,7 @@ import msgspec
 from aeon.application.result import RunStatus
 from aeon.entrypoints.inspect import analyse, render_inspection
 
-from harness import run
+from harness import document, run
 from multipass import SUM_PLAN, no_issues, profile, refine, verdict
 from responder import prompt_of, run_with
 
@@ -64,15 +64,15 @@ def test_a_step_that_needs_decomposition_gets_a_subplan_and_the_run_finishes(tmp
     }
     result, _ = run_with(tmp_path, answers, "add 5 and 10 and explain whether it is odd", ttl=4)
     assert result.status is RunStatus.COMPLETED and result.converged is True and result.passes == 2
-    steps = {s["step_id"]: s for s in result.plan["steps"]}
+    steps = {s["step_id"]: s for s in document(result)["plan"]["steps"]}
     assert list(steps) == ["s1", "s2.1", "s2.2"]  # the subplan runs in place of its parent
     assert steps["s2.1"]["step_output"] == 1 and steps["s2.2"]["step_output"] == "15 is odd."
     assert steps["s2.2"]["dependencies"] == ["s2.1"]
     first = result.history.passes[0]
-    assert [c["action"]["action_type"] for c in first.refinement_changes] == ["SUBPLAN_CREATE"]
-    assert first.refinement_changes[0]["action"]["subplan"]["depth_level"] == 1
+    assert [c.action.action_type for c in first.refinement_changes] == ["SUBPLAN_CREATE"]
+    assert first.refinement_changes[0].action.subplan.depth_level == 1
     # the blocked step asked a follow-up question, and the decomposition triggered a profile revision
-    assert any(a["kind"] == "follow_up_question" and a["step_id"] == "s2" for a in result.advisories)
+    assert any(a.kind == "follow_up_question" and a.step_id == "s2" for a in result.advisories)
     assert len(result.history.profiles) == 2
     assert result.history.passes[1].phases[0].phase == "A"
 
@@ -102,11 +102,11 @@ def test_nesting_past_depth_five_is_flagged_for_manual_intervention_and_the_run_
     }
     result, _ = run_with(tmp_path, answers, "reason about it", ttl=9, max_llm_calls=200)
     assert result.status is RunStatus.TTL_EXPIRED  # finishes with a structured, non-converged result
-    manual = [a for a in result.advisories if a["kind"] == "manual_intervention"]
-    assert len(manual) == 1 and "exceeds maximum 5" in manual[0]["reason"]
-    deepest = manual[0]["step_id"]
+    manual = [a for a in result.advisories if a.kind == "manual_intervention"]
+    assert len(manual) == 1 and "exceeds maximum 5" in manual[0].reason
+    deepest = manual[0].step_id
     assert deepest == "s1" + ".1" * 5  # depth 5 exists; its own decomposition (depth 6) was refused
-    doc = json.loads(msgspec.json.encode(result.to_dict()))  # what `aeon run --json` prints
+    doc = document(result)  # what `aeon run --json` prints
     assert doc["advisories"] and any(a["kind"] == "manual_intervention" for a in doc["advisories"])
     step = next(s for s in doc["plan"]["steps"] if s["step_id"] == deepest)
     assert any("manual intervention" in e for e in step["errors"])
@@ -140,12 +140,12 @@ def test_a_refinement_targeting_a_completed_step_is_rejected_and_the_output_is_u
     res = r.result
     first, second = res.history.passes
     (change,) = first.refinement_changes
-    assert change["applied"] is False and change["advisory"] is True and "executed step s1" in change["reason"]
-    assert [a["kind"] for a in res.advisories if a["kind"] == "refinement_rejected"] == ["refinement_rejected"]
+    assert change.applied is False and change.advisory is True and "executed step s1" in change.reason
+    assert [a.kind for a in res.advisories if a.kind == "refinement_rejected"] == ["refinement_rejected"]
     assert any(x["event"] == "refinement" and not x["applied"] for x in r.records())
     for p in (first, second):
-        s1 = next(s for s in (p.final_plan_state or p.plan_state)["steps"] if s["step_id"] == "s1")
-        assert s1["step_output"] == 15 and s1["args"] == {"expression": "5 + 10"}
+        s1 = next(s for s in (p.final_plan_state or p.plan_state).steps if s.step_id == "s1")
+        assert s1.step_output == 15 and s1.args == {"expression": "5 + 10"}
 
 
 def test_a_simple_request_gets_less_ttl_than_an_ambiguous_complex_one_within_the_cap(tmp_path):
@@ -163,9 +163,9 @@ def test_a_simple_request_gets_less_ttl_than_an_ambiguous_complex_one_within_the
     )
     a = simple.result.history.passes[0].adaptive_depth
     b = hard.result.history.passes[0].adaptive_depth
-    assert a["allocated_ttl"] < b["allocated_ttl"] <= 4
-    assert a["reasoning_mode"] == "shallow" and b["reasoning_mode"] == "deep"
-    assert "capped by run.ttl" in b["adjustment_reason"]
+    assert a.allocated_ttl < b.allocated_ttl <= 4
+    assert a.reasoning_mode == "shallow" and b.reasoning_mode == "deep"
+    assert "capped by run.ttl" in b.adjustment_reason
     out = io.StringIO()
     render_inspection(analyse(json.loads(msgspec.json.encode(hard.result.history))), out)
     assert "very_high" in out.getvalue() and "capped by run.ttl" in out.getvalue()
@@ -192,12 +192,12 @@ def test_profile_revision_is_versioned_and_clamped_to_one_tier(tmp_path):
         "refinement": lambda m, n: {"actions": []},
     }
     result, log = run_with(tmp_path, answers, "explain it", ttl=3)
-    versions = [p["profile_version"] for p in result.history.profiles]
-    depths = [p["reasoning_depth"] for p in result.history.profiles]
+    versions = [p.profile_version for p in result.history.profiles]
+    depths = [p.reasoning_depth for p in result.history.profiles]
     # s2 stays blocked, so each pass re-profiles (at most twice); every jump to 5 is clamped to one tier up
     assert versions == [1, 2, 3] and depths == [1, 2, 3]
-    assert any(a["kind"] == "profile_clamped" for a in result.advisories)
+    assert any(a.kind == "profile_clamped" for a in result.advisories)
     assert "profile_clamped" in log.read_text()
     second = result.history.passes[1].adaptive_depth
-    assert "profile v2 after" in second["adjustment_reason"] or result.history.passes[1].phases[0].phase == "A"
-    assert any(a["kind"] == "follow_up_question" and a["step_id"] == "s2" for a in result.advisories)
+    assert "profile v2 after" in second.adjustment_reason or result.history.passes[1].phases[0].phase == "A"
+    assert any(a.kind == "follow_up_question" and a.step_id == "s2" for a in result.advisories)

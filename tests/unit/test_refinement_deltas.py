@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aeon.domain.errors import PlanIntegrityError
+from aeon.domain.evaluation import IssueType, Severity, ValidationIssue
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.refinement import (
     MAX_DEPTH,
@@ -22,6 +23,13 @@ from aeon.domain.refinement import (
 )
 
 A = RefinementActionType
+
+
+def _issue(location: dict[str, str] | None) -> ValidationIssue:
+    """A validation issue the refinement was based on, pinned to `location`."""
+    return ValidationIssue(
+        issue_id="V1", type=IssueType.CONSISTENCY, severity=Severity.HIGH, description="contradicts", location=location
+    )
 
 
 def _plan() -> Plan:
@@ -239,7 +247,7 @@ def test_every_applied_action_keeps_indices_consistent_and_edits_the_same_plan_o
 def test_inconsistency_reports_contradicted_executed_steps_without_changing_them():
     plan = _plan()
     executed_before = [_enc(s) for s in plan.steps[:2]]
-    issues = [{"location": {"step_id": "s1"}}, {"location": {"step_id": "s3"}}, {"location": None}, {}]
+    issues = [_issue({"step_id": "s1"}), _issue({"step_id": "s3"}), _issue(None), _issue({})]
     action = _act(
         A.MODIFY,
         target_step_id="s3",
@@ -332,9 +340,7 @@ def _actions(draw: st.DrawFn, ids: list[str]) -> RefinementAction:
         justification=draw(st.sampled_from(["why"] * 7 + [""])),
         target_step_id=target,
         new_step=draw(_mostly(_new_steps)),
-        semantic_validation_input=draw(
-            st.lists(st.fixed_dictionaries({"location": st.fixed_dictionaries({"step_id": ref})}), max_size=3)
-        ),
+        semantic_validation_input=draw(st.lists(ref.map(lambda sid: _issue({"step_id": sid})), max_size=3)),
         inconsistency_detected=draw(st.booleans()),
         position_after=draw(_mostly(ref)),
         subplan=draw(_mostly(st.just(subplan))),

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.application.context import RunContext
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
+from aeon.application.run import RunSettings
 from aeon.application.semantic_validation import (
     VALIDATION_SCHEMA,
     SemanticValidator,
@@ -21,11 +21,13 @@ from aeon.application.semantic_validation import (
     validation_problems,
 )
 from aeon.application.supervisor import Supervisor
-from aeon.domain.budget import BudgetLimits
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity
+from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.run_state import RunState
+from aeon.testing import ListLog, new_run
 
-from harness import FakeClock, ListLog, Recorder, tool_specs
+from harness import tool_specs
 
 TOOLS = {t.name: t for t in tool_specs()}
 
@@ -43,22 +45,16 @@ def step(sid: str, *, tool: str | None = "calculator", deps: tuple[str, ...] = (
     )
 
 
-def validator(responses: list[str]) -> tuple[SemanticValidator, ScriptedLLM, RunContext, ListLog]:
+def validator(responses: list[str]) -> tuple[SemanticValidator, ScriptedLLM, RunState, ListLog]:
     log = ListLog()
-    ctx = RunContext(
-        correlation_id="c-1",
-        request="calculate the sum of 5 and 10",
-        limits=BudgetLimits(ttl=3, max_llm_calls=20),
-        logger=log,
-        progress=Recorder(),
-        clock=FakeClock(),
+    run = new_run(
+        "calculate the sum of 5 and 10", settings=RunSettings(max_llm_calls=20), stage=Stage.EVALUATE, log=log
     )
-    ctx.enter("C2", task_profile={"reasoning_depth": 1}, plan_state={"goal": "g"}, execution_results={"s1": {}})
     llm = ScriptedLLM(responses)
-    gateway = LLMGateway(llm, ctx)
+    gateway = LLMGateway(llm, run)
     ids = iter(f"val-{n}" for n in range(1, 100))
     specs = tool_specs()
-    return SemanticValidator(Supervisor(gateway, ctx, specs), specs, new_id=lambda: next(ids)), llm, ctx, log
+    return SemanticValidator(Supervisor(gateway, run, specs), specs, new_id=lambda: next(ids)), llm, run.state, log
 
 
 def validate(v: SemanticValidator, plan: Plan, results: dict[str, Any] | None = None, **kw: Any):

@@ -15,6 +15,7 @@ import pytest
 
 from aeon.application.result import RunStatus
 
+from harness import document
 from multipass import profile, verdict
 from responder import prompt_of, run_with
 
@@ -70,7 +71,7 @@ def _run(tmp_path: Any, plan: dict[str, Any], by_step: dict[str, Any] | None = N
 
 
 def _steps(result: Any) -> dict[str, dict[str, Any]]:
-    return {s["step_id"]: s for s in result.plan["steps"]}
+    return {s["step_id"]: s for s in document(result)["plan"]["steps"]}
 
 
 def _invoked(records: list[dict[str, Any]]) -> list[str]:
@@ -134,8 +135,8 @@ def test_the_clarity_state_of_a_reasoning_step_is_recorded(tmp_path, clarity):
     result, _, _ = _run(tmp_path, plan, {"Explain 15": _answer("15 is odd.", clarity)})
     step = _steps(result)["s1"]
     assert (step["status"], step["clarity_state"], step["step_output"]) == ("complete", clarity, "15 is odd.")
-    assert result.outputs["s1"]["clarity_state"] == clarity
-    assert result.history.passes[0].execution_results["s1"]["clarity_state"] == clarity
+    assert document(result)["outputs"]["s1"]["clarity_state"] == clarity
+    assert result.history.passes[0].execution_results["s1"].clarity_state == clarity
 
 
 @pytest.mark.parametrize("blocked", ["BLOCKED", "blocked"])
@@ -152,7 +153,7 @@ def test_a_blocked_step_is_invalid_not_complete(tmp_path, blocked):
     steps = _steps(result)
     assert steps["s1"]["status"] == "invalid" and steps["s1"]["clarity_state"] == "BLOCKED"
     assert any("BLOCKED" in e for e in steps["s1"]["errors"])
-    assert result.outputs["s1"] == {
+    assert document(result)["outputs"]["s1"] == {
         "status": "invalid",
         "output": "No flights were found.",
         "mode": "llm",
@@ -175,7 +176,7 @@ def test_a_blocked_step_keeps_the_pass_from_converging_whatever_the_model_says(t
     }
     result, _ = run_with(tmp_path, answers, "work it out", ttl=1)
     assert result.converged is False
-    assert "unfinished_step:s2" in (result.convergence or {})["reason_codes"]
+    assert "unfinished_step:s2" in result.convergence.reason_codes
 
 
 def test_a_plain_text_reasoning_answer_counts_as_clear(tmp_path):
@@ -237,12 +238,12 @@ def test_a_step_whose_dependencies_all_completed_runs(tmp_path):
         _llm_step("s3", "Compare both", dependencies=["s1", "s2"]),
     )
     result, prompts, records = _run(tmp_path, plan, {"Compare both": _answer("15 > 6.")})
-    assert [s["status"] for s in result.plan["steps"]] == ["complete", "complete", "complete"]
+    assert [s["status"] for s in document(result)["plan"]["steps"]] == ["complete", "complete", "complete"]
     assert _invoked(records) == ["s1", "s2"] and list(prompts) == ["Compare both"]
 
 
 def test_step_positions_are_one_based_unique_and_count_the_whole_plan(tmp_path):
     plan = _plan(_tool_step("s1", "1 + 1"), _tool_step("s2", "2 + 2"), _llm_step("s3", "Sum up"))
     result, _, records = _run(tmp_path, plan, {"Sum up": _answer("2 and 4.")})
-    assert [(s["step_index"], s["total_steps"]) for s in result.plan["steps"]] == [(1, 3), (2, 3), (3, 3)]
+    assert [(s["step_index"], s["total_steps"]) for s in document(result)["plan"]["steps"]] == [(1, 3), (2, 3), (3, 3)]
     assert [r["step_number"] for r in records if r["event"] == "cycle" and r.get("step_id")] == [1, 2, 3]

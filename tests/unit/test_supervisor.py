@@ -19,10 +19,10 @@ Hope this helps."""
 def test_fenced_single_quoted_trailing_comma_plan_costs_no_llm_repair(tmp_path):
     r = run(tmp_path, [FENCED_SLOPPY])
     assert r.result.status == "completed"
-    assert r.result.counts["llm_repairs"] == 0
-    assert r.result.counts["deterministic_repairs"] == 1
+    assert r.doc["counts"]["llm_repairs"] == 0
+    assert r.doc["counts"]["deterministic_repairs"] == 1
     assert len(r.llm.requests) == 1
-    assert r.result.outputs["s1"]["output"] == 15
+    assert r.doc["outputs"]["s1"]["output"] == 15
 
 
 def test_python_literals_are_converted_not_stringified(tmp_path):
@@ -31,7 +31,7 @@ def test_python_literals_are_converted_not_stringified(tmp_path):
         "'args': {'text': 'None'}, 'agent': None}]}"
     )
     r = run(tmp_path, [raw])
-    step = r.result.plan["steps"][0]
+    step = r.doc["plan"]["steps"][0]
     assert step["step_output"] == "None"  # the string stays a string
     assert step["agent"] is None  # the literal None became null, not the string "None"
 
@@ -39,7 +39,7 @@ def test_python_literals_are_converted_not_stringified(tmp_path):
 def test_plan_missing_steps_costs_exactly_one_llm_repair_that_sees_the_errors(tmp_path):
     r = run(tmp_path, ['{"goal": "calculate the sum of 5 and 10"}', plan_json(SUM_STEP)])
     assert r.result.status == "completed"
-    assert r.result.counts["llm_repairs"] == 1
+    assert r.doc["counts"]["llm_repairs"] == 1
     repair_prompt = r.llm.requests[1].messages[-1].content
     assert "'steps' is a required property" in repair_prompt
     assert '{"goal": "calculate the sum of 5 and 10"}' in repair_prompt
@@ -51,7 +51,7 @@ def test_three_bad_answers_end_unrecoverable_after_exactly_two_repairs(tmp_path)
     assert r.result.status == "error"
     # the last answer parses but is no plan: structurally invalid, which the A->B contract does not retry
     assert r.result.error is not None and r.result.error.code == "AEON.PHASE_TRANSITION.INVALID_PLAN_STRUCTURE"
-    assert r.result.counts["llm_repairs"] == 2
+    assert r.doc["counts"]["llm_repairs"] == 2
     assert len(r.llm.requests) == 3
     records = r.records()
     assert records[-1]["event"] == "run_end" and records[-1]["status"] == "error"
@@ -62,7 +62,7 @@ def test_three_bad_answers_end_unrecoverable_after_exactly_two_repairs(tmp_path)
 def test_plans_that_never_parse_get_one_phase_level_retry(tmp_path):
     r = run(tmp_path, ["no", "no", "no", "no", "no", "no"])
     assert r.result.error is not None and r.result.error.code == "AEON.PHASE_TRANSITION.MALFORMED_PLAN"
-    assert r.result.counts["llm_repairs"] == 4 and len(r.llm.requests) == 6
+    assert r.doc["counts"]["llm_repairs"] == 4 and len(r.llm.requests) == 6
     retries = [x for x in r.records() if x["event"] == "phase_retry"]
     assert [x["error_code"] for x in retries] == ["AEON.PHASE_TRANSITION.MALFORMED_PLAN"]
 
@@ -79,7 +79,7 @@ def test_supervisor_actions_are_recorded_in_the_planning_cycle(tmp_path):
 def test_duplicate_step_ids_are_routed_to_repair(tmp_path):
     dup = plan_json(SUM_STEP, dict(SUM_STEP))
     r = run(tmp_path, [dup, plan_json(SUM_STEP)])
-    assert r.result.counts["llm_repairs"] == 1
+    assert r.doc["counts"]["llm_repairs"] == 1
     assert "duplicate step_id 's1'" in r.llm.requests[1].messages[-1].content
 
 
@@ -87,10 +87,10 @@ def test_duplicate_step_ids_are_routed_to_repair(tmp_path):
 def test_step_repair_never_accepts_an_unregistered_tool(tmp_path, answer):
     missing = {"step_id": "s1", "description": "Add 5 and 10", "tool": "adder", "args": {"a": 5, "b": 10}}
     r = run(tmp_path, [plan_json(missing), answer, answer, "15"])
-    step = r.result.plan["steps"][0]
+    step = r.doc["plan"]["steps"][0]
     assert step["tool"] == "adder" and step["mode"] == "fallback"
-    assert r.result.counts["tool_repairs"] == 0
-    assert r.result.counts["fallbacks"] == 1
+    assert r.doc["counts"]["tool_repairs"] == 0
+    assert r.doc["counts"]["fallbacks"] == 1
 
 
 def test_repair_prompt_for_a_missing_tool_carries_tools_step_and_goal(tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from aeon.application.result import RunStatus
 
-from harness import run
+from harness import document, run
 
 _step = st.fixed_dictionaries(
     {"step_id": st.sampled_from(["s1", "s2", "s3"]), "description": st.text(max_size=20)},
@@ -43,9 +43,9 @@ def test_any_model_behaviour_ends_structured_within_the_call_cap(answers, ttl, c
     result = r.result
     assert result.status in (RunStatus.COMPLETED, RunStatus.TTL_EXPIRED, RunStatus.ERROR)
     assert len(r.llm.requests) <= cap
-    assert result.budget["llm_calls"] == len(r.llm.requests)
+    assert document(result)["budget"]["llm_calls"] == len(r.llm.requests)
     assert (result.status is RunStatus.TTL_EXPIRED) == (result.ttl_expiration is not None)
     assert (result.status is RunStatus.ERROR) == (result.error is not None)
     assert records[-1]["event"] == "run_end"
     if result.plan is not None and result.status is RunStatus.COMPLETED:
-        assert all(s["status"] in ("complete", "failed") for s in result.plan["steps"])
+        assert all(s["status"] in ("complete", "failed") for s in document(result)["plan"]["steps"])

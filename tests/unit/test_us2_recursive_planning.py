@@ -1,6 +1,6 @@
 """Acceptance tests for 02 US2, recursive planning and plan refinement (FR-009..016, 065, 066, 069, 070, 079, 082).
 
-Two levels: the RecursivePlanner's `accept` (limits, depth, validation before acceptance, repair conflicts, follow-up
+Two levels: the refinement gate's `accept` (limits, depth, validation before acceptance, repair conflicts, follow-up
 questions, frozen fragments) and whole runs against a fake model answering by schema name (responder.py).
 """
 
@@ -14,13 +14,15 @@ import pytest
 
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.recursive_planner import GLOBAL_LIMIT, PER_FRAGMENT_LIMIT, RecursivePlanner
+from aeon.application.refinement_gate import GLOBAL_LIMIT, PER_FRAGMENT_LIMIT, RefinementGate, follow_up_questions
 from aeon.application.result import RunStatus
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.history import ExecutionHistory
 from aeon.domain.plan import ClarityState, Plan, PlanStep, StepStatus
 from aeon.domain.refinement import MAX_DEPTH, RefinementAction, RefinementActionType, Subplan
+from aeon.domain.run_state import RefinementLedger
 
+from harness import document
 from multipass import profile, verdict
 from responder import prompt_of, run_with
 
@@ -34,8 +36,8 @@ def _tools() -> dict[str, Any]:
     return {t.name: t for t in registry.list()}
 
 
-def _planner() -> RecursivePlanner:
-    return RecursivePlanner(_tools())
+def _planner() -> RefinementGate:
+    return RefinementGate(_tools(), RefinementLedger())
 
 
 def _step(step_id: str, description: str = "do it", **kw: Any) -> PlanStep:
@@ -105,12 +107,14 @@ def _snapshot(plan: Plan) -> bytes:
     return msgspec.json.encode(plan)
 
 
-def _by_id(plan_dict: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _by_id(plan: Any) -> dict[str, dict[str, Any]]:
+    plan_dict = plan if isinstance(plan, dict) else msgspec.to_builtins(plan)
     return {s["step_id"]: s for s in plan_dict["steps"]}
 
 
-def _kinds(advisories: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [a for a in advisories if a["kind"] == kind]
+def _kinds(advisories: list[Any], kind: str) -> list[dict[str, Any]]:
+    """The advisories of one kind, as the history records them."""
+    return [msgspec.to_builtins(a) for a in advisories if a.kind == kind]
 
 
 def _clear(_: Any, __: int) -> dict[str, str]:
@@ -219,7 +223,7 @@ def test_a_subplan_expands_a_middle_step_in_place_and_dependants_follow_the_last
     assert plan.step("s3.2").provides == ["explanation"]  # and the last one what the parent provided
     assert plan.step("s4").dependencies == ["s3.2"]
     assert [(s.step_index, s.total_steps) for s in plan.steps] == [(i, 5) for i in range(1, 6)]
-    assert planner.depth["s3.1"] == planner.depth["s3.2"] == 1
+    assert planner.ledger.depth["s3.1"] == planner.ledger.depth["s3.2"] == 1
 
 
 def test_a_subplan_for_a_blocked_step_lets_its_dependant_run_once_the_substeps_complete(tmp_path):
@@ -269,11 +273,11 @@ def test_follow_up_questions_cover_vague_and_unclear_fragments_once_each():
         _issue("s2", issue_id="V2", description="also vague"),
         _issue("s1", IssueType.HALLUCINATION, issue_id="V3", severity=Severity.HIGH),  # not a specificity issue
     )
-    questions = _planner().follow_up_questions(plan, report, pass_number=2)
-    assert [q["step_id"] for q in questions] == ["s2", "s3", "s4"]  # one per fragment, in a stable order
-    assert all(q["kind"] == "follow_up_question" and q["pass_number"] == 2 for q in questions)
-    assert "which parity?" in questions[0]["question"] and questions[0]["question"].endswith("?")
-    assert "PARTIALLY_CLEAR" in questions[1]["question"] and "BLOCKED" in questions[2]["question"]
+    questions = follow_up_questions(plan, report, pass_number=2)
+    assert [q.step_id for q in questions] == ["s2", "s3", "s4"]  # one per fragment, in a stable order
+    assert all(q.kind == "follow_up_question" and q.pass_number == 2 for q in questions)
+    assert "which parity?" in questions[0].question and questions[0].question.endswith("?")
+    assert "PARTIALLY_CLEAR" in questions[1].question and "BLOCKED" in questions[2].question
 
 
 def test_a_vague_fragment_gets_a_follow_up_question_in_the_history_and_triggers_refinement(tmp_path):
@@ -301,11 +305,13 @@ def test_a_vague_fragment_gets_a_follow_up_question_in_the_history_and_triggers_
     (question,) = _kinds(result.advisories, "follow_up_question")
     assert question["step_id"] == "s2" and question["pass_number"] == 1
     assert "it does not say what to explain" in question["question"]
-    assert question in result.history.advisories  # recorded in the execution history, not only the result
+    assert question in msgspec.to_builtins(
+        result.history.advisories
+    )  # recorded in the execution history, not only the result
     assert json.loads(msgspec.json.encode(result.history))["advisories"]  # and saved with it (--history)
     # the vague fragment triggered a refinement that saw the issue, and the fragment was rewritten
     assert len(refine_prompts) == 1 and "it does not say what to explain" in refine_prompts[0]
-    assert [c["applied"] for c in result.history.passes[0].refinement_changes] == [True]
+    assert [c.applied for c in result.history.passes[0].refinement_changes] == [True]
 
 
 def test_a_vague_fragment_found_in_the_last_pass_still_gets_a_follow_up_question(tmp_path):
@@ -400,7 +406,7 @@ def test_a_model_refinement_naming_an_unregistered_tool_never_reaches_the_plan(t
     assert "web_search" in failed["detail"] and failed["pass_number"] == 1
     assert _by_id(first.final_plan_state or {})["s2"]["description"] == "Explain everything about it"
     assert second.plan_state == first.final_plan_state  # the next pass runs the plan as it was
-    assert all(s.get("tool") != "web_search" for s in result.plan["steps"])
+    assert all(s.get("tool") != "web_search" for s in msgspec.to_builtins(result.plan)["steps"])
 
 
 # == FR-003, FR-065, FR-066: per-fragment (3) and global (10) limits =================================================
@@ -439,7 +445,7 @@ def test_the_eleventh_refinement_of_a_run_is_rejected_whatever_its_fragment():
     assert [o.applied for o in first.outcomes + second.outcomes] == [True] * 10 + [False]
     assert "global refinement limit (10)" in second.outcomes[-1].reason
     assert "n11" not in [s.step_id for s in plan.steps] and "n10" in [s.step_id for s in plan.steps]
-    assert planner.total == 10
+    assert planner.ledger.total == 10
     later = planner.accept(plan, [_modify("s4", "late", dependencies=["s3"])], None, pass_number=3)
     assert not later.outcomes[0].applied and plan.step("s4").description == "State the answer"
 
@@ -457,7 +463,7 @@ def test_a_run_that_keeps_refining_the_same_fragment_stops_after_three_attempts(
     )
     result, _ = run_with(tmp_path, answers, "add 5 and 10 and explain the result", ttl=5, max_llm_calls=100)
     assert result.status is RunStatus.TTL_EXPIRED and result.passes == 5  # ends normally, no error
-    applied = [c["applied"] for p in result.history.passes for c in p.refinement_changes]
+    applied = [c.applied for p in result.history.passes for c in p.refinement_changes]
     assert applied == [True, True, True, False]
     (rejected,) = _kinds(result.advisories, "refinement_rejected")
     assert rejected["step_id"] == "s2" and rejected["pass_number"] == 4 and "limit (3)" in rejected["reason"]
@@ -473,7 +479,7 @@ def test_nesting_past_depth_five_is_flagged_frozen_and_loses_nothing():
         acc = planner.accept(plan, [_subplan_action(target, _step("x", f"level {depth}"))], None, pass_number=depth)
         assert [o.applied for o in acc.outcomes] == [True]
         target = f"{target}.1"
-        assert planner.depth[target] == depth
+        assert planner.ledger.depth[target] == depth
     assert target == "s3" + ".1" * MAX_DEPTH
     before = _snapshot(plan)
     acc = planner.accept(plan, [_subplan_action(target, _step("x", "level 6"))], None, pass_number=6)
@@ -528,8 +534,10 @@ def test_a_run_that_nests_too_deep_keeps_its_completed_steps_and_outputs(tmp_pat
     assert result.status is RunStatus.TTL_EXPIRED and result.error is None  # graceful: no error, no exception
     (manual,) = _kinds(result.advisories, "manual_intervention")
     assert manual["step_id"] == "s2" + ".1" * MAX_DEPTH
-    assert result.history.final_result["metadata"]["manual_intervention"] == [manual]
-    assert result.outputs["s1"]["status"] == "complete" and result.outputs["s1"]["output"] == 15
+    assert msgspec.to_builtins(result.history.final_result.metadata["manual_intervention"]) == [manual]
+    assert (
+        document(result)["outputs"]["s1"]["status"] == "complete" and document(result)["outputs"]["s1"]["output"] == 15
+    )
     assert _by_id(result.plan)["s1"]["step_output"] == 15
     assert result.passes > 6  # execution continued after the fragment was flagged
 
@@ -617,7 +625,15 @@ def test_an_inconsistent_rewrite_names_the_executed_step_and_refines_only_the_pe
         target_step_id="s3",
         new_step=_step("s3", "Explain with the corrected sum", dependencies=["s2"]),
         inconsistency_detected=True,
-        semantic_validation_input=[{"location": {"step_id": "s1"}, "description": "sum looks wrong"}],
+        semantic_validation_input=[
+            ValidationIssue(
+                issue_id="V1",
+                type=IssueType.CONSISTENCY,
+                severity=Severity.MEDIUM,
+                description="sum looks wrong",
+                location={"step_id": "s1"},
+            )
+        ],
     )
     (outcome,) = planner.accept(plan, [action], None, pass_number=1).outcomes
     assert outcome.applied and outcome.contradicts == ["s1"]
@@ -658,4 +674,4 @@ def test_every_plan_state_of_a_refining_run_is_json_that_rebuilds_the_same_plan(
     states = [s for p in history.passes for s in (p.plan_state, p.final_plan_state) if s]
     assert len(states) == 4
     for state in states:
-        assert msgspec.convert(json.loads(json.dumps(state)), Plan).to_dict() == state
+        assert msgspec.json.decode(msgspec.json.encode(state), type=Plan) == state

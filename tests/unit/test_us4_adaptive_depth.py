@@ -39,6 +39,7 @@ from aeon.domain.profile import (
 )
 from aeon.entrypoints.inspect import analyse, render_inspection
 
+from harness import document
 from multipass import profile, verdict
 from responder import prompt_of, run_with
 
@@ -153,7 +154,7 @@ def test_the_inferred_profile_has_all_five_dimensions_and_the_explanation(tmp_pa
     result, _ = run_with(tmp_path, answers, "plan a data migration", ttl=3)
     assert result.status is RunStatus.COMPLETED
     (recorded,) = result.history.profiles
-    assert recorded == {"profile_version": 1, **answer}
+    assert msgspec.to_builtins(recorded) == {"profile_version": 1, **answer}
     assert result.history.passes[0].task_profile == recorded
     assert calls[0][0] == "task_profile"  # inferred first, from the request
     assert "Request: plan a data migration" in calls[0][1]
@@ -183,8 +184,8 @@ def test_an_incomplete_or_invalid_profile_answer_is_repaired_by_the_supervisor(t
     result, _ = run_with(tmp_path, answers, "add 5 and 10", ttl=3)
     assert result.status is RunStatus.COMPLETED
     assert [name for name, _ in calls][:2] == ["task_profile", "task_profile"]  # the repair call
-    assert result.counts["llm_repairs"] == 1
-    assert result.history.profiles == [{"profile_version": 1, **good}]
+    assert document(result)["counts"]["llm_repairs"] == 1
+    assert msgspec.to_builtins(result.history.profiles) == [{"profile_version": 1, **good}]
 
 
 def test_a_profile_that_cannot_be_repaired_ends_the_run_with_a_structured_error_before_planning(tmp_path):
@@ -203,11 +204,11 @@ def test_a_pass_that_brings_no_new_information_keeps_the_profile(tmp_path):
     result, log = run_with(tmp_path, answers, "add 5 and 10", ttl=3)
     assert result.converged is True and result.passes == 2
     assert [name for name, _ in calls].count("task_profile") == 1
-    assert [p["profile_version"] for p in result.history.profiles] == [1]
+    assert [p.profile_version for p in result.history.profiles] == [1]
     first, second = result.history.passes
     assert second.phases[0].phase == "B"  # no re-profiling phase A
     assert second.task_profile == first.task_profile
-    assert second.adaptive_depth is not None and second.adaptive_depth["profile_revision_reasons"] == []
+    assert second.adaptive_depth is not None and second.adaptive_depth.profile_revision_reasons == []
     assert len(_events(log, "ttl_allocated")) == 1
 
 
@@ -231,12 +232,12 @@ def test_new_information_revises_the_profile_at_the_next_pass_boundary_only(tmp_
     )
     result, log = run_with(tmp_path, _recording(answers, calls), "add 5 and 10", ttl=4)
     assert result.converged is True and result.passes == 2
-    assert [(p["profile_version"], p["reasoning_depth"]) for p in result.history.profiles] == [(1, 2), (2, 3)]
+    assert [(p.profile_version, p.reasoning_depth) for p in result.history.profiles] == [(1, 2), (2, 3)]
     first, second = result.history.passes
-    assert first.adaptive_depth is not None and why in first.adaptive_depth["profile_revision_reasons"]
-    assert first.adaptive_depth["next_phase"] == "A"
+    assert first.adaptive_depth is not None and why in first.adaptive_depth.profile_revision_reasons
+    assert first.adaptive_depth.next_phase == "A"
     assert second.phases[0].phase == "A"  # the revision opened the next pass
-    assert (first.task_profile or {})["profile_version"] == 1 and (second.task_profile or {})["profile_version"] == 2
+    assert first.task_profile.profile_version == 1 and second.task_profile.profile_version == 2
     # never mid-pass: every re-profiling call comes right after the previous pass's evaluation/refinement,
     # and is told what was learned
     names = [name for name, _ in calls]
@@ -307,11 +308,11 @@ def test_a_clamped_revision_is_logged_as_profile_clamped(tmp_path):
         convergence=lambda m, n: json.loads(verdict(n >= 1)),
     )
     result, log = run_with(tmp_path, answers, "add 5 and 10", ttl=4)
-    assert [p["reasoning_depth"] for p in result.history.profiles] == [5, 4]  # 1 would be a jump of four tiers
+    assert [p.reasoning_depth for p in result.history.profiles] == [5, 4]  # 1 would be a jump of four tiers
     (event,) = _events(log, "profile_clamped")
     assert event["profile_version"] == 2 and "1 clamped to 4" in event["note"]
-    (advisory,) = [a for a in result.advisories if a["kind"] == "profile_clamped"]
-    assert advisory["pass_number"] == 2 and advisory["reason"] == event["note"]
+    (advisory,) = [a for a in result.advisories if a.kind == "profile_clamped"]
+    assert advisory.pass_number == 2 and advisory.reason == event["note"]
 
 
 # == FR-029, FR-030, FR-077: TTL and reasoning mode follow the profile, within run.ttl ===============================
@@ -371,7 +372,7 @@ def test_a_never_converging_task_runs_as_many_passes_as_its_profile_earns(tmp_pa
     result, _ = run_with(tmp_path, answers, "add 5 and 10", ttl=5, max_llm_calls=100)
     assert result.status is RunStatus.TTL_EXPIRED and result.passes == passes
     first = result.history.passes[0].adaptive_depth or {}
-    assert (first["allocated_ttl"], first["reasoning_mode"]) == (passes, mode)
+    assert (first.allocated_ttl, first.reasoning_mode) == (passes, mode)
     assert result.history.passes[0].ttl_remaining == passes
 
 
@@ -384,10 +385,10 @@ def test_a_complex_task_on_a_small_cap_gets_the_cap_and_no_more(tmp_path):
     result, _ = run_with(tmp_path, answers, "add 5 and 10", ttl=2, max_llm_calls=100)
     assert result.status is RunStatus.TTL_EXPIRED and result.passes == 2
     depths = [p.adaptive_depth or {} for p in result.history.passes]
-    assert all(d["allocated_ttl"] <= 2 for d in depths)
-    assert depths[0]["allocated_ttl"] == 2 and "capped by run.ttl" in depths[0]["adjustment_reason"]
-    assert depths[-1]["decision"] == "continue" and "TTL cap 2 is reached" in depths[-1]["decision_reason"]
-    assert result.budget["ttl"] == 2
+    assert all(d.allocated_ttl <= 2 for d in depths)
+    assert depths[0].allocated_ttl == 2 and "capped by run.ttl" in depths[0].adjustment_reason
+    assert depths[-1].decision == "continue" and "TTL cap 2 is reached" in depths[-1].decision_reason
+    assert document(result)["budget"]["ttl"] == 2
 
 
 # == FR-080, scenario 3: revisions move the allocation both ways ======================================================
@@ -422,7 +423,7 @@ def test_a_revision_to_a_simpler_profile_lowers_ttl_and_the_mode(tmp_path):
     allocations = _events(log, "ttl_allocated")
     assert [(a["allocated_ttl"], a["reasoning_mode"]) for a in allocations] == [(5, "deep"), (3, "balanced")]
     assert [p.ttl_remaining for p in result.history.passes] == [5, 2]  # 3 passes in all, one already spent
-    assert (result.history.passes[1].adaptive_depth or {})["reasoning_mode"] == "balanced"
+    assert result.history.passes[1].adaptive_depth.reasoning_mode == "balanced"
 
 
 # == FR-031/032, FR-077: escalation adds a pass within the cap, never past it =======================================
@@ -436,15 +437,14 @@ def test_escalation_adds_passes_until_the_cap_and_says_why(tmp_path):
     assert result.status is RunStatus.TTL_EXPIRED
     assert result.passes == 4  # 1 allocated, 3 added by escalation, none past run.ttl
     depths = [p.adaptive_depth or {} for p in result.history.passes]
-    assert [d["decision"] for d in depths] == ["escalate", "escalate", "escalate", "continue"]
+    assert [d.decision for d in depths] == ["escalate", "escalate", "escalate", "continue"]
     for d in depths[:3]:
         assert (
-            d["adjustment_reason"].startswith("escalated: validation severity HIGH")
-            and "+1 pass" in d["adjustment_reason"]
+            d.adjustment_reason.startswith("escalated: validation severity HIGH") and "+1 pass" in d.adjustment_reason
         )
-        assert d["heuristics_used"][0] == "escalation" and d["reasoning_mode"] == "deep"
-        assert d["allocated_ttl"] <= 4
-    assert "TTL cap 4 is reached" in depths[-1]["decision_reason"]
+        assert d.heuristics_used[0] == "escalation" and d.reasoning_mode == "deep"
+        assert d.allocated_ttl <= 4
+    assert "TTL cap 4 is reached" in depths[-1].decision_reason
     decisions = _events(log, "depth_decision")
     assert [e["decision"] for e in decisions] == ["escalate", "escalate", "escalate", "continue"]
 
@@ -457,10 +457,8 @@ def test_the_recorded_allocation_counts_the_passes_escalation_granted(tmp_path):
     )
     result, _ = run_with(tmp_path, answers, "add 5 and 10", ttl=4, max_llm_calls=100)
     assert result.passes == 4
-    escalated = [
-        p.adaptive_depth or {} for p in result.history.passes if (p.adaptive_depth or {})["decision"] == "escalate"
-    ]
-    assert [d["allocated_ttl"] for d in escalated] == [2, 3, 4]  # pass n escalates to n + 1 passes in all
+    escalated = [p.adaptive_depth or {} for p in result.history.passes if p.adaptive_depth.decision == "escalate"]
+    assert [d.allocated_ttl for d in escalated] == [2, 3, 4]  # pass n escalates to n + 1 passes in all
 
 
 @given(

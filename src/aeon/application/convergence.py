@@ -9,8 +9,13 @@ from aeon.application.grounding import grounding_issues
 from aeon.application.prompts.evaluation import CONVERGE
 from aeon.application.semantic_validation import final_answer, render_plan
 from aeon.application.supervisor import Supervisor
-from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
-from aeon.domain.plan import ExecutionMode, Plan, StepStatus
+from aeon.domain.evaluation import (
+    ConvergenceAssessment,
+    ConvergenceCriteria,
+    SemanticValidationReport,
+    ValidationIssue,
+)
+from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
 
 MAX_LLM_ISSUES = 4
@@ -135,14 +140,7 @@ class ConvergenceEngine:
             codes.append("hallucination")
         converged = complete and coherent and (consistent or not c.require_consistency) and not blockers
 
-        detected = list(grounding)
-        detected += [f"step {s.step_id} failed: {'; '.join(s.errors) or 'no detail'}" for s in failed]
-        detected += [f"step {s.step_id} is {s.status.value}" for s in unfinished]
-        detected += [
-            f"step {s.step_id}: tool {s.tool!r} never ran; its output is unverified LLM text" for s in unverified
-        ]
-        detected += [f"{i.issue_id} {i.severity.value} {i.type.value}: {i.description}" for i in blockers]
-        detected += [" ".join(str(i).split()) for i in judged.get("issues", [])[:MAX_LLM_ISSUES] if str(i).strip()]
+        detected = _detected(grounding, failed, unfinished, unverified, blockers, judged.get("issues", []))
         return ConvergenceAssessment(
             converged=converged,
             reason_codes=codes,
@@ -156,5 +154,23 @@ class ConvergenceEngine:
                 },
             },
             explanation=" ".join(str(judged["explanation"]).split()),
-            detected_issues=list(dict.fromkeys(detected)),
+            detected_issues=detected,
         )
+
+
+def _detected(
+    grounding: Sequence[str],
+    failed: Sequence[PlanStep],
+    unfinished: Sequence[PlanStep],
+    unverified: Sequence[PlanStep],
+    blockers: Sequence[ValidationIssue],
+    judged: Sequence[Any],
+) -> list[str]:
+    """Every issue that held convergence back, facts first, then the model's own (at most four), each once."""
+    detected = list(grounding)
+    detected += [f"step {s.step_id} failed: {'; '.join(s.errors) or 'no detail'}" for s in failed]
+    detected += [f"step {s.step_id} is {s.status.value}" for s in unfinished]
+    detected += [f"step {s.step_id}: tool {s.tool!r} never ran; its output is unverified LLM text" for s in unverified]
+    detected += [f"{i.issue_id} {i.severity.value} {i.type.value}: {i.description}" for i in blockers]
+    detected += [" ".join(str(i).split()) for i in judged[:MAX_LLM_ISSUES] if str(i).strip()]
+    return list(dict.fromkeys(detected))

@@ -21,6 +21,7 @@ AeonError (domain.errors)
     │   └── MemoryUnavailable         the store failed
     ├── UnrecoverableOutput           the supervisor gave up after its repair attempts (FR-051)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
+    ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     └── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
@@ -28,7 +29,7 @@ AeonError (domain.errors)
 
 from __future__ import annotations
 
-from aeon.domain.budget import ExpirationType
+from aeon.domain.budget import Cap, CapHit, ExpirationType
 from aeon.domain.errors import AeonError
 from aeon.domain.llm import Usage
 
@@ -165,12 +166,23 @@ class BudgetExhausted(ApplicationError):
     code = "AEON.BUDGET.EXHAUSTED"
 
     def __init__(
-        self, message: str, *, expiration_type: ExpirationType, phase: str | None = None, cap: str = "ttl"
+        self, message: str, *, expiration_type: ExpirationType, phase: str | None = None, cap: Cap = Cap.TTL
     ) -> None:
         super().__init__(message)
         self.expiration_type = expiration_type
         self.phase = phase  # the phase about to be entered, for a boundary expiry
-        self.cap = cap  # which ran out: ttl, max_llm_calls, max_tokens or max_seconds
+        self.cap = cap  # which ran out
+
+    @classmethod
+    def mid_phase(cls, hit: CapHit, what: str) -> BudgetExhausted:
+        """A resource cap hit inside a phase: "max_llm_calls (30) exhausted before LLM call for plan"."""
+        return cls(f"{hit.text} {what}", expiration_type=ExpirationType.MID_PHASE, cap=hit.cap)
+
+
+class ContextViolation(ApplicationError):
+    """The context of an LLM call breaks the propagation table (05 FR-012..021); never retried."""
+
+    code = "AEON.CONTEXT.VIOLATION"
 
 
 class EventLogUnavailable(ApplicationError):

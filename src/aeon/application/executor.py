@@ -5,22 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec
-
-from aeon.application.context import RunContext
 from aeon.application.errors import MemoryError_, ToolNotFound
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import parse_json
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
+from aeon.application.run import Run
 from aeon.application.supervisor import Supervisor
-from aeon.application.validation import args_problems, output_problem
+from aeon.application.validation import check_tool, output_problem
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
 
 MEMORY_PREFIX = "step:"
-DEPENDENCY_NOTE = "dependencies not complete"
 REASON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -36,99 +33,84 @@ class Executor:
     """Executes steps strictly one at a time; a failing tool fails its step and the plan goes on (FR-054)."""
 
     def __init__(
-        self, *, tools: ToolPort, memory: MemoryPort, gateway: LLMGateway, supervisor: Supervisor, ctx: RunContext
+        self, *, tools: ToolPort, memory: MemoryPort, gateway: LLMGateway, supervisor: Supervisor, run: Run
     ) -> None:
         self._tools = tools
         self._memory = memory
         self._llm = gateway
         self._supervisor = supervisor
-        self._ctx = ctx
+        self._run = run
+        self._record = run.record
 
     def needs_llm(self, step: PlanStep) -> bool:
         """False only for a step that can run on a registered tool with valid arguments, without any LLM call."""
-        spec = self._tools.get(step.tool) if step.tool is not None else None
-        return spec is None or bool(args_problems(spec, step.args))
+        return not check_tool(step, self._tools.get).runnable
 
     async def execute(self, plan: Plan, step: PlanStep) -> PlanStep:
         """Run `step` (pending → running → complete/failed) and return the step object now in the plan."""
-        ctx = self._ctx
-        ctx.state.current_step = step.step_id
-        if waiting := self.blocked_by(plan, step):  # dependencies must be complete first (04 PlanStep)
-            step.errors.append(f"{DEPENDENCY_NOTE}: {', '.join(waiting)}")
-            step.transition(StepStatus.INVALID)
-            ctx.notify(
-                "step_end",
-                {
-                    "step_id": step.step_id,
-                    "status": step.status.value,
-                    "mode": None,
-                    "output": None,
-                    "errors": step.errors,
-                },
-            )
+        self._run.current_step = step.step_id
+        if waiting := blocked_by(plan, step):  # dependencies must be complete first (04 PlanStep)
+            step.block(waiting)
+            self._step_end(step)
             return step
         if not step.incoming_context:
             step.incoming_context = _handoff_before(plan, step)
         step.transition(StepStatus.RUNNING)
-        ctx.notify(
-            "step_start",
-            {
-                "step_id": step.step_id,
-                "description": step.description,
-                "index": step.step_index,
-                "total": step.total_steps,
-            },
-        )
-        if step.tool is not None and self._tools.get(step.tool) is not None:
-            problems = args_problems(self._tools.get(step.tool), step.args)  # type: ignore[arg-type]
-            if problems:
-                step.errors = problems
-                step = await self._repair_or_fallback(plan, step)
-            else:
-                step.mode = ExecutionMode.TOOL
-        elif step.tool is None and step.agent == "llm":
-            step.mode = ExecutionMode.LLM
-        else:
-            if not step.errors:  # found only now (e.g. unregistered mid-run): validation did not warn yet
-                step.errors = [f"Tool '{step.tool}' not found in registry" if step.tool else "step names no tool"]
-                ctx.warn(f"step {step.step_id}: {'; '.join(step.errors)}")
-            step = await self._repair_or_fallback(plan, step)
+        start = {"step_id": step.step_id, "description": step.description, "index": step.step_index}
+        self._record.notify("step_start", {**start, "total": step.total_steps})
+        step = await self._choose_mode(plan, step)
         if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
             await self._run_tool(step)
         else:
             await self._run_llm(plan, step)
         await self._remember(step)
-        ctx.notify(
-            "step_end",
-            {
-                "step_id": step.step_id,
-                "status": step.status.value,
-                "mode": step.mode,
-                "output": step.step_output,
-                "errors": step.errors,
-            },
-        )
+        self._step_end(step)
         return step
+
+    async def _choose_mode(self, plan: Plan, step: PlanStep) -> PlanStep:
+        """By tool, by LLM reasoning, or — when the tool is missing or its arguments do not fit — repair then
+        fallback; returns the step object now in the plan (a repair replaces it)."""
+        check = check_tool(step, self._tools.get)
+        if check.runnable:
+            step.mode = ExecutionMode.TOOL
+            return step
+        if step.tool is None and step.agent == "llm":
+            step.mode = ExecutionMode.LLM
+            return step
+        if check.spec is not None:  # a registered tool called with arguments that do not fit
+            step.errors = check.problems
+        elif not step.errors:  # found only now (e.g. unregistered mid-run): validation did not warn yet
+            step.errors = [f"Tool '{step.tool}' not found in registry" if step.tool else "step names no tool"]
+            self._record.warn(f"step {step.step_id}: {'; '.join(step.errors)}")
+        return await self._repair_or_fallback(plan, step)
+
+    def _step_end(self, step: PlanStep) -> None:
+        running = step.status is not StepStatus.INVALID or step.mode is not None
+        data: dict[str, Any] = {"step_id": step.step_id, "status": step.status.value, "errors": step.errors}
+        data |= {"mode": step.mode if running else None, "output": step.step_output if running else None}
+        self._record.notify("step_end", data)
 
     async def _repair_or_fallback(self, plan: Plan, step: PlanStep) -> PlanStep:
         repaired = await self._supervisor.repair_step(step, plan.goal)
         if repaired is not None:
-            self._ctx.notify("step_repaired", {"step_id": step.step_id, "tool": repaired.tool, "args": repaired.args})
+            self._record.notify(
+                "step_repaired", {"step_id": step.step_id, "tool": repaired.tool, "args": repaired.args}
+            )
             return plan.replace_step(step.step_id, repaired)
         step.mode = ExecutionMode.FALLBACK
-        self._ctx.counters.fallbacks += 1
+        self._run.state.counters.fallbacks += 1
         if step.tool is not None:  # LLM text never passes for a tool result
             step.notes.append(f"tool {step.tool!r} was not called: this output is LLM text in its place, unverified")
-            self._ctx.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
-        self._ctx.notify("step_fallback", {"step_id": step.step_id})
-        self._ctx.logger.emit("fallback", step_id=step.step_id, reason="; ".join(step.errors))
+            self._record.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
+        self._record.notify("step_fallback", {"step_id": step.step_id})
+        self._record.event("fallback", step_id=step.step_id, reason="; ".join(step.errors))
         return step
 
     async def _run_tool(self, step: PlanStep) -> None:
         assert step.tool is not None
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         try:
-            result = await self._tools.invoke(step.tool, step.args, time_left=self._ctx.remaining_seconds())
+            result = await self._tools.invoke(step.tool, step.args, time_left=self._run.remaining_seconds())
             output, error = result.output, result.error
         except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
             result, output, error = None, None, str(exc)
@@ -138,16 +120,15 @@ class Executor:
         call.output, call.error = output, error
         notes = [c.note() for c in result.converted] if result is not None else []
         call.notes, step.notes = notes, list(notes)
-        self._ctx.tool_call(call)
-        self._ctx.logger.emit("tool_call", **msgspec.to_builtins(call))
+        self._record.tool_call(call)
         if error is None:
             step.step_output = output
             step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:
-            self._ctx.counters.tool_errors += 1
+            self._run.state.counters.tool_errors += 1
             step.errors.append(f"tool {step.tool!r} failed: {error}")
-            self._ctx.error(f"step {step.step_id}: tool {step.tool!r} failed: {error}")
+            self._record.error(f"step {step.step_id}: tool {step.tool!r} failed: {error}")
             step.transition(StepStatus.FAILED)
 
     async def _run_llm(self, plan: Plan, step: PlanStep) -> None:
@@ -185,16 +166,11 @@ class Executor:
         else:
             step.transition(StepStatus.COMPLETE)
 
-    def blocked_by(self, plan: Plan, step: PlanStep) -> list[str]:
-        """Dependencies of `step` that are not complete (missing, later, failed or invalid steps)."""
-        done = {s.step_id for s in plan.steps if s.status is StepStatus.COMPLETE}
-        return [d for d in step.dependencies if d not in done]
-
     async def _memory_context(self) -> str:
         try:
             entries = await self._memory.search(MEMORY_PREFIX)
         except MemoryError_ as exc:
-            self._ctx.error(f"memory search failed: {exc}")
+            self._record.error(f"memory search failed: {exc}")
             return "(memory unavailable)"
         if not entries:
             return "(none yet)"
@@ -207,8 +183,14 @@ class Executor:
         try:
             await self._memory.write(f"{MEMORY_PREFIX}{step.step_id}", value)
         except MemoryError_ as exc:  # a memory failure is logged; the step's own result stands
-            self._ctx.error(f"memory write failed for step {step.step_id}: {exc}")
-            self._ctx.logger.emit("memory_error", step_id=step.step_id, message=str(exc))
+            self._record.error(f"memory write failed for step {step.step_id}: {exc}")
+            self._record.event("memory_error", step_id=step.step_id, message=str(exc))
+
+
+def blocked_by(plan: Plan, step: PlanStep) -> list[str]:
+    """Dependencies of `step` that are not complete (missing, later, failed or invalid steps)."""
+    done = {s.step_id for s in plan.steps if s.status is StepStatus.COMPLETE}
+    return [d for d in step.dependencies if d not in done]
 
 
 def _short(value: Any, limit: int = 200) -> str:

@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aeon.application.context import RunContext
-from aeon.application.errors import LLMError, LLMTruncated, LLMUnavailable
+from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.ports import LLMPort
+from aeon.application.run import Run
 from aeon.domain.llm import Completion, Message
 
 # Before the phase contract's one extra round after an unavailable provider: the provider's own Retry-After (up to a
@@ -33,11 +33,12 @@ def _both_rounds(first: LLMUnavailable, second: LLMUnavailable, pause: float) ->
 
 
 class LLMGateway:
-    """Wraps an LLMPort for one run. Every call is counted against the budget and written to the event log."""
+    """Wraps an LLMPort for one run: every call is context-checked, counted against the budget, bounded by the run's
+    remaining time and written to the event log; an unavailable provider gets one more round after a pause."""
 
-    def __init__(self, llm: LLMPort, ctx: RunContext, *, max_tokens: int | None = None, preamble: str = "") -> None:
+    def __init__(self, llm: LLMPort, run: Run, *, max_tokens: int | None = None, preamble: str = "") -> None:
         self._llm = llm
-        self._ctx = ctx
+        self._run = run
         self._max_tokens = max_tokens
         # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
         # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
@@ -52,8 +53,9 @@ class LLMGateway:
         stop: Sequence[str],
     ) -> Completion:
         """One call through the port, ended by run.max_seconds wherever its time goes (answer, retries, waits)."""
+        run = self._run
         try:
-            async with asyncio.timeout(self._ctx.remaining_seconds()):
+            async with asyncio.timeout(run.remaining_seconds()):
                 return await self._llm.complete(
                     [*self._preamble, *messages],
                     schema=schema,
@@ -62,20 +64,30 @@ class LLMGateway:
                     stop=stop,
                 )
         except TimeoutError:
-            self._ctx.record_failed_call(None)
-            raise self._ctx.out_of_time(f"during the LLM call for {purpose}") from None
+            self._spend(None)
+            raise run.out_of_time(f"during the LLM call for {purpose}") from None
 
     async def _pause(self, purpose: str, exc: LLMUnavailable) -> float:
-        ctx = self._ctx
+        run = self._run
         wait = min(exc.retry_after, MAX_PHASE_RETRY_WAIT) if exc.retry_after else PHASE_RETRY_WAIT
-        ctx.logger.emit("phase_retry", purpose=purpose, reason=exc.code, phase=ctx.context_key, wait_seconds=wait)
-        ctx.notify("llm_retry_round", {"purpose": purpose, "attempts": exc.attempts, "cause": exc.cause, "wait": wait})
+        run.record.event("phase_retry", purpose=purpose, reason=exc.code, phase=run.stage.value, wait_seconds=wait)
+        info = {"purpose": purpose, "attempts": exc.attempts, "cause": exc.cause, "wait": wait}
+        run.record.notify("llm_retry_round", info)
         try:
-            async with asyncio.timeout(ctx.remaining_seconds()):
-                await ctx.clock.sleep(wait)
+            async with asyncio.timeout(run.remaining_seconds()):
+                await run.clock.sleep(wait)
         except TimeoutError:
-            raise ctx.out_of_time(f"while waiting to call the provider again for {purpose}") from None
+            raise run.out_of_time(f"while waiting to call the provider again for {purpose}") from None
         return wait
+
+    def _spend(self, completion: Completion | None, failure: LLMError | None = None) -> None:
+        """Count a call, failed or not, against the caps; a finished call that overspent a cap ends the phase."""
+        run = self._run
+        usage = completion.usage if completion else (failure.usage if isinstance(failure, LLMTruncated) else None)
+        hit = run.meter.spend(usage, run.clock.monotonic())
+        run.state.counters.llm_calls = run.state.budget.llm_calls
+        if completion is not None and hit is not None:
+            raise BudgetExhausted.mid_phase(hit, "exceeded after an LLM call")
 
     async def complete(
         self,
@@ -86,28 +98,21 @@ class LLMGateway:
         schema_name: str = "answer",
         stop: Sequence[str] = (),
     ) -> Completion:
-        ctx = self._ctx
-        ctx.check_context()
+        run = self._run
+        run.guard.check()
         first: LLMUnavailable | None = None
         pause = 0.0
         for attempt in (1, 2):
-            ctx.check_caps(f"before LLM call for {purpose}")
-            ctx.notify("llm_start", {"purpose": purpose, "phase": ctx.phase, "step": ctx.state.current_step})
-            t0 = ctx.clock.monotonic()
+            run.check_caps(f"before LLM call for {purpose}")
+            run.record.notify("llm_start", {"purpose": purpose, "phase": run.label.value, "step": run.current_step})
+            t0 = run.clock.monotonic()
             try:
                 completion = await self._call(purpose, messages, schema, schema_name, stop)
                 break
             except LLMError as exc:
-                # a failed request was still sent: it counts against the call cap, a cut-off answer's tokens too
-                ctx.record_failed_call(exc.usage if isinstance(exc, LLMTruncated) else None)
-                ctx.logger.emit(
-                    "llm_error",
-                    purpose=purpose,
-                    error_code=exc.code,
-                    message=str(exc),
-                    status=exc.status,
-                    attempt=attempt,
-                )
+                self._spend(None, exc)  # a failed request was still sent; a cut-off answer's tokens count too
+                info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
+                run.record.event("llm_error", purpose=purpose, **info)
                 if not isinstance(exc, LLMUnavailable):
                     raise
                 if first is not None:
@@ -116,24 +121,12 @@ class LLMGateway:
                 # after a pause, so that a rate-limited provider is not hit again at once.
                 first = exc
                 pause = await self._pause(purpose, exc)
-        seconds = max(ctx.clock.monotonic() - t0, 0.0)
-        u = completion.usage
-        ctx.logger.emit(
-            "llm_call",
-            purpose=purpose,
-            phase=ctx.phase,
-            step_id=ctx.state.current_step,
-            output=completion.text,
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            cached_tokens=u.cached_tokens,
-            request_id=completion.request_id,
-            finish_reason=completion.finish_reason,
-            seconds=round(seconds, 6),
-        )
+        seconds = max(run.clock.monotonic() - t0, 0.0)
+        run.record.llm_call(purpose, run.label, run.current_step, completion, seconds)
         for warning in completion.warnings:  # a parameter the provider refused, dropped for the rest of the run
-            ctx.warn(warning)
-        rate = u.completion_tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
-        ctx.notify("llm_end", {"purpose": purpose, "completion_tokens": u.completion_tokens, "tokens_per_s": rate})
-        ctx.record_llm_call(u, completion.text)
+            run.record.warn(warning)
+        tokens = completion.usage.completion_tokens
+        rate = tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
+        run.record.notify("llm_end", {"purpose": purpose, "completion_tokens": tokens, "tokens_per_s": rate})
+        self._spend(completion)
         return completion

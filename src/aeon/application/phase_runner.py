@@ -1,14 +1,15 @@
-"""Walks one phase: entry/exit records with state and TTL snapshots, structured errors, one retry if retryable."""
+"""Walks one phase under its transition contract: entry/exit records with state and TTL snapshots, structured errors,
+one retry when the contract calls a failure retryable, and the contract's inputs, outputs and invariants checked."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
-from aeon.application.context import ContextViolation, RunContext
 from aeon.application.errors import (
     BudgetExhausted,
+    ContextViolation,
     LLMContextExceeded,
     LLMEmptyAnswer,
     LLMError,
@@ -16,19 +17,31 @@ from aeon.application.errors import (
     LLMUnavailable,
     UnrecoverableOutput,
 )
+from aeon.application.run import Run
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.phases import (
     CONTEXT_PROPAGATION,
     CONTRACTS,
+    HANDS_OVER,
+    PRODUCES_FOR,
     PROVIDER_REJECTED,
     PROVIDER_UNAVAILABLE,
     FailureCondition,
+    Invariant,
     Phase,
     PhaseTransitionError,
 )
 
+
+class PhaseWork(Protocol):
+    def contract_values(self) -> Mapping[str, Any]:
+        """The values the phase's contracts speak of (task_profile, refined_plan, execution_results …)."""
+        ...
+
+
 T = TypeVar("T")
+W = TypeVar("W", bound=PhaseWork)
 
 # component → (retryable code, markers of that malformation in the supervisor's errors, non-retryable code).
 # A->B: only a JSON parse failure of the plan is retryable (05 FR-001); C->D: missing fields are too (FR-003).
@@ -42,19 +55,18 @@ _BY_COMPONENT = {
 
 
 class PhaseRunner:
-    def __init__(self, ctx: RunContext) -> None:
-        self._ctx = ctx
-        self.timings: list[PhaseTiming] = []
+    def __init__(self, run: Run) -> None:
+        self._run = run
 
     def error(self, transition: str, condition: FailureCondition, detail: str, component: str) -> PhaseTransitionError:
-        ctx = self._ctx
+        s = self._run.state
         return PhaseTransitionError(
             condition,
             detail=detail,
             transition=transition,
             phase=Phase(CONTRACTS[transition].source),
-            pass_number=ctx.pass_number,
-            correlation_id=ctx.correlation_id,
+            pass_number=s.pass_number,
+            correlation_id=s.correlation_id,
             affected_component=component,
         )
 
@@ -95,28 +107,26 @@ class PhaseRunner:
                 err = self.classify(exc, transition, component)
                 if retry and err.retryable and attempt == 1 and not isinstance(exc, LLMUnavailable):
                     # (an unavailable provider was already retried once by the gateway)
-                    self._ctx.logger.emit("phase_retry", **err.record())
+                    self._run.record.event("phase_retry", **err.record())
                     continue
                 raise err from exc
         raise AssertionError("unreachable")
 
-    async def phase(self, phase: Phase, transition: str, body: Callable[[], Awaitable[T]]) -> T:
-        """Run a phase body between phase_entry and phase_exit records (05 FR-035..039)."""
-        ctx = self._ctx
-        start, t0, ttl_before = ctx.clock.now(), ctx.clock.monotonic(), ctx.budget.ttl_remaining
+    async def phase(self, phase: Phase, body: Callable[[], Awaitable[W]]) -> W:
+        """Run a phase body between phase_entry and phase_exit records (05 FR-035..039), then hold it to its
+        contracts: what it must produce for the previous transition and hand over to the next, and the invariants."""
+        run, transition = self._run, HANDS_OVER[phase]
+        start, t0, ttl_before = run.clock.now(), run.clock.monotonic(), run.state.budget.ttl_remaining
         before = self._snapshot()
-        ctx.logger.emit(
-            "phase_entry",
-            phase=phase.value,
-            pass_number=ctx.pass_number,
-            transition=transition,
-            state_before=before,
-            ttl_snapshot={"ttl_before": ttl_before, "ttl_at_boundary": ttl_before},
-        )
-        ctx.notify("phase", {"phase": phase.value, "pass": ctx.pass_number})
+        kept = (run.state.correlation_id, run.state.started_at, run.state.plan)
+        ttl = {"ttl_before": ttl_before, "ttl_at_boundary": ttl_before}
+        fields = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
+        run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
+        run.record.notify("phase", {"phase": phase.value, "pass": run.state.pass_number})
         outcome = "failure"
         try:
             result = await body()
+            self._hold_to_contracts(phase, result, kept)
             outcome = "success"
             return result
         except BudgetExhausted:
@@ -127,43 +137,61 @@ class PhaseRunner:
             raise
         except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
             err = self.classify(exc, transition, "orchestrator")
-            ctx.logger.emit("phase_error", **err.record())
+            run.record.event("phase_error", **err.record())
             if err is exc:
                 raise
             raise err from exc
         finally:
-            end = ctx.clock.now()
-            duration = max(ctx.clock.monotonic() - t0, 0.0)
-            self.timings.append(
-                PhaseTiming(
-                    phase=phase.value,
-                    start_time=start.isoformat(),
-                    end_time=end.isoformat(),
-                    duration_seconds=duration,
-                    outcome=outcome,
-                )
+            self._exit(phase, fields, start, t0, before, outcome)
+
+    def _hold_to_contracts(self, phase: Phase, result: PhaseWork, kept: tuple[Any, ...]) -> None:
+        s = self._run.state
+        values = result.contract_values()
+        produced = CONTRACTS[PRODUCES_FOR[phase]]
+        handed = CONTRACTS[HANDS_OVER[phase]]
+        if missing := produced.missing_outputs(values):
+            detail = f"phase {phase.value} did not produce {', '.join(missing)}"
+            raise self.error(produced.name, produced.failure(produced.incomplete), detail, "orchestrator")
+        if missing := handed.missing_inputs(values):
+            detail = f"phase {phase.value} hands over without {', '.join(missing)}"
+            raise self.error(handed.name, handed.failure(handed.incomplete), detail, "orchestrator")
+        broken = [
+            invariant
+            for invariant, ok in (
+                (Invariant.CORRELATION_ID, s.correlation_id == kept[0]),
+                (Invariant.START_TIMESTAMP, s.started_at == kept[1]),
+                (Invariant.PLAN_IDENTITY, kept[2] is None or s.plan is kept[2]),
             )
-            ctx.logger.emit(
-                "phase_exit",
-                phase=phase.value,
-                pass_number=ctx.pass_number,
-                transition=transition,
-                duration=round(duration, 6),
-                outcome=outcome,
-                state_before=before,
-                state_after=self._snapshot(),
-                ttl_snapshot={
-                    "ttl_before": ttl_before,
-                    "ttl_after": ctx.budget.ttl_remaining,
-                    "ttl_at_boundary": ctx.budget.ttl_remaining,
-                },
-            )
+            if not ok
+        ]
+        if broken:
+            raise self.error(handed.name, CONTEXT_PROPAGATION, f"broken: {'; '.join(broken)}", "orchestrator")
+
+    def _exit(
+        self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: str
+    ) -> None:
+        run = self._run
+        end = run.clock.now()
+        duration = max(run.clock.monotonic() - t0, 0.0)
+        timing = PhaseTiming(
+            phase=phase.value,
+            start_time=start.isoformat(),
+            end_time=end.isoformat(),
+            duration_seconds=duration,
+            outcome=outcome,
+        )
+        run.state.pass_phases.append(timing)
+        ttl_after = run.state.budget.ttl_remaining
+        ttl = {"ttl_before": before["ttl_remaining"], "ttl_after": ttl_after, "ttl_at_boundary": ttl_after}
+        state = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}
+        run.record.event("phase_exit", **fields, duration=round(duration, 6), outcome=outcome, **state)
 
     def _snapshot(self) -> dict[str, Any]:
-        ctx = self._ctx
-        plan = ctx.state.plan
+        run = self._run
+        s = run.state
+        phase_state = {"context": run.stage.value, "pass_phase": run.label.value, "pass_number": s.pass_number}
         return {
-            "plan_state": plan.to_dict() if plan else None,
-            "ttl_remaining": ctx.budget.ttl_remaining,
-            "phase_state": {"context": ctx.context_key, "pass_phase": ctx.phase, "pass_number": ctx.pass_number},
+            "plan_state": run.record.snapshot(s.plan),
+            "ttl_remaining": s.budget.ttl_remaining,
+            "phase_state": phase_state,
         }

@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from aeon.domain.llm import Completion, Message
 from aeon.domain.records import LostRecords
+from aeon.domain.run_state import RunState
 from aeon.domain.tools import ToolResult, ToolSpec
 
 
@@ -102,6 +103,17 @@ class ProgressPort(Protocol):
     """Live progress for a human: phase/step starts and ends, repairs, fallbacks, token rates. Never raises."""
 
     def update(self, event: str, data: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class CheckpointPort(Protocol):
+    """Receives the whole run state at every phase boundary, before the phase starts (durable runs store it).
+
+    `save` must keep what it is given byte for byte (the record is msgspec-encodable); a failure it raises ends the
+    run like any other error of the phase about to start.
+    """
+
+    async def save(self, state: RunState) -> None: ...
 
 
 @runtime_checkable

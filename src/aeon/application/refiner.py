@@ -11,6 +11,7 @@ import msgspec
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import step_schema, tool_problems
+from aeon.domain.evaluation import ValidationIssue
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan
 from aeon.domain.tools import ToolSpec
@@ -103,7 +104,7 @@ class Refiner:
         profile_text: str,
         plan: Plan,
         problems: Sequence[str],
-        issues: Sequence[Mapping[str, Any]],
+        issues: Sequence[ValidationIssue],
     ) -> list[RefinementAction]:
         values = {
             "request": request,
@@ -116,7 +117,7 @@ class Refiner:
         )
         return [self._action(a, issues) for a in obj["actions"]]
 
-    def _action(self, a: Mapping[str, Any], issues: Sequence[Mapping[str, Any]]) -> RefinementAction:
+    def _action(self, a: Mapping[str, Any], issues: Sequence[ValidationIssue]) -> RefinementAction:
         kind = a["action_type"]
         subplan = None
         if kind == "SUBPLAN_CREATE":
@@ -133,7 +134,7 @@ class Refiner:
             justification=str(a["justification"]),
             target_step_id=a.get("target_step_id") or None,
             new_step=_step(a["new_step"]) if kind in _NEEDS_STEP else None,
-            semantic_validation_input=[dict(i) for i in issues],
+            semantic_validation_input=list(issues),
             subplan=subplan,
         )
 

@@ -10,6 +10,7 @@ from typing import Any
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
 from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
+from aeon.domain.history import StepResult
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
 
@@ -59,7 +60,9 @@ def _result_of(step: PlanStep, results: Mapping[str, Any] | None) -> tuple[str, 
     status, output = step.status.value, step.step_output
     if results is not None and step.step_id in results:
         entry = results[step.step_id]
-        if isinstance(entry, Mapping) and "output" in entry:
+        if isinstance(entry, StepResult):
+            status, output = entry.status.value, entry.output
+        elif isinstance(entry, Mapping) and "output" in entry:
             status, output = str(entry.get("status") or status), entry["output"]
         else:
             output = entry
@@ -139,17 +142,10 @@ def deterministic_issues(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Vali
             changes = {"tool": step.tool, "candidates": candidates}
             add(IssueType.HALLUCINATION, Severity.HIGH, sid, f"{ref}.tool", text, _repair("replace_tool", sid, changes))
         if sid in reach.get(sid, ()) and sid not in reported_cycles:
-            members = [
-                s.step_id
-                for s in plan.steps
-                if s.step_id == sid or (s.step_id in reach[sid] and sid in reach[s.step_id])
-            ]
+            members = _cycle_through(plan, sid, reach)
             reported_cycles.update(members)
-            text = (
-                f"step {sid} depends on itself"
-                if members == [sid]
-                else f"dependency cycle between steps {', '.join(members)}"
-            )
+            cycle = f"dependency cycle between steps {', '.join(members)}"
+            text = f"step {sid} depends on itself" if members == [sid] else cycle
             repair = _repair("logical_correction", sid, {"break_cycle": members})
             add(IssueType.CONSISTENCY, Severity.HIGH, sid, f"{ref}.dependencies", text, repair)
         for dep in step.dependencies:
@@ -162,6 +158,11 @@ def deterministic_issues(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Vali
                 repair = _repair("reorder_steps", sid, {"move_after": dep})
                 add(IssueType.CONSISTENCY, Severity.MEDIUM, sid, f"{ref}.dependencies", text, repair)
     return issues
+
+
+def _cycle_through(plan: Plan, sid: str, reach: Mapping[str, set[str]]) -> list[str]:
+    """The steps on a dependency cycle through `sid`, in plan order."""
+    return [s.step_id for s in plan.steps if s.step_id == sid or (s.step_id in reach[sid] and sid in reach[s.step_id])]
 
 
 def _repair(action: str, target: str, changes: dict[str, Any]) -> dict[str, Any]:

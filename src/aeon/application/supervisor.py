@@ -8,12 +8,12 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.context import RunContext
 from aeon.application.errors import LLMEmptyAnswer, LLMTruncated, UnrecoverableOutput
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import looks_truncated, parse_json
 from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
+from aeon.application.run import Run
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
@@ -41,9 +41,10 @@ def describe_tools(tools: Sequence[ToolSpec]) -> str:
 class Supervisor:
     """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
 
-    def __init__(self, gateway: LLMGateway, ctx: RunContext, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, gateway: LLMGateway, run: Run, tools: Sequence[ToolSpec]) -> None:
         self._llm = gateway
-        self._ctx = ctx
+        self._record = run.record
+        self._counters = run.state.counters
         self._tools = list(tools)
         self._by_name = {t.name: t for t in tools}
 
@@ -61,9 +62,9 @@ class Supervisor:
         if coerced is not None and not validate(coerced.value):
             value, repaired, changes, errors = coerced.value, True, coerced.changes, []
         if not errors and repaired:
-            self._ctx.counters.deterministic_repairs += 1
+            self._counters.deterministic_repairs += 1
             detail = "; ".join(["repaired without an LLM call", *changes])
-            self._ctx.supervisor_action(SupervisorAction(kind="deterministic_repair", target=target, detail=detail))
+            self._record.supervisor_action(SupervisorAction(kind="deterministic_repair", target=target, detail=detail))
         return value, errors
 
     async def ensure_valid(
@@ -85,40 +86,27 @@ class Supervisor:
             return value
         current = raw
         for attempt in range(1, MAX_LLM_REPAIRS + 1):
-            self._ctx.error(f"{target}: {'; '.join(errors)}")
-            prompt = templates.REPAIR_JSON.render(
-                {
-                    "schema": json.dumps(schema),
-                    "broken": current.strip() or "(empty)",
-                    "problems": "; ".join(errors),
-                }
+            self._record.error(f"{target}: {'; '.join(errors)}")
+            answer = await self._ask_repair(
+                f"repair:{target}",
+                templates.REPAIR_JSON,
+                {"schema": json.dumps(schema), "broken": current.strip() or "(empty)", "problems": "; ".join(errors)},
+                schema=schema,
+                schema_name=target,
             )
-            try:
-                completion = await self._llm.complete(
-                    f"repair:{target}",
-                    [Message(role="user", content=prompt)],
-                    schema=schema,
-                    schema_name=target,
-                    stop=templates.REPAIR_JSON.stop,
-                )
-            except (LLMTruncated, LLMEmptyAnswer) as exc:  # never sent to JSON repair
-                errors = [str(exc)]  # a truncated answer is never sent to JSON repair
+            if isinstance(answer, list):  # cut off or empty: never sent to JSON repair
+                errors = answer
                 continue
-            current = completion.text
-            self._ctx.counters.llm_repairs += 1
+            current = answer
             value, errors = self._attempt(current, validate, target, coerce)
-            self._ctx.supervisor_action(
-                SupervisorAction(
-                    kind="llm_repair",
-                    target=target,
-                    attempt=attempt,
-                    succeeded=not errors,
-                    detail="; ".join(errors) if errors else "repaired by the LLM",
-                )
+            detail = "; ".join(errors) if errors else "repaired by the LLM"
+            action = SupervisorAction(
+                kind="llm_repair", target=target, attempt=attempt, succeeded=not errors, detail=detail
             )
+            self._record.supervisor_action(action)
             if not errors:
                 return value
-        self._ctx.supervisor_action(
+        self._record.supervisor_action(
             SupervisorAction(
                 kind="unrecoverable", target=target, detail="; ".join(errors), succeeded=False, attempt=MAX_LLM_REPAIRS
             )
@@ -129,6 +117,29 @@ class Supervisor:
             errors=errors,
             llm_repairs=MAX_LLM_REPAIRS,
         )
+
+    async def _ask_repair(
+        self,
+        purpose: str,
+        template: PromptTemplate,
+        values: Mapping[str, str],
+        *,
+        schema: Mapping[str, Any],
+        schema_name: str,
+    ) -> str | list[str]:
+        """One LLM repair call: its text, or — when the answer was cut off or empty — the reason as the new errors."""
+        try:
+            completion = await self._llm.complete(
+                purpose,
+                [Message(role="user", content=template.render(values))],
+                schema=schema,
+                schema_name=schema_name,
+                stop=template.stop,
+            )
+        except (LLMTruncated, LLMEmptyAnswer) as exc:
+            return [str(exc)]
+        self._counters.llm_repairs += 1
+        return completion.text
 
     async def ask_json(
         self,
@@ -167,47 +178,35 @@ class Supervisor:
             {"step_id": step.step_id, "description": step.description, "tool": step.tool, "args": step.args}
         )
         errors = list(step.errors) or tool_problems(step, self._by_name)
-
-        def validate(obj: Any) -> list[str]:
-            if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
-                return ["answer must be a step object naming a tool"]
-            candidate = msgspec.structs.replace(step, tool=obj["tool"], args=dict(obj.get("args") or {}), agent=None)
-            return tool_problems(candidate, self._by_name)
-
         for attempt in range(1, MAX_LLM_REPAIRS + 1):
-            prompt = templates.REPAIR_STEP.render({"goal": goal, "step": step_json, "problems": "; ".join(errors)})
-            try:
-                completion = await self._llm.complete(
-                    f"repair_step:{step.step_id}",
-                    [Message(role="user", content=prompt)],
-                    schema=schema,
-                    schema_name="step",
-                    stop=templates.REPAIR_STEP.stop,
-                )
-            except (LLMTruncated, LLMEmptyAnswer) as exc:  # never sent to JSON repair
-                errors = [str(exc)]
-                continue
-            self._ctx.counters.llm_repairs += 1
-            outcome = parse_json(completion.text)
-            errors = validate(outcome.value) if outcome else ["answer is not JSON"]
-            ok = outcome is not None and not errors
-            self._ctx.supervisor_action(
-                SupervisorAction(
-                    kind="tool_repair",
-                    target=step.step_id,
-                    attempt=attempt,
-                    succeeded=ok,
-                    detail="; ".join(errors) if errors else "now calls a registered tool",
-                )
+            answer = await self._ask_repair(
+                f"repair_step:{step.step_id}",
+                templates.REPAIR_STEP,
+                {"goal": goal, "step": step_json, "problems": "; ".join(errors)},
+                schema=schema,
+                schema_name="step",
             )
+            if isinstance(answer, list):  # cut off or empty: never sent to JSON repair
+                errors = answer
+                continue
+            outcome = parse_json(answer)
+            errors = self._step_problems(step, outcome.value) if outcome else ["answer is not JSON"]
+            detail = "; ".join(errors) if errors else "now calls a registered tool"
+            ok = outcome is not None and not errors
+            action = SupervisorAction(
+                kind="tool_repair", target=step.step_id, attempt=attempt, succeeded=ok, detail=detail
+            )
+            self._record.supervisor_action(action)
             if ok and outcome is not None:
-                self._ctx.counters.tool_repairs += 1
-                return msgspec.structs.replace(
-                    step,
-                    tool=outcome.value["tool"],
-                    args=dict(outcome.value.get("args") or {}),
-                    agent=None,
-                    mode=ExecutionMode.REPAIRED,
-                )
-            step_json = completion.text.strip() or step_json
+                self._counters.tool_repairs += 1
+                tool, args = outcome.value["tool"], dict(outcome.value.get("args") or {})
+                return msgspec.structs.replace(step, tool=tool, args=args, agent=None, mode=ExecutionMode.REPAIRED)
+            step_json = answer.strip() or step_json
         return None
+
+    def _step_problems(self, step: PlanStep, obj: Any) -> list[str]:
+        """Why a repair answer does not make `step` callable: a registered tool with arguments that fit (FR-066)."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
+            return ["answer must be a step object naming a tool"]
+        candidate = msgspec.structs.replace(step, tool=obj["tool"], args=dict(obj.get("args") or {}), agent=None)
+        return tool_problems(candidate, self._by_name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -161,16 +161,34 @@ def _step_id_at(obj: Mapping[str, Any], path: str) -> str | None:
     return None
 
 
-def tool_problems(step: PlanStep, tools: Mapping[str, ToolSpec]) -> list[str]:
-    """Missing or unknown tool and bad arguments for one step (FR-063/064, FR-025). Empty for LLM steps."""
+class ToolCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """How a step resolves against the registry: the tool's spec (None for LLM steps and unknown tools) and what is
+    wrong with the call. `runnable` means the tool can be called as written, without any LLM call."""
+
+    spec: ToolSpec | None
+    problems: list[str]
+
+    @property
+    def runnable(self) -> bool:
+        return self.spec is not None and not self.problems
+
+
+def check_tool(step: PlanStep, lookup: Callable[[str], ToolSpec | None]) -> ToolCheck:
+    """The one way a step's tool is resolved: missing or unknown tool, bad arguments (FR-063/064, FR-025)."""
     if step.tool is None:
-        if step.agent == "llm":
-            return []
-        return [f"step {step.step_id!r} names no tool and is not an 'agent: llm' step"]
-    spec = tools.get(step.tool)
+        problems = (
+            [] if step.agent == "llm" else [f"step {step.step_id!r} names no tool and is not an 'agent: llm' step"]
+        )
+        return ToolCheck(spec=None, problems=problems)
+    spec = lookup(step.tool)
     if spec is None:
-        return [f"Tool '{step.tool}' not found in registry"]
-    return args_problems(spec, step.args)
+        return ToolCheck(spec=None, problems=[f"Tool '{step.tool}' not found in registry"])
+    return ToolCheck(spec=spec, problems=args_problems(spec, step.args))
+
+
+def tool_problems(step: PlanStep, tools: Mapping[str, ToolSpec]) -> list[str]:
+    """Missing or unknown tool and bad arguments for one step. Empty for LLM steps."""
+    return check_tool(step, tools.get).problems
 
 
 def build_plan(obj: Mapping[str, Any]) -> Plan:

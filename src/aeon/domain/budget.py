@@ -1,16 +1,26 @@
-"""Run budgets: TTL in passes of the loop and resource caps spent inside a pass, and the expiry response."""
+"""Run budgets: TTL in passes of the loop, resource caps spent inside a pass, and the meter owning their arithmetic."""
 
 from __future__ import annotations
 
 import enum
-from typing import Any
 
 import msgspec
+
+from aeon.domain.llm import Usage
 
 
 class ExpirationType(enum.StrEnum):
     PHASE_BOUNDARY = "phase_boundary"
     MID_PHASE = "mid_phase"
+
+
+class Cap(enum.StrEnum):
+    """What can run out: passes of the loop, or a resource cap."""
+
+    TTL = "ttl"
+    MAX_LLM_CALLS = "max_llm_calls"
+    MAX_TOKENS = "max_tokens"
+    MAX_SECONDS = "max_seconds"
 
 
 class BudgetLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -20,8 +30,15 @@ class BudgetLimits(msgspec.Struct, frozen=True, kw_only=True):
     max_seconds: float | None = None
 
 
+class CapHit(msgspec.Struct, frozen=True, kw_only=True):
+    """A cap that ran out, as a value: the application turns it into its control-flow error."""
+
+    cap: Cap
+    text: str  # "max_llm_calls (30)"
+
+
 class BudgetState(msgspec.Struct, kw_only=True):
-    """What is left. Mutated only by the application's budget meter."""
+    """What is spent and what is left; part of the run-state record. Changed only through BudgetMeter."""
 
     limits: BudgetLimits
     ttl_remaining: int
@@ -35,21 +52,74 @@ class BudgetState(msgspec.Struct, kw_only=True):
     def start(cls, limits: BudgetLimits) -> BudgetState:
         return cls(limits=limits, ttl_remaining=limits.ttl)
 
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
 
-class TTLExpirationResponse(msgspec.Struct, kw_only=True):
-    """The one structured answer for a run cut short by TTL or a resource cap (01 US6, 05 FR-027)."""
 
-    expiration_type: ExpirationType
-    phase: str
-    pass_number: int
-    plan_state: dict[str, Any] | None
-    execution_results: dict[str, Any]
-    message: str
-    ttl_remaining: int = 0
-    latest_pass_result: dict[str, Any] | None = None  # the most recent completed pass (02 FR-062)
-    partial_result: dict[str, Any] | None = None  # the cut pass, when no pass completed
-    ttl_expired_metadata: dict[str, Any] = msgspec.field(default_factory=dict)  # 02's quality metrics
-    converged: bool = False
-    cap: str = "ttl"  # which ran out: ttl (passes), max_llm_calls, max_tokens or max_seconds
-    result_type: str = "ttl_expired"
-    termination_reason: str = "ttl_expired"
+class BudgetMeter:
+    """All TTL, call, token and time arithmetic of one run. Pure: the caller passes the monotonic time in.
+
+    Elapsed time continues from the state it was given, so a run rebuilt from its record keeps its clock.
+    """
+
+    def __init__(self, state: BudgetState, *, now: float) -> None:
+        self.state = state
+        self._base = state.elapsed_seconds
+        self._t0 = now
+
+    @property
+    def limits(self) -> BudgetLimits:
+        return self.state.limits
+
+    def tick(self, now: float) -> float:
+        self.state.elapsed_seconds = self._base + max(now - self._t0, 0.0)
+        return self.state.elapsed_seconds
+
+    def remaining_seconds(self, now: float) -> float | None:
+        """Seconds left under max_seconds (never negative), or None without that cap."""
+        limit = self.limits.max_seconds
+        return None if limit is None else max(limit - self.tick(now), 0.0)
+
+    def exhausted(self, now: float, *, needs_llm: bool = True) -> CapHit | None:
+        """The cap this work would need and is spent, before it starts. Work that needs no LLM call (a registered
+        tool with valid arguments) may still run when only the call cap is spent; token and time caps stop all."""
+        s, lim = self.state, self.limits
+        elapsed = self.tick(now)
+        if needs_llm and s.llm_calls >= lim.max_llm_calls:
+            return CapHit(cap=Cap.MAX_LLM_CALLS, text=f"max_llm_calls ({lim.max_llm_calls})")
+        if lim.max_tokens is not None and s.tokens >= lim.max_tokens:
+            return CapHit(cap=Cap.MAX_TOKENS, text=f"max_tokens ({lim.max_tokens})")
+        if lim.max_seconds is not None and elapsed >= lim.max_seconds:
+            return CapHit(cap=Cap.MAX_SECONDS, text=f"max_seconds ({lim.max_seconds:g})")
+        return None
+
+    def time_cap(self) -> CapHit:
+        return CapHit(cap=Cap.MAX_SECONDS, text=f"max_seconds ({self.limits.max_seconds:g})")
+
+    def spend(self, usage: Usage | None, now: float) -> CapHit | None:
+        """Count one call (failed ones too) and its tokens; the token or time cap it overspent, if any."""
+        s, lim = self.state, self.limits
+        s.llm_calls += 1
+        if usage is not None:
+            s.prompt_tokens += usage.prompt_tokens
+            s.completion_tokens += usage.completion_tokens
+            s.cached_tokens += usage.cached_tokens
+        elapsed = self.tick(now)
+        if lim.max_tokens is not None and s.tokens > lim.max_tokens:
+            return CapHit(cap=Cap.MAX_TOKENS, text=f"max_tokens ({lim.max_tokens})")
+        if lim.max_seconds is not None and elapsed > lim.max_seconds:
+            return CapHit(cap=Cap.MAX_SECONDS, text=f"max_seconds ({lim.max_seconds:g})")
+        return None
+
+    def allocate(self, allocated_ttl: int, pass_number: int) -> None:
+        """TTL allocated for the whole run (by adaptive depth); the cycle now running always completes."""
+        self.state.ttl_remaining = max(1, allocated_ttl - (pass_number - 1))
+
+    def end_cycle(self, ttl_delta: int) -> None:
+        """Exactly one decrement per completed cycle, plus what phase D added (an escalation)."""
+        self.state.ttl_remaining += ttl_delta - 1
+
+    @property
+    def ttl_spent(self) -> bool:
+        return self.state.ttl_remaining <= 0

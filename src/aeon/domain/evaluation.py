@@ -17,6 +17,9 @@ class IssueType(enum.StrEnum):
 
 
 class Severity(enum.StrEnum):
+    """The one severity scale: validation issues use it as is; structured errors show it as a log level (05 FR-009:
+    CRITICAL / ERROR / WARNING / INFO)."""
+
     LOW = "LOW"
     MEDIUM = "MEDIUM"
     HIGH = "HIGH"
@@ -26,8 +29,13 @@ class Severity(enum.StrEnum):
     def rank(self) -> int:
         return _RANK[self]
 
+    @property
+    def level(self) -> str:
+        return _LEVEL[self]
+
 
 _RANK = {Severity.LOW: 0, Severity.MEDIUM: 1, Severity.HIGH: 2, Severity.CRITICAL: 3}
+_LEVEL = {Severity.LOW: "INFO", Severity.MEDIUM: "WARNING", Severity.HIGH: "ERROR", Severity.CRITICAL: "CRITICAL"}
 
 
 class ArtifactType(enum.StrEnum):

@@ -1,7 +1,8 @@
-"""Phase-transition contracts and the context-propagation table (05 FR-001..021), as data the orchestrator walks.
+"""Phase vocabulary, transition contracts and the context-propagation table (05 FR-001..021), as data.
 
-Phases: A (profile + TTL allocation + initial plan), B (plan validation + pre-execution refinement), C (C1 execute,
-C2 evaluate, C3 refine), D (adaptive-depth decision: continue / escalate / halt). One cycle is A|B → C → D.
+One vocabulary: a `Stage` is a unit of the loop (A profile and plan, B validate the plan, C1 execute, C2 evaluate,
+C3 refine, D decide); its contract `Phase` (A, B, C, D) and its Sprint 2 `PassPhase` label (PLAN, EXECUTE, …) are
+derived from it. One cycle is A|B → C → D.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.errors import AeonError
+from aeon.domain.evaluation import Severity
 
 
 class Phase(enum.StrEnum):
@@ -23,7 +25,7 @@ class Phase(enum.StrEnum):
 
 
 class PassPhase(enum.StrEnum):
-    """ExecutionPass.phase values kept from Sprint 2."""
+    """ExecutionPass.phase and the cycle record's phase: the Sprint 2 labels."""
 
     PLAN = "PLAN"
     EXECUTE = "EXECUTE"
@@ -32,28 +34,61 @@ class PassPhase(enum.StrEnum):
     RE_EXECUTE = "RE_EXECUTE"
 
 
-class Severity(enum.StrEnum):
-    CRITICAL = "CRITICAL"
-    ERROR = "ERROR"
-    WARNING = "WARNING"
-    INFO = "INFO"
+class Stage(enum.StrEnum):
+    """A unit of one cycle; its value is its row in the context-propagation table."""
+
+    PROFILE_AND_PLAN = "A"
+    VALIDATE_PLAN = "B"
+    EXECUTE = "C1"
+    EVALUATE = "C2"
+    REFINE = "C3"
+    DECIDE = "D"
+
+    @property
+    def phase(self) -> Phase:
+        return Phase(self.value[0])
+
+    def label(self, pass_number: int) -> PassPhase:
+        """The Sprint 2 label: PLAN for A and B, RE_EXECUTE for execution after the first pass, …"""
+        if self is Stage.EXECUTE:
+            return PassPhase.EXECUTE if pass_number <= 1 else PassPhase.RE_EXECUTE
+        return _LABELS[self]
+
+
+_LABELS = {
+    Stage.PROFILE_AND_PLAN: PassPhase.PLAN,
+    Stage.VALIDATE_PLAN: PassPhase.PLAN,
+    Stage.EVALUATE: PassPhase.EVALUATE,
+    Stage.REFINE: PassPhase.REFINE,
+    Stage.DECIDE: PassPhase.EVALUATE,  # the decision is part of the pass's evaluation
+}
 
 
 class FailureCondition(msgspec.Struct, frozen=True, kw_only=True):
+    """One enumerated failure of a transition; `severity` is written as a log level (CRITICAL/ERROR/WARNING/INFO)."""
+
     code: str
     description: str
     retryable: bool
-    severity: Severity = Severity.ERROR
+    severity: Severity = Severity.HIGH
 
 
 class PhaseTransitionContract(msgspec.Struct, frozen=True, kw_only=True):
+    """The contract of transition source → target (05 FR-001..004), enforced by the phase runner.
+
+    `required_inputs` must exist when the source phase hands over (checked after its work); `guaranteed_outputs`
+    are what the next phase produces (checked after its work); `targets` are the legal next phases; `invariants`
+    are checked around every phase (the runner names each one it finds broken).
+    """
+
     name: str
     source: Phase
     targets: tuple[Phase, ...]
     required_inputs: tuple[str, ...]
     guaranteed_outputs: tuple[str, ...]
-    invariants: tuple[str, ...]
+    invariants: tuple[Invariant, ...]
     failures: tuple[FailureCondition, ...]
+    incomplete: str  # the failure code for a missing input or output
 
     def failure(self, code: str) -> FailureCondition:
         for f in self.failures:
@@ -62,24 +97,26 @@ class PhaseTransitionContract(msgspec.Struct, frozen=True, kw_only=True):
         raise KeyError(f"{self.name} has no failure condition {code}")
 
     def missing_inputs(self, values: Mapping[str, Any]) -> list[str]:
-        return [k for k in self.required_inputs if _blank(values.get(k))]
+        return [k for k in self.required_inputs if blank(values.get(k))]
 
     def missing_outputs(self, values: Mapping[str, Any]) -> list[str]:
-        return [k for k in self.guaranteed_outputs if _blank(values.get(k))]
+        return [k for k in self.guaranteed_outputs if blank(values.get(k))]
 
 
-_INVARIANTS = (
-    "correlation_id unchanged",
-    "execution_start_timestamp unchanged",
-    "TTL_remaining > 0 at phase entry",
-    "plan identity unchanged unless the phase replaces the plan by contract",
-    "no memory context or external state introduced implicitly",
-)
+class Invariant(enum.StrEnum):
+    """The five invariants every transition keeps (05, Phase Transition Invariants)."""
+
+    CORRELATION_ID = "correlation_id unchanged"
+    START_TIMESTAMP = "execution_start_timestamp unchanged"
+    TTL_AT_ENTRY = "TTL_remaining > 0 at phase entry"
+    PLAN_IDENTITY = "plan identity unchanged unless the phase replaces the plan by contract"
+    NO_IMPLICIT_CONTEXT = "no memory context or external state introduced implicitly"
+
 
 # Failures every transition can meet, beyond its own list.
 CONTEXT_PROPAGATION = FailureCondition(
     code="CONTEXT_PROPAGATION",
-    description="a context field is missing, changed or prohibited",
+    description="a context field is missing, changed or prohibited, or a transition invariant is broken",
     retryable=False,
     severity=Severity.CRITICAL,
 )
@@ -101,152 +138,149 @@ PROVIDER_REJECTED = FailureCondition(
 )
 _COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED)
 
+
+def _contract(
+    name: str,
+    source: Phase,
+    targets: tuple[Phase, ...],
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    incomplete: str,
+    *own: FailureCondition,
+) -> PhaseTransitionContract:
+    return PhaseTransitionContract(
+        name=name, source=source, targets=targets, required_inputs=inputs, guaranteed_outputs=outputs,
+        invariants=tuple(Invariant), failures=(*own, *_COMMON), incomplete=incomplete,
+    )  # fmt: skip
+
+
 CONTRACTS: dict[str, PhaseTransitionContract] = {
     c.name: c
     for c in (
-        PhaseTransitionContract(
-            name="A->B",
-            source=Phase.A,
-            targets=(Phase.B,),
-            required_inputs=("task_profile", "initial_plan", "ttl_remaining"),
-            guaranteed_outputs=("refined_plan",),
-            invariants=_INVARIANTS,
-            failures=(
-                FailureCondition(
-                    code="INCOMPLETE_PROFILE", description="the task profile misses or breaks fields", retryable=False
-                ),
-                FailureCondition(
-                    code="MALFORMED_PLAN", description="the plan answer could not be parsed as JSON", retryable=True
-                ),
-                FailureCondition(
-                    code="INVALID_PLAN_STRUCTURE", description="the plan is not a valid plan structure", retryable=False
-                ),
-                *_COMMON,
+        _contract(
+            "A->B",
+            Phase.A,
+            (Phase.B,),
+            ("task_profile", "initial_plan", "ttl_remaining"),
+            ("refined_plan",),
+            "INCOMPLETE_PROFILE",
+            FailureCondition(
+                code="INCOMPLETE_PROFILE", description="the task profile misses or breaks fields", retryable=False
+            ),
+            FailureCondition(
+                code="MALFORMED_PLAN", description="the plan answer could not be parsed as JSON", retryable=True
+            ),
+            FailureCondition(
+                code="INVALID_PLAN_STRUCTURE", description="the plan is not a valid plan structure", retryable=False
             ),
         ),
-        PhaseTransitionContract(
-            name="B->C",
-            source=Phase.B,
-            targets=(Phase.C,),
-            required_inputs=("refined_plan",),
-            guaranteed_outputs=("execution_results",),
-            invariants=_INVARIANTS,
-            failures=(
-                FailureCondition(code="MISSING_STEPS", description="the refined plan has no steps", retryable=False),
-                FailureCondition(
-                    code="INVALID_FRAGMENT_FIELDS", description="a step fragment misses required fields", retryable=True
-                ),
-                FailureCondition(
-                    code="INVALID_FRAGMENT_STRUCTURE",
-                    description="a step fragment is structurally invalid",
-                    retryable=False,
-                ),
-                *_COMMON,
+        _contract(
+            "B->C",
+            Phase.B,
+            (Phase.C,),
+            ("refined_plan",),
+            ("execution_results",),
+            "MISSING_STEPS",
+            FailureCondition(code="MISSING_STEPS", description="the refined plan has no steps", retryable=False),
+            FailureCondition(
+                code="INVALID_FRAGMENT_FIELDS", description="a step fragment misses required fields", retryable=True
+            ),
+            FailureCondition(
+                code="INVALID_FRAGMENT_STRUCTURE",
+                description="a step fragment is structurally invalid",
+                retryable=False,
             ),
         ),
-        PhaseTransitionContract(
-            name="C->D",
-            source=Phase.C,
-            targets=(Phase.D,),
-            required_inputs=("execution_results", "evaluation_results"),
-            guaranteed_outputs=("depth_decision",),
-            invariants=_INVARIANTS,
-            failures=(
-                FailureCondition(
-                    code="MALFORMED_EVALUATION",
-                    description="the evaluation answer misses required fields",
-                    retryable=True,
-                ),
-                FailureCondition(
-                    code="INVALID_EVALUATION_STRUCTURE",
-                    description="the evaluation signals are structurally invalid",
-                    retryable=False,
-                ),
-                *_COMMON,
+        _contract(
+            "C->D",
+            Phase.C,
+            (Phase.D,),
+            ("execution_results", "evaluation_results"),
+            ("depth_decision",),
+            "INVALID_EVALUATION_STRUCTURE",
+            FailureCondition(
+                code="MALFORMED_EVALUATION", description="the evaluation answer misses required fields", retryable=True
+            ),
+            FailureCondition(
+                code="INVALID_EVALUATION_STRUCTURE",
+                description="the evaluation signals are structurally invalid",
+                retryable=False,
             ),
         ),
-        PhaseTransitionContract(
-            name="D->A/B",
-            source=Phase.D,
-            targets=(Phase.A, Phase.B),
-            required_inputs=("ttl_remaining", "depth_decision"),
-            guaranteed_outputs=("next_pass_state",),
-            invariants=_INVARIANTS,
-            failures=(
-                FailureCondition(
-                    code="TTL_EXHAUSTED",
-                    description="no TTL is left for another cycle",
-                    retryable=False,
-                    severity=Severity.WARNING,
-                ),
-                FailureCondition(
-                    code="INVALID_DEPTH_TRANSITION",
-                    description="the depth decision names no legal next phase",
-                    retryable=False,
-                ),
-                *_COMMON,
+        _contract(
+            "D->A/B",
+            Phase.D,
+            (Phase.A, Phase.B),
+            ("ttl_remaining", "depth_decision"),
+            ("next_pass_state",),
+            "INVALID_DEPTH_TRANSITION",
+            FailureCondition(
+                code="TTL_EXHAUSTED",
+                description="no TTL is left for another cycle",
+                retryable=False,
+                severity=Severity.MEDIUM,
+            ),
+            FailureCondition(
+                code="INVALID_DEPTH_TRANSITION",
+                description="the depth decision names no legal next phase",
+                retryable=False,
             ),
         ),
     )
 }
+# The transition a phase hands over by, and the one whose guaranteed outputs it produces.
+HANDS_OVER = {Phase.A: "A->B", Phase.B: "B->C", Phase.C: "C->D", Phase.D: "D->A/B"}
+PRODUCES_FOR = {Phase.B: "A->B", Phase.C: "B->C", Phase.D: "C->D", Phase.A: "D->A/B"}
 
 
 class ContextRule(msgspec.Struct, frozen=True, kw_only=True):
-    """One row of the context-propagation table (05 FR-012)."""
+    """One row of the context-propagation table (05 FR-012): what an LLM call's context must and must not hold.
 
-    key: str
-    phase: Phase
+    What a stage may produce is what the next rows must have; nothing else is in a context (no implicit memory)."""
+
+    stage: Stage
     must_have: tuple[str, ...]
-    may_modify: tuple[str, ...]
     prohibited: tuple[str, ...]
     must_pass_unchanged: tuple[str, ...] = ("correlation_id", "execution_start_timestamp")
+
+    @property
+    def phase(self) -> Phase:
+        return self.stage.phase
 
 
 _BASE = ("request", "pass_number", "phase", "ttl_remaining", "correlation_id", "execution_start_timestamp")
 
-CONTEXT_SPEC: dict[str, ContextRule] = {
-    r.key: r
+CONTEXT_SPEC: dict[Stage, ContextRule] = {
+    r.stage: r
     for r in (
         ContextRule(
-            key="A",
-            phase=Phase.A,
+            stage=Stage.PROFILE_AND_PLAN,
             must_have=_BASE,
-            may_modify=("task_profile", "initial_plan"),
             prohibited=("execution_results", "evaluation_results", "refinement_changes"),
         ),
         ContextRule(
-            key="B",
-            phase=Phase.B,
+            stage=Stage.VALIDATE_PLAN,
             must_have=(*_BASE, "task_profile", "initial_plan"),
-            may_modify=("refined_plan", "refinement_changes"),
             prohibited=("execution_results",),
         ),
         ContextRule(
-            key="C1",
-            phase=Phase.C,
+            stage=Stage.EXECUTE,
             must_have=(*_BASE, "task_profile", "refined_plan"),
-            may_modify=("execution_results",),
             prohibited=("evaluation_results", "refinement_changes"),
         ),
         ContextRule(
-            key="C2",
-            phase=Phase.C,
+            stage=Stage.EVALUATE,
             must_have=(*_BASE, "task_profile", "plan_state", "execution_results"),
-            may_modify=("evaluation_results",),
             prohibited=("refinement_changes",),
         ),
         ContextRule(
-            key="C3",
-            phase=Phase.C,
+            stage=Stage.REFINE,
             must_have=(*_BASE, "task_profile", "plan_state", "execution_results", "evaluation_results"),
-            may_modify=("refinement_changes",),
             prohibited=(),
         ),
         ContextRule(
-            key="D",
-            phase=Phase.D,
+            stage=Stage.DECIDE,
             must_have=(*_BASE, "task_profile", "plan_state", "evaluation_results"),
-            may_modify=("adaptive_depth_decision", "updated_ttl"),
             prohibited=("initial_plan", "refined_plan"),
         ),
     )
@@ -256,20 +290,20 @@ CONTEXT_SPEC: dict[str, ContextRule] = {
 def context_violations(
     rule: ContextRule, context: Mapping[str, Any], *, anchor: Mapping[str, Any], request: str
 ) -> list[str]:
-    """What is wrong with `context` for this phase: missing or null fields, changed invariants, prohibited fields."""
-    problems = [f"{k} is missing or empty" for k in rule.must_have if _blank(context.get(k))]
+    """What is wrong with `context` for this stage: missing or null fields, changed invariants, prohibited fields."""
+    problems = [f"{k} is missing or empty" for k in rule.must_have if blank(context.get(k))]
     for k in rule.must_pass_unchanged:
         if context.get(k) != anchor.get(k):
             problems.append(f"{k} changed from {anchor.get(k)!r} to {context.get(k)!r}")
     if context.get("request") != request:
         problems.append("request is not the original input")
-    if context.get("phase") != rule.phase.value:
-        problems.append(f"phase is {context.get('phase')!r}, expected {rule.phase.value!r}")
-    problems += [f"{k} is prohibited in phase {rule.key}" for k in rule.prohibited if k in context]
+    if context.get("phase") != rule.stage.phase.value:
+        problems.append(f"phase is {context.get('phase')!r}, expected {rule.stage.phase.value!r}")
+    problems += [f"{k} is prohibited in phase {rule.stage.value}" for k in rule.prohibited if k in context]
     return problems
 
 
-def _blank(value: Any) -> bool:
+def blank(value: Any) -> bool:
     return value is None or (isinstance(value, str | list | dict | tuple) and len(value) == 0)
 
 
@@ -303,7 +337,7 @@ class PhaseTransitionError(AeonError):
     def record(self) -> dict[str, Any]:
         return {
             "error_code": self.code,
-            "severity": self.severity.value,
+            "severity": self.severity.level,
             "affected_component": self.affected_component,
             "failure_condition": self.failure_condition,
             "detail": self.detail,

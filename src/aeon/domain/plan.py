@@ -42,6 +42,10 @@ _LEGAL: dict[StepStatus, frozenset[StepStatus]] = {
 }
 
 
+def blocked_note(waiting: list[str]) -> str:
+    return f"dependencies not complete: {', '.join(waiting)}"
+
+
 class PlanStep(msgspec.Struct, kw_only=True):
     """One step of a plan. `tool` wins over `agent` when both are present (01, edge cases)."""
 
@@ -62,6 +66,25 @@ class PlanStep(msgspec.Struct, kw_only=True):
     dependencies: list[str] = msgspec.field(default_factory=list)
     provides: list[str] = msgspec.field(default_factory=list)
     mode: ExecutionMode | None = None
+    blocked_by: list[str] = msgspec.field(default_factory=list)  # dependencies that held the step back (invalid)
+
+    def block(self, waiting: list[str]) -> None:
+        """Hold the step back until `waiting` are complete: invalid, with the reason as its only error."""
+        self.blocked_by = list(waiting)
+        self.errors = [*self.errors, blocked_note(waiting)]
+        self.transition(StepStatus.INVALID)
+
+    def held_only_by_dependencies(self) -> bool:
+        return (
+            self.status is StepStatus.INVALID
+            and bool(self.blocked_by)
+            and self.errors == [blocked_note(self.blocked_by)]
+        )
+
+    def rearm(self) -> None:
+        """Back to pending once what held it can run."""
+        self.blocked_by, self.errors = [], []
+        self.transition(StepStatus.PENDING)
 
     @property
     def executed(self) -> bool:

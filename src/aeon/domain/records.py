@@ -1,4 +1,4 @@
-"""Orchestration state, the cycle log record (FR-011, FR-038) and what an event log could not write."""
+"""Records of a run: tool calls, supervisor actions, counters, the cycle log record, records a log could not write."""
 
 from __future__ import annotations
 
@@ -28,11 +28,20 @@ class SupervisorAction(msgspec.Struct, kw_only=True):
     succeeded: bool = True
 
 
+class Counters(msgspec.Struct, kw_only=True):
+    llm_calls: int = 0
+    deterministic_repairs: int = 0
+    llm_repairs: int = 0
+    tool_repairs: int = 0
+    fallbacks: int = 0
+    tool_errors: int = 0
+
+
 class CycleRecord(msgspec.Struct, kw_only=True):
     """One orchestration cycle as written to the JSONL log. The log adds correlation_id, seq and timestamp."""
 
     step_number: int
-    plan_state: dict[str, Any] | None
+    plan_state: Plan | None
     llm_output: list[str]
     supervisor_actions: list[SupervisorAction]
     tool_calls: list[ToolCall]
@@ -47,16 +56,3 @@ class LostRecords(msgspec.Struct, frozen=True, kw_only=True):
 
     count: int
     reason: str
-
-
-class OrchestrationState(msgspec.Struct, kw_only=True):
-    """The kernel's in-memory state for one run (FR-011/012); distinct from the K/V memory."""
-
-    correlation_id: str
-    request: str
-    plan: Plan | None = None
-    current_step: str | None = None
-    tool_history: list[ToolCall] = msgspec.field(default_factory=list)
-    llm_outputs: list[str] = msgspec.field(default_factory=list)
-    supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
-    ttl_remaining: int = 0

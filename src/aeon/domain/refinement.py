@@ -19,11 +19,11 @@ from __future__ import annotations
 import copy
 import enum
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 import msgspec
 
 from aeon.domain.errors import PlanIntegrityError
+from aeon.domain.evaluation import ValidationIssue
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 
 MAX_DEPTH = 5
@@ -71,7 +71,7 @@ class RefinementAction(msgspec.Struct, kw_only=True):
     justification: str
     target_step_id: str | None = None
     new_step: PlanStep | None = None
-    semantic_validation_input: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    semantic_validation_input: list[ValidationIssue] = msgspec.field(default_factory=list)
     inconsistency_detected: bool = False
     position_after: str | None = None
     subplan: Subplan | None = None
@@ -284,9 +284,8 @@ def _contradicted(plan: Plan, action: RefinementAction) -> list[str]:
     executed = {s.step_id for s in plan.steps if s.executed}
     named: list[str] = []
     for issue in action.semantic_validation_input:
-        location = issue.get("location") if isinstance(issue, dict) else None
-        step_id = location.get("step_id") if isinstance(location, dict) else None
-        if isinstance(step_id, str) and step_id in executed:
+        step_id = (issue.location or {}).get("step_id")
+        if step_id is not None and step_id in executed:
             named.append(step_id)
     return _unique(named)
 

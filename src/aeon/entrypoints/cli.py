@@ -31,7 +31,7 @@ from aeon.entrypoints.failures import (
 )
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
-from aeon.entrypoints.render import counted, render_result, render_tools
+from aeon.entrypoints.render import counted, render_result, render_tools, result_document
 from aeon.entrypoints.stdout import guarded_stdout
 
 _EXIT = {
@@ -186,7 +186,7 @@ def run(
         except OSError as exc:
             typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
     if as_json:
-        sys.stdout.write(msgspec.json.encode(result.to_dict()).decode() + "\n")
+        sys.stdout.write(msgspec.json.encode(result_document(result)).decode() + "\n")
     else:
         render_result(result, sys.stdout)
     if result.error is not None and not as_json:

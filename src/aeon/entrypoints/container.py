@@ -11,18 +11,26 @@ import yaml
 from dependency_injector import containers, providers
 from dependency_injector.errors import Error as DIError
 
+from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.anthropic import AnthropicLLM
 from aeon.adapters.llm.local import LocalLlamaLLM
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.system import SystemClock
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
-from aeon.application.ports import LLMPort, ProgressPort
+from aeon.application.ports import (
+    CheckpointPort,
+    ClockPort,
+    LLMPort,
+    LoggerPort,
+    MemoryPort,
+    ProgressPort,
+    ToolPort,
+)
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
@@ -143,6 +151,9 @@ class Container(containers.DeclarativeContainer):
             require_consistency=config.convergence.require_consistency,
         ),
     )
+    # overridden by durable runs with the store that keeps each phase boundary's run state
+    checkpoint: providers.Object[CheckpointPort | None] = providers.Object(None)
+
     orchestrator = providers.Factory(
         Orchestrator,
         llm=llm,
@@ -152,7 +163,40 @@ class Container(containers.DeclarativeContainer):
         progress=progress,
         clock=clock,
         settings=run_settings,
+        checkpoint=checkpoint,
     )
+
+
+def run_scope(
+    settings: Settings | None = None,
+    *,
+    run: RunSettings | None = None,
+    llm: LLMPort | None = None,
+    tools: ToolPort | None = None,
+    memory: MemoryPort | None = None,
+    logger: LoggerPort | None = None,
+    progress: ProgressPort | None = None,
+    clock: ClockPort | None = None,
+    checkpoint: CheckpointPort | None = None,
+) -> Orchestrator:
+    """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
+    with any port replaced by the object given: what tests, benchmarks and embedding programs use."""
+    container = build_container(settings or Settings())
+    overrides: list[tuple[Any, Any]] = [
+        (container.run_settings, run),
+        (container.llm, llm),
+        (container.tools, tools),
+        (container.memory, memory),
+        (container.event_log, logger),
+        (container.progress, progress),
+        (container.clock, clock),
+        (container.checkpoint, checkpoint),
+    ]
+    for provider, value in overrides:
+        if value is not None:
+            provider.override(providers.Object(value))
+    orchestrator: Orchestrator = container.orchestrator()
+    return orchestrator
 
 
 def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+import msgspec
 from rich.console import Console
 
 from aeon.application.result import RunResult, RunStatus
@@ -114,16 +115,23 @@ def status_line(result: RunResult) -> str:
     else:
         head = result.status.value
     return (
-        f"{head} · {counted(result.passes, 'pass', 'passes')} (cap {b['ttl']}) · "
-        f"{counted(b['llm_calls'], 'LLM call')} (cap {b['max_llm_calls']}), "
-        f"{counted(c['deterministic_repairs'], 'deterministic repair')}, {counted(c['llm_repairs'], 'LLM repair')}, "
-        f"{counted(c['fallbacks'], 'fallback')} · run {result.correlation_id}"
+        f"{head} · {counted(result.passes, 'pass', 'passes')} (cap {b.ttl}) · "
+        f"{counted(b.llm_calls, 'LLM call')} (cap {b.max_llm_calls}), "
+        f"{counted(c.deterministic_repairs, 'deterministic repair')}, {counted(c.llm_repairs, 'LLM repair')}, "
+        f"{counted(c.fallbacks, 'fallback')} · run {result.correlation_id}"
     )
+
+
+def result_document(result: RunResult) -> dict[str, Any]:
+    """The --json document: the whole result as plain data, without the history (that goes to --history)."""
+    doc: dict[str, Any] = msgspec.to_builtins(result)
+    doc.pop("history", None)
+    return doc
 
 
 def render_result(result: RunResult, out: TextIO) -> None:
     line = Lines(out)
-    plan = result.plan
+    plan = msgspec.to_builtins(result.plan) if result.plan is not None else None
     if plan:
         line(f"\nGoal: {plan['goal']}", "bold")
         for s in plan["steps"]:
@@ -137,7 +145,7 @@ def render_result(result: RunResult, out: TextIO) -> None:
     ok = result.status is RunStatus.COMPLETED
     line("\n" + status_line(result), "bold green" if ok else "bold yellow")
     if result.converged is not None and result.passes:
-        line(verdict(result.convergence), "green" if result.converged else "yellow")
+        line(verdict(msgspec.to_builtins(result.convergence)), "green" if result.converged else "yellow")
     if result.answer is not None:
         line(f"answer: {short(result.answer, 400)}", "bold")
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:

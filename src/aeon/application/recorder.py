@@ -1,0 +1,170 @@
+"""The recorder: what a run does, as typed calls, turned into event-log records and live progress.
+
+This is the one place where the kernel's structs become plain data (for the LoggerPort and the ProgressPort), and
+where a cycle's LLM outputs, supervisor actions, tool calls and errors are gathered into its cycle record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from aeon.application.ports import LoggerPort, ProgressPort
+from aeon.domain.advisories import Advisory
+from aeon.domain.evaluation import ConvergenceAssessment
+from aeon.domain.expiry import TTLExpirationResponse
+from aeon.domain.history import DepthRecord
+from aeon.domain.llm import Completion
+from aeon.domain.phases import PassPhase
+from aeon.domain.plan import Plan
+from aeon.domain.profile import AdaptiveDepthConfiguration
+from aeon.domain.records import CycleRecord, SupervisorAction, ToolCall
+from aeon.domain.refinement import ActionOutcome
+from aeon.domain.run_state import RunState
+
+if TYPE_CHECKING:
+    from aeon.application.result import RunResult
+
+plain = msgspec.to_builtins
+
+
+class _Cycle(msgspec.Struct, kw_only=True):
+    llm_output: list[str] = msgspec.field(default_factory=list)
+    supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.llm_output or self.errors or self.supervisor_actions or self.tool_calls)
+
+
+class Recorder:
+    """Writes the run's records (the log stamps correlation_id, seq and timestamp) and tells a human what happens.
+
+    Progress never breaks a run: a failing ProgressPort is ignored. State that belongs to the run (warnings, tool
+    calls, supervisor actions) is kept in the RunState it is given.
+    """
+
+    def __init__(self, logger: LoggerPort, progress: ProgressPort, state: RunState) -> None:
+        self.logger = logger
+        self._progress = progress
+        self._state = state
+        self._cycle = _Cycle()
+
+    # -- live progress ------------------------------------------------------------------------------------------
+    def notify(self, event: str, data: Mapping[str, Any]) -> None:
+        with contextlib.suppress(Exception):  # a progress display must never break a run
+            self._progress.update(event, data)
+
+    def plan_made(self, plan: Plan) -> None:
+        self.notify("plan", {"plan": plain(plan)})
+
+    def assessment(self, assessment: ConvergenceAssessment) -> None:
+        self.notify("assessment", plain(assessment))
+
+    # -- what happened, as records --------------------------------------------------------------------------------
+    def event(self, name: str, /, **fields: Any) -> None:
+        """A record of plain fields."""
+        self.logger.emit(name, **fields)
+
+    def warn(self, message: str) -> None:
+        self._state.warnings.append(message)
+        self.logger.emit("warning", message=message)
+        self.notify("warning", {"message": message})
+
+    def error(self, message: str) -> None:
+        """An error of the cycle in progress (it ends up in the cycle record)."""
+        self._cycle.errors.append(message)
+
+    def llm_output(self, text: str) -> None:
+        self._cycle.llm_output.append(text)
+
+    def llm_call(
+        self, purpose: str, label: PassPhase, step_id: str | None, completion: Completion, seconds: float
+    ) -> None:
+        u = completion.usage
+        self.logger.emit(
+            "llm_call",
+            purpose=purpose,
+            phase=label.value,
+            step_id=step_id,
+            output=completion.text,
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            cached_tokens=u.cached_tokens,
+            request_id=completion.request_id,
+            finish_reason=completion.finish_reason,
+            seconds=round(seconds, 6),
+        )
+        self.llm_output(completion.text)
+
+    def supervisor_action(self, action: SupervisorAction) -> None:
+        self._cycle.supervisor_actions.append(action)
+        self._state.supervisor_actions.append(action)
+        data = plain(action)
+        self.logger.emit("supervisor_action", **data)
+        self.notify("supervisor", data)
+
+    def tool_call(self, call: ToolCall) -> None:
+        self._cycle.tool_calls.append(call)
+        self._state.tool_calls.append(call)
+        self.logger.emit("tool_call", **plain(call))
+
+    def cycle(self, *, step_number: int, step_id: str | None, plan: Plan | None, label: PassPhase) -> None:
+        """Close the cycle in progress into its record (FR-038)."""
+        buf, self._cycle = self._cycle, _Cycle()
+        record = CycleRecord(
+            step_number=step_number,
+            plan_state=plan,
+            llm_output=buf.llm_output,
+            supervisor_actions=buf.supervisor_actions,
+            tool_calls=buf.tool_calls,
+            ttl_remaining=self._state.budget.ttl_remaining,
+            errors=buf.errors,
+            phase=label.value,
+            step_id=step_id,
+        )
+        self.logger.emit("cycle", pass_number=self._state.pass_number, **plain(record))
+
+    @property
+    def cycle_pending(self) -> bool:
+        return not self._cycle.empty
+
+    def advisory(self, advisory: Advisory) -> None:
+        self._state.advisories.append(advisory)
+        self.logger.emit("advisory", **plain(advisory))
+
+    def refinement(self, outcomes: Sequence[ActionOutcome], advisories: Sequence[Advisory]) -> None:
+        for outcome in outcomes:
+            self.logger.emit("refinement", **plain(outcome))
+        for advisory in advisories:
+            self.advisory(advisory)
+        applied = sum(o.applied for o in outcomes)
+        shown = [plain(a) for a in advisories]
+        self.notify("refined", {"applied": applied, "rejected": len(outcomes) - applied, "advisories": shown})
+
+    def depth(self, event: str, depth: AdaptiveDepthConfiguration | DepthRecord, **fields: Any) -> None:
+        self.logger.emit(event, **fields, **plain(depth))
+
+    def run_end(self, result: RunResult, *, expired_cap: str | None) -> None:
+        self.logger.emit(
+            "run_end",
+            status=result.status.value,
+            converged=result.converged,
+            passes=result.passes,
+            error=plain(result.error),
+            llm_calls=result.budget.llm_calls,
+            counts=plain(result.counts),
+            expired_cap=expired_cap,
+        )
+
+    def expired(self, response: TTLExpirationResponse) -> None:
+        self.logger.emit("ttl_expired", **plain(response))
+
+    def snapshot(self, plan: Plan | None) -> dict[str, Any] | None:
+        """The plan as it is now, for records that outlive this moment."""
+        return plain(plan) if plan is not None else None

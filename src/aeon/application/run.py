@@ -1,0 +1,83 @@
+"""One run's collaborators: its state record, the budget meter, the recorder, the context guard and the clock."""
+
+from __future__ import annotations
+
+import msgspec
+
+from aeon.application.errors import BudgetExhausted
+from aeon.application.guard import ContextGuard
+from aeon.application.ports import ClockPort, LoggerPort, ProgressPort
+from aeon.application.recorder import Recorder
+from aeon.domain.budget import BudgetMeter, Cap, ExpirationType
+from aeon.domain.evaluation import ConvergenceCriteria
+from aeon.domain.phases import PassPhase, Phase, Stage
+from aeon.domain.plan import Plan
+from aeon.domain.run_state import RunState
+
+
+class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
+    ttl: int = 3
+    max_llm_calls: int = 30
+    max_tokens: int | None = None
+    max_seconds: float | None = None
+    max_plan_steps: int = 10
+    llm_max_tokens: int | None = None
+    evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
+    criteria: ConvergenceCriteria = ConvergenceCriteria()
+
+
+class Run:
+    """What every part of one run shares. The state is data; the meter owns the budget arithmetic; the recorder
+    writes records and progress; the guard checks LLM-call contexts. `stage` and `current_step` say where the run
+    is, for records and errors."""
+
+    def __init__(self, state: RunState, *, logger: LoggerPort, progress: ProgressPort, clock: ClockPort) -> None:
+        self.state = state
+        self.clock = clock
+        self.meter = BudgetMeter(state.budget, now=clock.monotonic())
+        self.record = Recorder(logger, progress, state)
+        self.guard = ContextGuard(state)
+        self.stage = state.next_stage
+        self.current_step: str | None = None
+
+    @property
+    def label(self) -> PassPhase:
+        return self.stage.label(self.state.pass_number)
+
+    @property
+    def phase(self) -> Phase:
+        return self.stage.phase
+
+    @property
+    def plan(self) -> Plan:
+        assert self.state.plan is not None, "no plan yet"
+        return self.state.plan
+
+    def enter(self, stage: Stage, **context: object) -> None:
+        """Stage `stage` starts: records and errors name it, and its LLM calls are checked against `context`."""
+        self.stage = stage
+        self.guard.enter(stage, **context)
+
+    def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
+        """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up; before every step and LLM call."""
+        hit = self.meter.exhausted(self.clock.monotonic(), needs_llm=needs_llm)
+        if hit is not None:
+            raise BudgetExhausted.mid_phase(hit, f"exhausted {where}")
+
+    def remaining_seconds(self) -> float | None:
+        return self.meter.remaining_seconds(self.clock.monotonic())
+
+    def out_of_time(self, where: str) -> BudgetExhausted:
+        """The expiry for work cut off by run.max_seconds while it was still running."""
+        self.meter.tick(self.clock.monotonic())
+        return BudgetExhausted.mid_phase(self.meter.time_cap(), f"ran out {where}")
+
+    def boundary(self, stage: Stage) -> None:
+        """TTL is checked before every phase entry: none left ends the run here (a phase-boundary expiry)."""
+        if self.meter.ttl_spent:
+            raise BudgetExhausted(
+                f"TTL is 0 at the boundary before phase {stage.phase.value} of pass {self.state.pass_number}",
+                expiration_type=ExpirationType.PHASE_BOUNDARY,
+                phase=stage.phase.value,
+                cap=Cap.TTL,
+            )

@@ -1,0 +1,43 @@
+"""Phase C2: the advisory semantic validation of plan and outputs, then the convergence assessment built on it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aeon.application.profiler import describe
+from aeon.application.refinement_gate import follow_up_questions
+from aeon.application.run import Run
+from aeon.application.wiring import RunServices
+from aeon.domain.evaluation import ArtifactType
+from aeon.domain.history import Evaluation, StepResult
+from aeon.domain.phases import Stage
+
+
+async def evaluate_pass(run: Run, k: RunServices, results: Mapping[str, StepResult]) -> Evaluation:
+    s, plan = run.state, run.plan
+    run.enter(Stage.EVALUATE, task_profile=s.profile, plan_state=plan, execution_results=results)
+    profile_text = describe(s.profile) if s.profile else "unknown"
+    report = await k.runner.step(
+        "C->D",
+        "validator",
+        lambda: k.validator.validate(
+            request=s.request,
+            profile_text=profile_text,
+            plan=plan,
+            execution_results=results,
+            artifact_type=ArtifactType.CROSS_PHASE,
+        ),
+    )
+    s.report = report
+    assessment = await k.runner.step(
+        "C->D",
+        "convergence",
+        lambda: k.engine.assess(
+            request=s.request, profile_text=profile_text, plan=plan, report=report, tool_calls=s.tool_calls
+        ),
+    )
+    s.assessments.append(assessment)
+    run.record.assessment(assessment)
+    for question in follow_up_questions(plan, report, s.pass_number):  # FR-011, every pass
+        run.record.advisory(question)
+    return Evaluation(validation_report=report, convergence=assessment)

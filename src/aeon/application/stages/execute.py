@@ -1,0 +1,25 @@
+"""Phase C1: run the pending steps strictly in order, one cycle record per step."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from aeon.application.run import Run
+from aeon.application.wiring import RunServices
+from aeon.domain.history import StepResult, step_results
+from aeon.domain.phases import Stage
+from aeon.domain.plan import StepStatus
+
+
+async def execute_steps(run: Run, k: RunServices) -> dict[str, StepResult]:
+    plan = run.plan
+    run.enter(Stage.EXECUTE, task_profile=run.state.profile, refined_plan=plan)
+    for step in list(plan.steps):
+        if step.status is not StepStatus.PENDING:
+            continue
+        run.check_caps(f"before step {step.step_id}", needs_llm=k.executor.needs_llm(step))
+        await k.runner.step("C->D", "executor", partial(k.executor.execute, plan, step), retry=False)
+        current = plan.step(step.step_id)
+        run.record.cycle(step_number=current.step_index, step_id=step.step_id, plan=plan, label=run.label)
+    run.current_step = None
+    return step_results(plan)

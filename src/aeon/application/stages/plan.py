@@ -1,0 +1,72 @@
+"""Phase A: profile the task (re-profile it at a later pass boundary), allocate TTL within the cap, make the plan."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from aeon.application.adaptive_depth import allocate
+from aeon.application.profiler import static_profile
+from aeon.application.run import Run
+from aeon.application.wiring import RunServices
+from aeon.domain.advisories import ProfileClamped
+from aeon.domain.phases import Stage
+from aeon.domain.plan import Plan
+from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
+from aeon.domain.run_state import RunState
+
+
+class PlanReady(msgspec.Struct, kw_only=True):
+    profile: TaskProfile
+    depth: AdaptiveDepthConfiguration
+    plan: Plan
+    state: RunState
+
+    def contract_values(self) -> Mapping[str, Any]:
+        ttl = self.state.budget.ttl_remaining
+        return {
+            "task_profile": self.profile,
+            "initial_plan": self.plan,
+            "ttl_remaining": ttl if ttl > 0 else None,
+            "next_pass_state": self.state,
+        }
+
+
+async def profile_and_plan(run: Run, k: RunServices, given: Plan | None) -> PlanReady:
+    s, settings = run.state, k.settings
+    run.enter(Stage.PROFILE_AND_PLAN)
+    if settings.evaluate:
+        profile = await _profile(run, k)
+        s.depth = allocate(profile, cap=settings.ttl, revised_because=s.revise, escalations=s.escalations)
+    else:
+        profile = static_profile()
+        s.depth = AdaptiveDepthConfiguration(
+            detected_complexity="very_low",
+            allocated_ttl=settings.ttl,
+            reasoning_mode=ReasoningMode.SHALLOW,
+            adjustment_reason="evaluation is off (run.evaluate: false): one pass, TTL as configured",
+        )
+    s.profiles.append(profile)
+    run.meter.allocate(s.depth.allocated_ttl, s.pass_number)  # allocated_ttl counts whole-run cycles
+    run.record.depth("ttl_allocated", s.depth)
+    run.enter(Stage.PROFILE_AND_PLAN, task_profile=profile)
+    if s.plan is None:  # a re-profiling pass keeps the plan it refines
+        s.plan = given or await k.runner.step("A->B", "planner", lambda: k.planner.plan(s.request))
+    plan = run.plan
+    run.record.plan_made(plan)
+    run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
+    return PlanReady(profile=profile, depth=s.depth, plan=plan, state=s)
+
+
+async def _profile(run: Run, k: RunServices) -> TaskProfile:
+    s = run.state
+    previous, version, notes = s.profile, len(s.profiles) + 1, "; ".join(s.revise) or "nothing yet"
+    profile, clamp = await k.runner.step(
+        "A->B", "profiler", lambda: k.profiler.infer(s.request, version=version, previous=previous, notes=notes)
+    )
+    if clamp:
+        run.record.event("profile_clamped", note=clamp, profile_version=version)
+        s.advisories.append(ProfileClamped(pass_number=s.pass_number, reason=clamp))
+    return profile

@@ -1,0 +1,44 @@
+"""Phase C3: the model proposes plan deltas for what the evaluation found; the refinement gate lets through the
+ones that keep the plan sound. A refiner answer that cannot be used keeps the plan as it is (02 FR-067)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aeon.application.errors import LLMTruncated, UnrecoverableOutput
+from aeon.application.profiler import describe
+from aeon.application.run import Run
+from aeon.application.wiring import RunServices
+from aeon.domain.advisories import RefinementFailed
+from aeon.domain.history import Evaluation, StepResult
+from aeon.domain.phases import Stage
+from aeon.domain.refinement import ActionOutcome, RefinementAction
+
+
+async def refine_plan(
+    run: Run, k: RunServices, results: Mapping[str, StepResult], evaluation: Evaluation
+) -> list[ActionOutcome]:
+    s, plan = run.state, run.plan
+    run.enter(
+        Stage.REFINE, task_profile=s.profile, plan_state=plan, execution_results=results, evaluation_results=evaluation
+    )
+    assessment, report = evaluation.convergence, evaluation.validation_report
+    problems = [*assessment.reason_codes, *assessment.detected_issues]
+    profile_text = describe(s.profile) if s.profile else "unknown"
+
+    async def propose() -> list[RefinementAction] | None:
+        try:
+            return await k.refiner.propose(
+                request=s.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
+            )
+        except (UnrecoverableOutput, LLMTruncated) as exc:  # FR-067: keep the current plan and go on
+            s.advisories.append(RefinementFailed(pass_number=s.pass_number, detail=str(exc)))
+            run.record.event("refinement_failed", detail=str(exc))
+            return None
+
+    actions = await k.runner.step("C->D", "refiner", propose, retry=False)
+    if actions is None:
+        return []
+    accepted = k.gate.accept(plan, actions, report, pass_number=s.pass_number)
+    run.record.refinement(accepted.outcomes, accepted.advisories)
+    return accepted.outcomes

@@ -1,0 +1,42 @@
+"""Phase C: execute the pending steps (C1), then evaluate (C2) and, when not converged, refine the plan (C3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from aeon.application.run import Run
+from aeon.application.stages.evaluate import evaluate_pass
+from aeon.application.stages.execute import execute_steps
+from aeon.application.stages.refine import refine_plan
+from aeon.application.wiring import RunServices
+from aeon.domain.history import Evaluation, ExecutionPass, StepResult
+from aeon.domain.refinement import ActionOutcome
+
+
+class PassWork(msgspec.Struct, kw_only=True):
+    execution_results: dict[str, StepResult]
+    evaluation: Evaluation | None
+    refinements: list[ActionOutcome]
+    evaluated: bool
+
+    def contract_values(self) -> Mapping[str, Any]:
+        # with evaluation off (run.evaluate: false) the C->D hand-over says so instead of carrying results
+        evaluation: Any = self.evaluation if self.evaluated else "evaluation is off"
+        return {"execution_results": self.execution_results, "evaluation_results": evaluation}
+
+
+async def work_pass(run: Run, k: RunServices, xp: ExecutionPass) -> PassWork:
+    results = await execute_steps(run, k)
+    xp.execution_results = results
+    if not k.settings.evaluate:
+        return PassWork(execution_results=results, evaluation=None, refinements=[], evaluated=False)
+    evaluation = await evaluate_pass(run, k, results)
+    xp.evaluation_results = evaluation
+    refinements: list[ActionOutcome] = []
+    if not evaluation.convergence.converged and run.state.pass_number < k.settings.ttl:
+        refinements = await refine_plan(run, k, results, evaluation)  # a cycle can follow: refine for it
+    xp.refinement_changes = refinements
+    return PassWork(execution_results=results, evaluation=evaluation, refinements=refinements, evaluated=True)

@@ -1,0 +1,71 @@
+"""The run state: one serializable record of everything a run has done and decided, checkpointed at every phase
+boundary, from which the run can be rebuilt and continued (what durable runs store)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from aeon.domain.advisories import Advisory
+from aeon.domain.budget import BudgetState
+from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport
+from aeon.domain.history import ExecutionPass, PassUsage, PhaseTiming
+from aeon.domain.phases import Stage
+from aeon.domain.plan import Plan
+from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
+from aeon.domain.records import Counters, SupervisorAction, ToolCall
+
+
+class RefinementLedger(msgspec.Struct, kw_only=True):
+    """What the refinement gate has let through so far: attempts per fragment and in all, subplan depth per step,
+    fragments flagged for manual intervention (refinement stops for them)."""
+
+    attempts: dict[str, int] = msgspec.field(default_factory=dict)
+    total: int = 0
+    depth: dict[str, int] = msgspec.field(default_factory=dict)
+    frozen: list[str] = msgspec.field(default_factory=list)
+
+
+class RunState(msgspec.Struct, kw_only=True):
+    """A run between two phases. `next_stage` is where it goes on from; `current` is the pass under way (opened
+    before phase C, closed after D); `memory` is the key/value memory's content at the boundary."""
+
+    correlation_id: str
+    request: str
+    started_at: str  # ISO 8601, also the execution_start_timestamp every phase context carries
+    budget: BudgetState
+    plan: Plan | None = None
+    plan_given: bool = False
+    pass_number: int = 0
+    in_cycle: bool = False  # between the start of a cycle (A or B) and its end (after D)
+    next_stage: Stage = Stage.PROFILE_AND_PLAN
+    profiles: list[TaskProfile] = msgspec.field(default_factory=list)
+    depth: AdaptiveDepthConfiguration | None = None
+    report: SemanticValidationReport | None = None
+    assessments: list[ConvergenceAssessment] = msgspec.field(default_factory=list)
+    passes: list[ExecutionPass] = msgspec.field(default_factory=list)
+    current: ExecutionPass | None = None
+    pass_phases: list[PhaseTiming] = msgspec.field(default_factory=list)
+    pass_start: str | None = None
+    usage_mark: PassUsage = msgspec.field(default_factory=PassUsage)
+    advisories: list[Advisory] = msgspec.field(default_factory=list)
+    ledger: RefinementLedger = msgspec.field(default_factory=RefinementLedger)
+    revise: list[str] = msgspec.field(default_factory=list)  # why the coming cycle re-enters phase A
+    escalations: int = 0  # passes added by phase D, kept when a re-profiling reallocates TTL
+    counters: Counters = msgspec.field(default_factory=Counters)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
+    memory: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    @property
+    def profile(self) -> TaskProfile | None:
+        return self.profiles[-1] if self.profiles else None
+
+    def encode(self) -> bytes:
+        return msgspec.json.encode(self)
+
+    @classmethod
+    def decode(cls, data: bytes) -> RunState:
+        return msgspec.json.decode(data, type=cls)
