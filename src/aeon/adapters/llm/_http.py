@@ -5,24 +5,19 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from random import random as uniform01
 from typing import Any, NoReturn
 
 import httpx
 
-from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient, LLMUnavailable
+from aeon.adapters.llm._retry import RetryPolicy, Sleep
+from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient
 from aeon.application.ports import LoggerPort
 
-Sleep = Callable[[float], Awaitable[None]]
-
-# The retry policy of the official OpenAI and Anthropic Python SDKs, so a provider sees the client it expects.
+# The timeouts and retryable statuses of the official OpenAI and Anthropic Python SDKs (the waits: _retry.py).
 CONNECT_TIMEOUT = 5.0
-INITIAL_BACKOFF = 0.5
-MAX_BACKOFF = 8.0
-MAX_RETRY_AFTER = 60.0
 _RETRYABLE_4XX = frozenset({408, 409, 429})  # and every status >= 500, Anthropic's 529 "overloaded" included
 _SNIPPET_CHARS = 200
 
@@ -63,14 +58,6 @@ def retry_after_seconds(headers: httpx.Headers, now: Callable[[], float]) -> flo
     if parsed is None:
         return None
     return float(email.utils.mktime_tz(parsed)) - now()
-
-
-def backoff_seconds(retries_done: int, retry_after: float | None, random: Callable[[], float]) -> float:
-    """Honour a sane server wait (0 < wait <= 60 s), else 0.5 s doubling to 8 s, scaled by a jitter in (0.75, 1]."""
-    if retry_after is not None and math.isfinite(retry_after) and 0 < retry_after <= MAX_RETRY_AFTER:
-        return retry_after
-    base = min(INITIAL_BACKOFF * 2.0 ** min(retries_done, 64), MAX_BACKOFF)
-    return base * (1 - 0.25 * random())
 
 
 def _snippet(content: bytes) -> str:
@@ -134,25 +121,19 @@ class JsonPoster:
         secrets: Iterable[str] = (),
         status: Callable[[str], None] | None = None,
     ) -> None:
-        if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+        self._retry = RetryPolicy(max_attempts=max_attempts, sleep=sleep, random=random, logger=logger, status=status)
         self._attempt_seconds = read_timeout
-        self._status = status
         self._client = httpx.AsyncClient(
             base_url=base_url,
             timeout=httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT),
             transport=transport,
             headers={"accept": "application/json"},
         )
-        self._max_attempts = max_attempts
-        self._logger = logger
-        self._sleep = sleep
-        self._random = random
         self._now = now
         self._secrets = tuple(secret for secret in secrets if secret)
 
     def __repr__(self) -> str:
-        return f"JsonPoster(base_url={str(self._client.base_url)!r}, max_attempts={self._max_attempts})"
+        return f"JsonPoster(base_url={str(self._client.base_url)!r}, max_attempts={self._retry.max_attempts})"
 
     async def post_json(
         self, path: str, body: Mapping[str, Any], headers: Mapping[str, str] | None = None
@@ -163,39 +144,19 @@ class JsonPoster:
         httpx's own read timeout counts only the gap between two bytes, so a server trickling its answer would
         otherwise hold the call forever.
         """
-        attempt, waits = 0, list[float]()
-        while True:
-            attempt += 1
-            try:
-                async with asyncio.timeout(self._attempt_seconds):
-                    return await self._attempt(path, body, headers)
-            except TimeoutError:
-                failure = LLMTransient(f"no complete answer within {self._attempt_seconds:g} s")
-            except LLMTransient as exc:
-                failure = exc
-            cause = str(failure)
-            if attempt >= self._max_attempts:
-                self._emit("llm_giveup", attempts=attempt, cause=cause, status=failure.status, waits=waits)
-                waited = f"; waited {', '.join(f'{w:.1f} s' for w in waits)}" if waits else ""
-                raise LLMUnavailable(
-                    f"provider unavailable after {attempt} attempts ({cause}{waited})",
-                    status=failure.status,
-                    attempts=attempt,
-                    cause=cause,
-                    waits=tuple(waits),
-                    retry_after=failure.retry_after,
-                ) from failure
-            wait = backoff_seconds(attempt - 1, failure.retry_after, self._random)
-            waits.append(wait)
-            self._emit("llm_retry", attempt=attempt, cause=cause, status=failure.status, wait_seconds=wait)
-            if self._status is not None:
-                self._status(
-                    f"{cause} from the provider: attempt {attempt + 1} of {self._max_attempts} in {wait:.1f} s"
-                )
-            await self._sleep(wait)
+        return await self._retry.run(self._bounded_attempt, path, body, headers)
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    async def _bounded_attempt(
+        self, path: str, body: Mapping[str, Any], headers: Mapping[str, str] | None
+    ) -> tuple[dict[str, Any], httpx.Headers]:
+        try:
+            async with asyncio.timeout(self._attempt_seconds):
+                return await self._attempt(path, body, headers)
+        except TimeoutError as exc:
+            raise LLMTransient(f"no complete answer within {self._attempt_seconds:g} s") from exc
 
     async def _attempt(
         self, path: str, body: Mapping[str, Any], headers: Mapping[str, str] | None
@@ -247,7 +208,3 @@ class JsonPoster:
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
-
-    def _emit(self, event: str, **fields: Any) -> None:
-        if self._logger is not None:
-            self._logger.emit(event, **fields)
