@@ -1,11 +1,13 @@
-"""LangGraph's plan-and-execute loop with a fake model, the yardstick for Aeon's per-step overhead (bench only).
+"""LangGraph's plan-and-execute loop with a fake model: the yardstick for Aeon's per-step overhead (bench only).
 
-The shape of LangGraph's plan-and-execute tutorial: a planner node asks the model for a plan, an executor node
-runs one step (a LangChain tool for tool steps, the model for reasoning steps), a replanner node asks the model
-whether to go on, and a conditional edge loops back until the plan is done. The model is LangChain's
-FakeListChatModel (instant, canned answers), the tools are LangChain `@tool`s with pydantic-checked arguments,
-state is checkpointed in memory (InMemorySaver), as a LangGraph user with resumable runs would. Needs the `[bench]`
-extra (langgraph).
+The shape of LangGraph's plan-and-execute tutorial: a planner node asks the model for a plan, an executor node runs
+one step (the tool for tool steps, the model for reasoning steps), a replanner node asks the model whether to go
+on, and a conditional edge loops back until the plan is done. Two variants:
+- `lean`: the fake model and the tools are plain functions and nothing is checkpointed — the least LangGraph itself
+  can do per step, so the strictest yardstick;
+- `typical`: LangChain's FakeListChatModel, LangChain `@tool`s with pydantic-checked arguments and an in-memory
+  checkpointer, as a LangGraph user with resumable runs would write it.
+Needs the `[bench]` extra (langgraph).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import ast
 import json
 import operator
 import time
+from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -22,19 +25,20 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 
+def _arithmetic(expression: str) -> float:
+    return float(eval(compile(ast.parse(expression, mode="eval"), "<expr>", "eval"), {"__builtins__": {}}))
+
+
 @tool
 def calculator(expression: str) -> float:
     """Evaluate an arithmetic expression."""
-    return float(eval(compile(ast.parse(expression, mode="eval"), "<expr>", "eval"), {"__builtins__": {}}))
+    return _arithmetic(expression)
 
 
 @tool
 def echo(text: str) -> str:
     """Return the text unchanged."""
     return text
-
-
-TOOLS = {"calculator": calculator, "echo": echo}
 
 
 class State(TypedDict):
@@ -44,28 +48,36 @@ class State(TypedDict):
     done: bool
 
 
-def build(plan: list[dict[str, Any]]) -> Any:
-    """The compiled graph; the fake model answers the plan, then "continue" after every step but the last."""
+def _replies(plan: list[dict[str, Any]]) -> list[str]:
     replies = [json.dumps(plan)]
     for i, step in enumerate(plan):
         if not step.get("tool"):
             replies.append("an instant answer")
         replies.append("done" if i == len(plan) - 1 else "continue")
-    model = FakeListChatModel(responses=replies)
+    return replies
+
+
+def build(plan: list[dict[str, Any]], variant: str = "lean") -> Any:
+    """The compiled graph; the fake model answers the plan, then "continue" after every step but the last."""
+    if variant == "typical":
+        chat = FakeListChatModel(responses=_replies(plan))
+        model: Callable[[str], str] = lambda prompt: str(chat.invoke(prompt).content)  # noqa: E731
+        tools: dict[str, Callable[[dict[str, Any]], Any]] = {"calculator": calculator.invoke, "echo": echo.invoke}
+    else:
+        answers = iter(_replies(plan))
+        model = lambda prompt: next(answers)  # noqa: E731
+        tools = {"calculator": lambda a: _arithmetic(a["expression"]), "echo": lambda a: a["text"]}
 
     def planner(state: State) -> dict[str, Any]:
-        return {"plan": json.loads(str(model.invoke(state["request"]).content))}
+        return {"plan": json.loads(model(state["request"]))}
 
     def executor(state: State) -> dict[str, Any]:
         step = state["plan"][len(state["past_steps"])]
-        if step.get("tool"):
-            output = TOOLS[step["tool"]].invoke(step["args"])
-        else:
-            output = model.invoke(f"{step['description']}: {state['past_steps']}").content
+        output = tools[step["tool"]](step["args"]) if step.get("tool") else model(step["description"])
         return {"past_steps": [(step["step_id"], output)]}
 
     def replanner(state: State) -> dict[str, Any]:
-        verdict = model.invoke(f"done? {state['past_steps']}").content
+        verdict = model(f"done? {state['past_steps']}")
         return {"done": verdict == "done" or len(state["past_steps"]) >= len(state["plan"])}
 
     graph = StateGraph(State)
@@ -76,12 +88,12 @@ def build(plan: list[dict[str, Any]]) -> Any:
     graph.add_edge("planner", "executor")
     graph.add_edge("executor", "replanner")
     graph.add_conditional_edges("replanner", lambda s: END if s["done"] else "executor")
-    return graph.compile(checkpointer=InMemorySaver())
+    return graph.compile(checkpointer=InMemorySaver() if variant == "typical" else None)
 
 
-def one_run(plan: list[dict[str, Any]], run_id: int) -> float:
-    """Seconds for one whole run of `plan` (graph built outside the timing, as Aeon's wiring is)."""
-    app = build(plan)
+def one_run(plan: list[dict[str, Any]], run_id: int, variant: str = "lean") -> float:
+    """Seconds for one whole run of `plan` (the graph is built outside the timing, as Aeon's wiring is)."""
+    app = build(plan, variant)
     config = {"configurable": {"thread_id": f"bench-{run_id}"}, "recursion_limit": 200}
     t0 = time.perf_counter()
     final = app.invoke({"request": "benchmark", "plan": [], "past_steps": [], "done": False}, config)

@@ -1,4 +1,5 @@
-"""Kernel overhead: a 10-step plan through the whole orchestrator with an instant scripted LLM and the JSONL log on.
+"""Kernel overhead: a 10-step plan through the whole orchestrator with an instant scripted LLM and the JSONL log on,
+beside LangGraph's plan-and-execute loop with a fake model (bench/langgraph_loop.py) when the [bench] extra is in.
 
 Prints the median microseconds per executed step (everything the kernel does around a step: validation, tool call,
 memory, progress, cycle record) and per JSONL log record. Run: `.venv/bin/python bench/overhead.py [--runs N]`.
@@ -13,14 +14,14 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.orchestrator import Orchestrator
+from aeon.application.run import RunSettings
+from aeon.entrypoints.container import run_scope
 
 STEPS = 10
 
@@ -44,20 +45,15 @@ def _plan() -> str:
     return json.dumps({"goal": "benchmark", "steps": steps})
 
 
+def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:
+    """Built by Aeon's own composition root, with an instant scripted model, the real log and the system clock."""
+    return run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
+
+
 def one_run(log_path: Path) -> tuple[float, int]:
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
-    tools = ToolRegistry()
-    register_builtins(tools)
     log = JsonlEventLog(log_path)
-    orch = Orchestrator(
-        llm=ScriptedLLM(responses),
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=log,
-        progress=NoProgress(),
-        clock=SystemClock(),
-        settings=RunSettings(ttl=1, max_llm_calls=50, evaluate=False),  # the Sprint 1 single pass
-    )
+    orch = orchestrator(responses, log, RunSettings(ttl=1, max_llm_calls=50, evaluate=False))  # one plain pass
     t0 = time.perf_counter()
     result = asyncio.run(orch.run("benchmark"))
     elapsed = time.perf_counter() - t0
@@ -107,25 +103,15 @@ def _multipass_answers() -> list[str]:
 
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:
-    tools = ToolRegistry()
-    register_builtins(tools)
     log = JsonlEventLog(log_path)
-    orch = Orchestrator(
-        llm=ScriptedLLM(_multipass_answers()),
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=log,
-        progress=NoProgress(),
-        clock=SystemClock(),
-        settings=RunSettings(ttl=3, max_llm_calls=60, evaluate=True),
-    )
+    orch = orchestrator(_multipass_answers(), log, RunSettings(ttl=3, max_llm_calls=60, evaluate=True))
     t0 = time.perf_counter()
     result = asyncio.run(orch.run("benchmark"))
     elapsed = time.perf_counter() - t0
     log.close()
     assert result.status == "completed" and result.passes == 3, (result.status, result.passes, result.error)
     phases = sum(len(p.phases) for p in result.history.passes if result.history)
-    return elapsed, len(result.plan["steps"]) if result.plan else 0, phases
+    return elapsed, len(result.plan.steps) if result.plan else 0, phases
 
 
 def log_records(path: Path, n: int) -> float:
@@ -140,16 +126,34 @@ def log_records(path: Path, n: int) -> float:
     return elapsed / n
 
 
+def _langgraph() -> tuple[Any, Any]:
+    """LangGraph's loop, lean and typical variants, when the [bench] extra is installed."""
+    try:
+        import langgraph_loop
+    except ImportError:
+        return None, None
+    return (
+        lambda plan, i: langgraph_loop.one_run(plan, i, "lean"),
+        lambda plan, i: langgraph_loop.one_run(plan, i, "typical"),
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
     args = ap.parse_args()
+    plan = json.loads(_plan())["steps"]
+    lean, typical = _langgraph()
     with tempfile.TemporaryDirectory() as d:
-        per_step, per_record_in_run = [], []
-        for i in range(args.runs):
+        per_step, per_record_in_run, lg_lean, lg_typical = [], [], [], []
+        for i in range(args.runs):  # alternating, so that a noisy moment hits both
             elapsed, records = one_run(Path(d) / f"run{i}.jsonl")
             per_step.append(elapsed / STEPS * 1e6)
             per_record_in_run.append(elapsed / records * 1e6)
+            if lean is not None:
+                lg_lean.append(lean(plan, i) / STEPS * 1e6)
+            if typical is not None and i % 4 == 0:
+                lg_typical.append(typical(plan, i) / STEPS * 1e6)
         record_only = [log_records(Path(d) / f"log{i}.jsonl", 2000) * 1e6 for i in range(5)]
         mp_step, mp_phase = [], []
         for i in range(max(args.runs // 4, 10)):
@@ -159,6 +163,21 @@ def main() -> None:
     print(f"runs: {args.runs} × {STEPS}-step plan (instant scripted LLM, JSONL log on, fsync at run end)")
     print(f"median µs per executed step (whole run / steps):  {statistics.median(per_step):9.1f}")
     print(f"median µs per log record (whole run / records):   {statistics.median(per_record_in_run):9.1f}")
+    if lg_lean:
+        aeon, lean_step = statistics.median(per_step), statistics.median(lg_lean)
+        print(
+            f"LangGraph plan-and-execute, lean (plain-function fake model, no checkpointer): {lean_step:9.1f} µs/step"
+        )
+        print(
+            f"LangGraph plan-and-execute, typical (FakeListChatModel, @tool, InMemorySaver): "
+            f"{statistics.median(lg_typical):9.1f} µs/step"
+        )
+        print(
+            f"Aeon per-step overhead as a ratio to LangGraph lean (log on): {aeon / lean_step:.2f}x "
+            f"(typical: {aeon / statistics.median(lg_typical):.2f}x)"
+        )
+    else:
+        print("LangGraph not installed (pip install -e '.[bench]'): no ratio")
     print(
         f"median µs per log record (JsonlEventLog.emit alone, full plan snapshot): "
         f"{statistics.median(record_only):9.1f}"

@@ -5,48 +5,31 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
-from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult
-from aeon.domain.llm import Completion, Message, Usage
-
-from harness import FakeClock, Recorder
+from aeon.application.run import RunSettings
+from aeon.domain.llm import Message
 
 Answer = Callable[[Sequence[Message], int], Any]  # (messages, nth call of this kind) -> JSON-able answer
 
 
-@dataclass
-class Responder:
-    answers: Mapping[str, Answer]
-    calls: list[str] = field(default_factory=list)
+def responder(answers: Mapping[str, Answer]) -> testing.FunctionLLM:
+    """A model answering each call by the kind of answer asked for: answers[schema_name](messages, nth of that kind)."""
+    asked: list[str] = []
 
-    def describe(self) -> dict[str, str]:
-        return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
+    def answer(call: testing.LLMCall) -> str:
+        nth = asked.count(call.schema_name)
+        asked.append(call.schema_name)
+        value = answers[call.schema_name](call.messages, nth)
+        return value if isinstance(value, str) else json.dumps(value)
 
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        schema: Mapping[str, Any] | None = None,
-        schema_name: str = "answer",
-        max_tokens: int | None = None,
-        stop: Sequence[str] = (),
-    ) -> Completion:
-        nth = self.calls.count(schema_name)
-        self.calls.append(schema_name)
-        value = self.answers[schema_name](messages, nth)
-        text = value if isinstance(value, str) else json.dumps(value)
-        return Completion(text=text, usage=Usage(prompt_tokens=10, completion_tokens=5), finish_reason="stop")
-
-    async def aclose(self) -> None:
-        return None
+    return testing.FunctionLLM(answer, name="responder")
 
 
 def prompt_of(messages: Sequence[Message]) -> str:
@@ -58,15 +41,7 @@ def run_with(tmp_path: Path, answers: Mapping[str, Answer], request: str, **sett
     register_builtins(tools)
     log_path = tmp_path / "run.jsonl"
     log = JsonlEventLog(log_path)
-    orch = Orchestrator(
-        llm=Responder(answers),
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=log,
-        progress=Recorder(),
-        clock=FakeClock(),
-        settings=RunSettings(**settings),
-    )
+    orch = testing.orchestrator(responder(answers), run=RunSettings(**settings), tools=tools, log=log)
     try:
         return asyncio.run(orch.run(request)), log_path
     finally:

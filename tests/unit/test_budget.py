@@ -124,37 +124,15 @@ def test_token_cap_is_checked_after_every_llm_call(tmp_path):
 def test_a_truncated_answer_still_spends_its_tokens_against_the_budget(tmp_path):
     import asyncio
 
-    from aeon.adapters.memory.inmemory import InMemoryKV
+    from aeon import testing
     from aeon.application.errors import LLMTruncated
-    from aeon.application.orchestrator import Orchestrator, RunSettings
+    from aeon.application.run import RunSettings
     from aeon.domain.llm import Usage
 
-    from harness import FakeClock, ListLog, Recorder
-
-    class CutOff:
-        def describe(self) -> dict[str, str]:
-            return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
-
-        async def complete(self, messages, **kw):  # type: ignore[no-untyped-def]
-            raise LLMTruncated(
-                "answer truncated at the token limit (max_tokens=512)",
-                usage=Usage(prompt_tokens=300, completion_tokens=512),
-            )
-
-        async def aclose(self) -> None:
-            return None
-
-    tools = ToolRegistry()
-    register_builtins(tools)
-    orch = Orchestrator(
-        llm=CutOff(),
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=ListLog(),
-        progress=Recorder(),
-        clock=FakeClock(),
-        settings=RunSettings(evaluate=False),
+    cut_off = LLMTruncated(
+        "answer truncated at the token limit (max_tokens=512)", usage=Usage(prompt_tokens=300, completion_tokens=512)
     )
+    orch = testing.orchestrator(testing.FunctionLLM(lambda call: cut_off), run=RunSettings(evaluate=False))
     result = asyncio.run(orch.run("calculate the sum of 5 and 10"))
     assert result.status == "error"
     assert document(result)["budget"]["llm_calls"] >= 1

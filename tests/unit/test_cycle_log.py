@@ -9,15 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import EventLogUnavailable
-from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.orchestrator import RunSettings
 
-from harness import SUM_STEP, FakeClock, Recorder, plan_json, run
+from harness import SUM_STEP, plan_json, run
 
 FR038 = {"step_number", "plan_state", "llm_output", "supervisor_actions", "tool_calls", "ttl_remaining", "errors"}
 REASON = {"step_id": "s2", "description": "Explain", "agent": "llm"}
@@ -73,17 +71,7 @@ def test_the_first_record_precedes_every_llm_call_so_an_unwritable_log_spends_no
     llm = ScriptedLLM([plan_json(SUM_STEP)])
     log = JsonlEventLog(Path("/dev/full"))
     log.open()
-    tools = ToolRegistry()
-    register_builtins(tools)
-    orch = Orchestrator(
-        llm=llm,
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=log,
-        progress=Recorder(),
-        clock=FakeClock(),
-        settings=RunSettings(evaluate=False),
-    )
+    orch = testing.orchestrator(llm, run=RunSettings(evaluate=False), log=log)
     with pytest.raises(EventLogUnavailable):
         asyncio.run(orch.run("calculate the sum of 5 and 10"))
     assert llm.requests == []

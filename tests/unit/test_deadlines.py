@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -24,18 +23,12 @@ from typer.testing import CliRunner
 
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMUnavailable
 from aeon.application.gateway import PHASE_RETRY_WAIT, LLMGateway
-from aeon.application.orchestrator import Orchestrator
 from aeon.application.run import RunSettings
 from aeon.domain.llm import Completion, Message
 from aeon.entrypoints.cli import app
-from aeon.testing import new_run
-
-from harness import FakeClock, Recorder
+from aeon.testing import FakeClock, FunctionLLM, ListProgress, new_run, orchestrator
 
 ANSWER = json.dumps({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}).encode()
 
@@ -153,18 +146,10 @@ def test_max_seconds_cuts_a_long_retry_after_wait(tmp_path: Path, monkeypatch: p
     assert "HTTP 429 from the provider: attempt 2 of 3 in 30.0 s" in result.stderr  # the wait was shown
 
 
-class DownForGood:
-    """An LLM whose provider stays unavailable: each call is one round of 3 attempts, the last asking for 12 s."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def describe(self) -> dict[str, str]:
-        return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
-
-    async def complete(self, messages: Any, **_: Any) -> Completion:
-        self.calls += 1
-        raise LLMUnavailable(
+def down_for_good() -> FunctionLLM:
+    """A model whose provider stays unavailable: each call is one round of 3 attempts, the last asking for 12 s."""
+    return FunctionLLM(
+        lambda call: LLMUnavailable(
             "provider unavailable after 3 attempts (HTTP 429; waited 0.5 s, 1.0 s)",
             status=429,
             attempts=3,
@@ -172,30 +157,18 @@ class DownForGood:
             waits=(0.5, 1.0),
             retry_after=12.0,
         )
-
-    async def aclose(self) -> None:
-        return None
+    )
 
 
 def test_a_provider_down_for_good_gets_one_paused_extra_round_and_an_error_that_counts_everything(
     tmp_path: Path,
 ) -> None:
-    tools = ToolRegistry()
-    register_builtins(tools)
-    clock, progress, llm = FakeClock(), Recorder(), DownForGood()
+    clock, progress, llm = FakeClock(), ListProgress(), down_for_good()
     log = JsonlEventLog(tmp_path / "run.jsonl")
-    orchestrator = Orchestrator(
-        llm=llm,
-        tools=tools,
-        memory=InMemoryKV(),
-        logger=log,
-        progress=progress,
-        clock=clock,
-        settings=RunSettings(evaluate=False),
-    )
-    result = asyncio.run(orchestrator.run("say hello"))
+    orch = orchestrator(llm, run=RunSettings(evaluate=False), log=log, progress=progress, clock=clock)
+    result = asyncio.run(orch.run("say hello"))
     log.close()
-    assert llm.calls == 2  # the HTTP adapter's round, then the phase contract's one more round: 6 requests in all
+    assert len(llm.calls) == 2  # the HTTP adapter's round, then the phase contract's one more round: 6 requests in all
     assert clock.slept == [12.0]  # the provider's Retry-After, not an immediate re-send
     assert result.error is not None
     assert (
@@ -211,14 +184,10 @@ def test_a_provider_down_for_good_gets_one_paused_extra_round_and_an_error_that_
 
 
 def test_without_retry_after_the_extra_round_waits_the_longest_backoff() -> None:
-    class Down(DownForGood):
-        async def complete(self, messages: Any, **_: Any) -> Completion:
-            self.calls += 1
-            raise LLMUnavailable("provider unavailable after 3 attempts (HTTP 503)", status=503, attempts=3)
-
-    clock, llm = FakeClock(), Down()
+    down = LLMUnavailable("provider unavailable after 3 attempts (HTTP 503)", status=503, attempts=3)
+    clock, llm = FakeClock(), FunctionLLM(lambda call: down)
     run = new_run("r", settings=RunSettings(ttl=1, max_llm_calls=5), clock=clock)
     with pytest.raises(LLMUnavailable, match="after 6 attempts in 2 rounds"):
         asyncio.run(LLMGateway(llm, run).complete("plan", [Message(role="user", content="x")]))
     assert clock.slept == [PHASE_RETRY_WAIT] == [8.0]
-    assert llm.calls == 2 and run.state.budget.llm_calls == 2  # both rounds count against the call cap
+    assert len(llm.calls) == 2 and run.state.budget.llm_calls == 2  # both rounds count against the call cap

@@ -16,16 +16,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
-from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.errors import LLMBadResponse, LLMRejected, LLMUnavailable
 from aeon.application.result import RunResult, RunStatus
-from aeon.domain.llm import Completion, Message
+from aeon.application.run import RunSettings
 
-from harness import SUM_STEP, FakeClock, Recorder, document
+from harness import SUM_STEP, document
 from multipass import no_issues
 
 Texts = Mapping[str, str]
@@ -138,36 +135,30 @@ VARIANTS: dict[str, list[Callable[[Texts], Answer]]] = {
 }
 
 
-class PickingLLM:
+_ERRORS = {
+    "unavailable": lambda: LLMUnavailable("provider unavailable after 3 attempts (HTTP 503)", status=503, attempts=3),
+    "rejected": lambda: LLMRejected("rejected: HTTP 400 picked rejection", status=400),
+    "invalid": lambda: LLMBadResponse("undecodable response body (picked)"),
+}
+
+
+def kind_of(call: testing.LLMCall) -> str:
+    return call.schema_name if call.schema_name in VARIANTS else "reason"
+
+
+def picking_llm(picks: Sequence[int], texts: Texts) -> testing.FunctionLLM:
     """Answers each call by its kind (the schema name), choosing the variant the next drawn index names."""
+    taken: list[str] = []
 
-    def __init__(self, picks: Sequence[int], texts: Texts) -> None:
-        self._picks = list(picks)
-        self._texts = texts
-        self.requests: list[str] = []
-
-    def describe(self) -> dict[str, str]:
-        return {"adapter": "test", "model": "test", "dialect": "test", "dialect_source": "test double"}
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        schema: Mapping[str, Any] | None = None,
-        schema_name: str = "answer",
-        max_tokens: int | None = None,
-        stop: Sequence[str] = (),
-    ) -> Completion:
-        kind = schema_name if schema_name in VARIANTS else "reason"
-        n = len(self.requests)
-        self.requests.append(kind)
-        pick = self._picks[n] if n < len(self._picks) else 0
+    def answer(call: testing.LLMCall) -> str | Exception:
+        kind, n = kind_of(call), len(taken)
+        taken.append(kind)
+        pick = picks[n] if n < len(picks) else 0
         variants = VARIANTS[kind]
-        answer = variants[pick % len(variants)](self._texts)
-        return await ScriptedLLM([answer], source=f"pick:{kind}").complete(messages, schema=schema)
+        chosen = variants[pick % len(variants)](texts)
+        return chosen if isinstance(chosen, str) else _ERRORS[chosen["error"]]()
 
-    async def aclose(self) -> None:
-        return None
+    return testing.FunctionLLM(answer, name="picking")
 
 
 @dataclass
@@ -181,27 +172,18 @@ class Outcome:
 
 
 def drive(picks: Sequence[int], texts: Texts, *, ttl: int, max_llm_calls: int) -> Outcome:
-    registry = ToolRegistry()
-    register_builtins(registry)
-    llm = PickingLLM(picks, texts)
+    llm = picking_llm(picks, texts)
     with TemporaryDirectory() as d:
         path = Path(d) / "run.jsonl"
         log = JsonlEventLog(path)
-        orch = Orchestrator(
-            llm=llm,
-            tools=registry,
-            memory=InMemoryKV(),
-            logger=log,
-            progress=Recorder(),
-            clock=FakeClock(),
-            settings=RunSettings(evaluate=True, ttl=ttl, max_llm_calls=max_llm_calls),
-        )
+        settings = RunSettings(evaluate=True, ttl=ttl, max_llm_calls=max_llm_calls)
+        orch = testing.orchestrator(llm, run=settings, log=log)
         try:
             result = asyncio.run(orch.run("calculate the sum of 5 and 10"))
         finally:
             log.close()
         records = [json.loads(line) for line in path.read_text().splitlines()]
-    return Outcome(result=result, requests=llm.requests, records=records)
+    return Outcome(result=result, requests=[kind_of(c) for c in llm.calls], records=records)
 
 
 TEXTS: Texts = {
