@@ -15,8 +15,10 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import LLMError
 from aeon.application.result import RunResult
 from aeon.application.run import RunSettings
+from aeon.domain.llm import Completion
 from aeon.domain.plan import Plan
 from aeon.entrypoints.render import result_document
 
@@ -28,6 +30,29 @@ def tool_specs() -> list[Any]:
     registry = ToolRegistry()
     register_builtins(registry)
     return registry.list()
+
+
+class FailingLLM(ScriptedLLM):
+    """A ScriptedLLM whose call number n (1-based) fails with `failures[n]`: an LLMError is raised (as an adapter
+    would raise it), the string "cancel" cancels the run's task while the call is in flight (Ctrl-C mid-call).
+    `responses` answer the other calls, in order; failed calls are counted in `calls`, not kept in `requests`."""
+
+    def __init__(self, responses: Sequence[str], failures: Mapping[int, LLMError | str]) -> None:
+        super().__init__(responses, source="test-script")
+        self._failures = dict(failures)
+        self.calls = 0
+
+    async def complete(self, messages: Sequence[Any], **kw: Any) -> Completion:
+        self.calls += 1
+        failure = self._failures.get(self.calls)
+        if failure == "cancel":
+            task = asyncio.current_task()
+            assert task is not None
+            task.cancel()
+            await asyncio.sleep(0)  # the cancellation lands here, inside the call
+        if isinstance(failure, LLMError):
+            raise failure
+        return await super().complete(messages, **kw)
 
 
 @dataclass
@@ -83,13 +108,16 @@ def run(
     memory: InMemoryKV | None = None,
     clock: FakeClock | None = None,
     evaluate: bool = False,
+    llm: ScriptedLLM | None = None,
     **settings: Any,
 ) -> Run:
-    """Sprint 1 behaviour by default (one pass, no evaluation); `evaluate=True` runs the multi-pass loop."""
+    """Sprint 1 behaviour by default (one pass, no evaluation); `evaluate=True` runs the multi-pass loop.
+
+    `llm` replaces the ScriptedLLM built from `responses` (a FailingLLM, say)."""
     registry = tools or ToolRegistry()
     if tools is None:
         register_builtins(registry)
-    llm = ScriptedLLM(responses, source="test-script")
+    llm = llm if llm is not None else ScriptedLLM(responses, source="test-script")
     mem = memory if memory is not None else InMemoryKV()
     progress = Recorder()
     log_path = tmp_path / "run.jsonl"

@@ -1,0 +1,95 @@
+"""Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039).
+
+The log says the calculator returned 15. "The calculator returned 16" claims what it never produced; "the calculator
+did not return 16", "without using the calculator" and the like claim nothing the log could contradict.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aeon.application.grounding import grounding_issues
+from aeon.domain.records import ToolCall
+
+from harness import SUM_STEP, plan_json, run
+from multipass import no_issues, profile, verdict
+
+TOOLS = ("calculator", "echo")
+CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
+CLAIMS_16 = "hallucination: answer claims calculator produced 16 but it produced 15"
+REASON = {"step_id": "s2", "description": "State the sum from s1", "agent": "llm"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The calculator did not return 16.",
+        "the calculator did not return 16",
+        "The calculator didn't return 16; it returned 15.",
+        "The calculator never returned 16.",
+        "The calculator never gave 16.",
+        "The calculator has not returned 16.",
+        "The calculator wasn't returning 16.",
+        "The calculator could not have returned 16.",
+        "I never said the calculator returned 16.",
+        "If the calculator returned 16, something is wrong.",
+        "The calculator returned 15, not 16.",
+        "I got 16 without using the calculator.",
+        "Without using the calculator, the sum is 16.",
+        "The sum is 16, computed without the calculator.",
+        "The calculator did not return 16; the calculator returned 15.",
+    ],
+)
+def test_a_negated_value_claim_is_not_a_hallucination(answer: str):
+    assert grounding_issues(answer, [CALC_15], TOOLS) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The calculator returned 16.",
+        "the calculator returned 16",
+        "The calculator's result was 16.",
+        "The calculator gave the value 16.",
+        "No, the calculator returned 16.",  # the "no" belongs to another clause
+        "The calculator did not fail: the calculator returned 16.",
+        "The calculator did not return 15; the calculator returned 16.",
+    ],
+)
+def test_the_positive_claim_of_a_value_the_tool_never_produced_is_a_hallucination(answer: str):
+    assert grounding_issues(answer, [CALC_15], TOOLS) == [CLAIMS_16]
+
+
+def test_a_negated_claim_about_a_tool_never_called_is_not_a_claim_that_it_was_called():
+    assert grounding_issues("The calculator never returned 16.", [], TOOLS) == []
+    assert grounding_issues("I got 16 without using the calculator.", [], TOOLS) == []
+
+
+@pytest.mark.xfail(strict=True, reason="limitation: a negation more than three words before the claim is not seen")
+def test_a_claim_negated_from_further_back_is_not_a_hallucination():
+    assert grounding_issues("It is not true that the calculator returned 16.", [CALC_15], TOOLS) == []
+
+
+def run_answering(tmp_path, answer: str):
+    """One evaluated pass: s1 adds 5 and 10 on the calculator (15), s2 answers `answer`, the judge is satisfied."""
+    script = [profile(3), plan_json(SUM_STEP, REASON), answer, no_issues(), verdict(True)]
+    return run(tmp_path, script, evaluate=True, ttl=1)
+
+
+def test_a_run_whose_answer_negates_a_value_claim_converges_grounded(tmp_path):
+    r = run_answering(tmp_path, "The calculator did not return 16; the sum is 15.")
+    conv = r.doc["convergence"]
+    assert r.result.status == "completed" and r.result.converged is True
+    assert conv["reason_codes"] == ["complete", "coherent", "consistent"]
+    assert conv["scores"]["consistency_status"]["grounded"] is True and conv["detected_issues"] == []
+    assert "hallucination" not in r.llm.requests[-1].messages[-1].content  # nothing reported to the judge
+
+
+def test_a_run_whose_answer_claims_a_value_never_produced_does_not_converge(tmp_path):
+    r = run_answering(tmp_path, "The calculator returned 16.")
+    conv = r.doc["convergence"]
+    assert r.result.converged is False  # although the judge called it complete, coherent and consistent
+    assert conv["reason_codes"] == ["complete", "coherent", "inconsistent", "hallucination"]
+    assert conv["scores"]["consistency_status"] == {"consistent": False, "llm_consistent": True, "grounded": False}
+    assert conv["detected_issues"] == [CLAIMS_16]
+    assert CLAIMS_16 in r.llm.requests[-1].messages[-1].content  # the judge is told
