@@ -137,7 +137,8 @@ class ListLog:
         return None
 
     def emit(self, event: str, /, **fields: Any) -> None:
-        self.events.append((event, fields))
+        """Kept as the JSON a log file would hold (Structs and enums as JSON values), decoded again."""
+        self.events.append((event, msgspec.json.decode(msgspec.json.encode(fields, enc_hook=str))))
 
     def lost(self) -> LostRecords | None:
         return None

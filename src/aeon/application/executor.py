@@ -12,7 +12,7 @@ from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
 from aeon.application.run import Run
 from aeon.application.supervisor import Supervisor
-from aeon.application.validation import check_tool, output_problem
+from aeon.application.validation import ToolCheck, ToolResolver, output_problem
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
@@ -33,21 +33,30 @@ class Executor:
     """Executes steps strictly one at a time; a failing tool fails its step and the plan goes on (FR-054)."""
 
     def __init__(
-        self, *, tools: ToolPort, memory: MemoryPort, gateway: LLMGateway, supervisor: Supervisor, run: Run
+        self,
+        *,
+        tools: ToolPort,
+        resolver: ToolResolver,
+        memory: MemoryPort,
+        gateway: LLMGateway,
+        supervisor: Supervisor,
+        run: Run,
     ) -> None:
         self._tools = tools
+        self._resolver = resolver
         self._memory = memory
         self._llm = gateway
         self._supervisor = supervisor
         self._run = run
         self._record = run.record
 
-    def needs_llm(self, step: PlanStep) -> bool:
-        """False only for a step that can run on a registered tool with valid arguments, without any LLM call."""
-        return not check_tool(step, self._tools.get).runnable
+    def resolve(self, step: PlanStep) -> ToolCheck:
+        """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
+        return self._resolver.check(step)
 
-    async def execute(self, plan: Plan, step: PlanStep) -> PlanStep:
-        """Run `step` (pending → running → complete/failed) and return the step object now in the plan."""
+    async def execute(self, plan: Plan, step: PlanStep, check: ToolCheck | None = None) -> PlanStep:
+        """Run `step` (pending → running → complete/failed) and return the step object now in the plan; `check` is
+        the step's resolution when the caller has it already."""
         self._run.current_step = step.step_id
         if waiting := blocked_by(plan, step):  # dependencies must be complete first (04 PlanStep)
             step.block(waiting)
@@ -58,7 +67,7 @@ class Executor:
         step.transition(StepStatus.RUNNING)
         start = {"step_id": step.step_id, "description": step.description, "index": step.step_index}
         self._record.notify("step_start", {**start, "total": step.total_steps})
-        step = await self._choose_mode(plan, step)
+        step = await self._choose_mode(plan, step, check or self._resolver.check(step))
         if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
             await self._run_tool(step)
         else:
@@ -67,10 +76,9 @@ class Executor:
         self._step_end(step)
         return step
 
-    async def _choose_mode(self, plan: Plan, step: PlanStep) -> PlanStep:
+    async def _choose_mode(self, plan: Plan, step: PlanStep, check: ToolCheck) -> PlanStep:
         """By tool, by LLM reasoning, or — when the tool is missing or its arguments do not fit — repair then
         fallback; returns the step object now in the plan (a repair replaces it)."""
-        check = check_tool(step, self._tools.get)
         if check.runnable:
             step.mode = ExecutionMode.TOOL
             return step

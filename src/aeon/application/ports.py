@@ -85,6 +85,8 @@ class LoggerPort(Protocol):
     EventLogUnavailable naming where the log goes and the OS reason. Any other failing write must not crash the run:
     adapters report it once as a warning, carry on, and count it; `lost` says how many records were lost and why
     (None when none were). `close` flushes and syncs. `bind` fixes the correlation_id stamped on every later record.
+    Field values are JSON values, msgspec Structs (which may change after the call) or msgspec.Raw JSON: a logger
+    encodes or copies them within `emit`.
     """
 
     def open(self) -> None: ...

@@ -31,6 +31,17 @@ if TYPE_CHECKING:
 plain = msgspec.to_builtins
 
 
+def fields(record: msgspec.Struct) -> dict[str, Any]:
+    """A record's fields as keyword arguments for `emit`, values left as they are (the log encodes Structs itself):
+    the tag of a tagged union first, and with omit_defaults a field at its default left out, as its JSON would."""
+    config = record.__struct_config__
+    out: dict[str, Any] = {config.tag_field: config.tag} if config.tag_field is not None else {}
+    out |= msgspec.structs.asdict(record)
+    if config.omit_defaults:
+        return {k: v for k, v in out.items() if k in plain(record)}
+    return out
+
+
 class _Cycle(msgspec.Struct, kw_only=True):
     llm_output: list[str] = msgspec.field(default_factory=list)
     supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
@@ -105,14 +116,13 @@ class Recorder:
     def supervisor_action(self, action: SupervisorAction) -> None:
         self._cycle.supervisor_actions.append(action)
         self._state.supervisor_actions.append(action)
-        data = plain(action)
-        self.logger.emit("supervisor_action", **data)
-        self.notify("supervisor", data)
+        self.logger.emit("supervisor_action", **fields(action))
+        self.notify("supervisor", plain(action))
 
     def tool_call(self, call: ToolCall) -> None:
         self._cycle.tool_calls.append(call)
         self._state.tool_calls.append(call)
-        self.logger.emit("tool_call", **plain(call))
+        self.logger.emit("tool_call", **fields(call))
 
     def cycle(self, *, step_number: int, step_id: str | None, plan: Plan | None, label: PassPhase) -> None:
         """Close the cycle in progress into its record (FR-038)."""
@@ -128,7 +138,7 @@ class Recorder:
             phase=label.value,
             step_id=step_id,
         )
-        self.logger.emit("cycle", pass_number=self._state.pass_number, **plain(record))
+        self.logger.emit("cycle", pass_number=self._state.pass_number, **fields(record))
 
     @property
     def cycle_pending(self) -> bool:
@@ -136,19 +146,19 @@ class Recorder:
 
     def advisory(self, advisory: Advisory) -> None:
         self._state.advisories.append(advisory)
-        self.logger.emit("advisory", **plain(advisory))
+        self.logger.emit("advisory", **fields(advisory))
 
     def refinement(self, outcomes: Sequence[ActionOutcome], advisories: Sequence[Advisory]) -> None:
         for outcome in outcomes:
-            self.logger.emit("refinement", **plain(outcome))
+            self.logger.emit("refinement", **fields(outcome))
         for advisory in advisories:
             self.advisory(advisory)
         applied = sum(o.applied for o in outcomes)
         shown = [plain(a) for a in advisories]
         self.notify("refined", {"applied": applied, "rejected": len(outcomes) - applied, "advisories": shown})
 
-    def depth(self, event: str, depth: AdaptiveDepthConfiguration | DepthRecord, **fields: Any) -> None:
-        self.logger.emit(event, **fields, **plain(depth))
+    def depth(self, event: str, depth: AdaptiveDepthConfiguration | DepthRecord, **extra: Any) -> None:
+        self.logger.emit(event, **extra, **fields(depth))
 
     def run_end(self, result: RunResult, *, expired_cap: str | None) -> None:
         self.logger.emit(
@@ -163,8 +173,8 @@ class Recorder:
         )
 
     def expired(self, response: TTLExpirationResponse) -> None:
-        self.logger.emit("ttl_expired", **plain(response))
+        self.logger.emit("ttl_expired", **fields(response))
 
-    def snapshot(self, plan: Plan | None) -> dict[str, Any] | None:
-        """The plan as it is now, for records that outlive this moment."""
-        return plain(plan) if plan is not None else None
+    def snapshot(self, plan: Plan | None) -> msgspec.Raw | None:
+        """The plan as it is now, for records that outlive this moment: its JSON, which the log writes as it is."""
+        return msgspec.Raw(msgspec.json.encode(plan)) if plan is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -117,13 +117,13 @@ def _at(value: Any, path: Sequence[str | int]) -> Any:
 def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Problem]:
     """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, too many steps, duplicate
     step ids."""
-    base = plan_schema([], max_steps=max_steps)
     problems: list[Problem] = []
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
-    for path, msg in schema_problems(_without_nulls(obj), base):
-        step_id = _step_id_at(obj, path)
-        problems.append(Problem(step_id=step_id, message=f"{path}: {msg}"))
+    cleaned = _without_nulls(obj)
+    if not _fits_plan_shape(cleaned, max_steps):  # the schema is asked only for a plan that may break it
+        for path, msg in schema_problems(cleaned, plan_schema([], max_steps=max_steps)):
+            problems.append(Problem(step_id=_step_id_at(obj, path), message=f"{path}: {msg}"))
     steps = obj.get("steps")
     if isinstance(steps, list):
         seen: set[str] = set()
@@ -137,6 +137,32 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
 
 
 _OPTIONAL = ("tool", "agent", "args", "dependencies", "provides")
+
+
+class _StepShape(msgspec.Struct):
+    """`step_schema()` with no tool names, as a msgspec type: what it accepts, the schema accepts (property-tested)."""
+
+    step_id: Annotated[str, msgspec.Meta(min_length=1)]
+    description: Annotated[str, msgspec.Meta(min_length=1)]
+    tool: str | msgspec.UnsetType = msgspec.UNSET
+    args: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    agent: Literal["llm"] | msgspec.UnsetType = msgspec.UNSET
+    dependencies: Annotated[list[str], msgspec.Meta(max_length=10)] | msgspec.UnsetType = msgspec.UNSET
+
+
+class _PlanShape(msgspec.Struct):
+    goal: Annotated[str, msgspec.Meta(min_length=1)]
+    steps: Annotated[list[_StepShape], msgspec.Meta(min_length=1)]
+
+
+def _fits_plan_shape(obj: dict[str, Any], max_steps: int) -> bool:
+    """True when the plan surely satisfies `plan_schema([])` — checked in C, about 50 times faster than jsonschema.
+    False means only "ask the schema", which then names every problem."""
+    try:
+        shape = msgspec.convert(obj, _PlanShape)
+    except msgspec.ValidationError:
+        return False
+    return len(shape.steps) <= max_steps
 
 
 def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:
@@ -186,6 +212,32 @@ def check_tool(step: PlanStep, lookup: Callable[[str], ToolSpec | None]) -> Tool
     return ToolCheck(spec=spec, problems=args_problems(spec, step.args))
 
 
+class ToolResolver:
+    """`check_tool` for one run, remembered per tool and arguments: a step's call is checked once, not once per look
+    (validation, the caps check before the step, the choice of how to run it). The tool is looked up every time, so a
+    tool registered or removed mid-run is seen; a memo entry holds only for the spec it was made with."""
+
+    def __init__(self, lookup: Callable[[str], ToolSpec | None], *, size: int = 1024) -> None:
+        self._lookup, self._size = lookup, size
+        self._memo: dict[tuple[str, bytes], ToolCheck] = {}
+
+    def check(self, step: PlanStep) -> ToolCheck:
+        if step.tool is None:
+            return check_tool(step, self._lookup)
+        try:
+            key = (step.tool, msgspec.json.encode(step.args))
+        except (TypeError, msgspec.EncodeError):  # arguments JSON cannot hold: checked each time
+            return check_tool(step, self._lookup)
+        hit = self._memo.get(key)
+        if hit is not None and hit.spec is not None and hit.spec is self._lookup(step.tool):
+            return ToolCheck(spec=hit.spec, problems=list(hit.problems))
+        found = check_tool(step, self._lookup)
+        if len(self._memo) >= self._size:
+            self._memo.clear()
+        self._memo[key] = found
+        return ToolCheck(spec=found.spec, problems=list(found.problems))
+
+
 def tool_problems(step: PlanStep, tools: Mapping[str, ToolSpec]) -> list[str]:
     """Missing or unknown tool and bad arguments for one step. Empty for LLM steps."""
     return check_tool(step, tools.get).problems
@@ -208,12 +260,12 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
     return Plan(goal=obj["goal"], steps=steps)
 
 
-def annotate(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Problem]:
+def annotate(plan: Plan, tools: ToolResolver) -> list[Problem]:
     """Fill every step's `errors` with its tool problems and return them (FR-064)."""
     out: list[Problem] = []
     for step in plan.steps:
         if step.status is not StepStatus.PENDING:
             continue  # executed steps keep their record; invalid ones wait for refinement
-        step.errors = tool_problems(step, tools)
+        step.errors = tools.check(step).problems
         out.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in step.errors)
     return out

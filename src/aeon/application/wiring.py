@@ -19,6 +19,7 @@ from aeon.application.refiner import Refiner
 from aeon.application.run import Run, RunSettings
 from aeon.application.semantic_validation import SemanticValidator
 from aeon.application.supervisor import Supervisor, describe_tools
+from aeon.application.validation import ToolResolver
 from aeon.domain.tools import ToolSpec
 
 
@@ -35,6 +36,7 @@ class RunServices:
     engine: ConvergenceEngine
     refiner: Refiner
     gate: RefinementGate
+    resolver: ToolResolver
 
 
 def wire(
@@ -50,6 +52,7 @@ def wire(
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble)
     supervisor = Supervisor(gateway, run, specs)
+    resolver = ToolResolver(tools.get)
     return RunServices(
         settings=settings,
         specs=specs,
@@ -57,9 +60,12 @@ def wire(
         runner=PhaseRunner(run),
         planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
         profiler=Profiler(supervisor),
-        executor=Executor(tools=tools, memory=memory, gateway=gateway, supervisor=supervisor, run=run),
+        executor=Executor(
+            tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run
+        ),
         validator=SemanticValidator(supervisor, specs, new_id=new_id),
         engine=ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs]),
         refiner=Refiner(supervisor, specs),
         gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
+        resolver=resolver,
     )

@@ -13,12 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
-from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, redactor
+from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, Redactor
 from aeon.adapters.eventlog.rotation import rotate_if_full
-from aeon.adapters.eventlog.shrink import RecordShrinker
+from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
 from aeon.application.errors import EventLogUnavailable
 from aeon.domain.records import LostRecords
 
@@ -73,9 +74,8 @@ class JsonlEventLog:
         self._shrinker = RecordShrinker(
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
         )
-        self._log: Any = structlog.BoundLogger(
-            _LineSink(), processors=[_stamp, redactor(secrets), self._shrinker.render], context={}
-        )
+        self._redactor = Redactor(secrets)
+        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[_stamp, self._render], context={})
 
     @property
     def next_seq(self) -> int:
@@ -202,6 +202,18 @@ class JsonlEventLog:
             f"aeon: warning: event log write failed: {type(exc).__name__}: {exc} (further failures are only counted)",
             file=sys.stderr,
         )
+
+    def _render(self, _: WrappedLogger, __: str, record: EventDict) -> bytes:
+        """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
+        try:
+            raw = msgspec.json.encode(record, enc_hook=str)
+        except TypeError:  # a key JSON cannot take as it is (a tuple): the plain form makes every key a string
+            record = msgspec.to_builtins(record, enc_hook=str, str_keys=True)
+            raw = msgspec.json.encode(record)
+        if self._redactor.may_hold(raw):
+            record = self._redactor.scrub(plain(record))
+            raw = encode(record)
+        return self._shrinker.shrink(record, escape_breaks(raw))
 
 
 class _LineSink:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from structlog.typing import EventDict, WrappedLogger
 
 REDACTED = "[REDACTED]"
 # Header-style names whose values are credentials whatever they contain; compared lower-cased with "-" as "_".
@@ -14,36 +13,40 @@ SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password", "access_token"}
 )
 
+_KEY_WORDS = ("api_key", "apikey", "authorization", "password", "access_token")
+assert all(any(word in key for word in _KEY_WORDS) for key in SECRET_KEYS)
+# Case and "-" folded in one pass over the bytes: "X-Api-Key" is searched as "x_api_key".
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ-", b"abcdefghijklmnopqrstuvwxyz_")
 
-def redactor(secrets: Sequence[str]) -> Callable[[WrappedLogger, str, EventDict], EventDict]:
-    """A structlog processor turning the record into plain JSON values with every secret replaced by REDACTED."""
-    ordered = sorted({s for s in secrets if s}, key=len, reverse=True)  # longest first: a secret inside another
 
-    def scrub(value: Any) -> Any:
+class Redactor:
+    """Finds and replaces secrets. `may_hold` looks at a record's JSON encoding (one folded copy — lower case, "-" as
+    "_" — and one C-speed search per needle), so only a record that could hold a secret or a secret-named key is
+    walked by `scrub`."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self._ordered = sorted({s for s in secrets if s}, key=len, reverse=True)  # longest first: nested secrets
+        needles = {n for secret in self._ordered for n in (secret.encode(), msgspec.json.encode(secret)[1:-1])}
+        # Key names as bare words: each one names a secret key or is part of one ("x_api_key" holds "api_key"), so
+        # a record holding a secret-named key always matches; a false alarm only costs a walk.
+        needles |= {key.encode() for key in _KEY_WORDS}
+        self._needles = tuple({n.translate(_FOLD) for n in needles})
+
+    def may_hold(self, encoded: bytes) -> bool:
+        blob = encoded.translate(_FOLD)
+        return any(n in blob for n in self._needles)
+
+    def scrub(self, value: Any) -> Any:
+        """A copy of the plain JSON tree `value` with every secret value and secret-named key's value REDACTED."""
         if isinstance(value, str):
-            for secret in ordered:
+            for secret in self._ordered:
                 value = value.replace(secret, REDACTED)
             return value
         if isinstance(value, dict):
-            return {k: REDACTED if _secret_key(k) else scrub(v) for k, v in value.items()}
+            return {k: REDACTED if _secret_key(k) else self.scrub(v) for k, v in value.items()}
         if isinstance(value, list):
-            return [scrub(item) for item in value]
+            return [self.scrub(item) for item in value]
         return value
-
-    # Fast path: a record is walked only when its encoded form could hold a secret or a secret-named key.
-    needles = [n for secret in ordered for n in (secret.encode(), msgspec.json.encode(secret)[1:-1])]
-    needles += [f'"{k}"'.encode() for key in SECRET_KEYS for k in {key, key.replace("_", "-")}]
-
-    def redact(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
-        # Structs, enums, datetimes … become plain JSON values first, so nested secrets are reachable. The result
-        # is a fresh tree of dicts and lists, which later processors may change in place.
-        plain: EventDict = msgspec.to_builtins(event_dict, enc_hook=str, str_keys=True)
-        blob = msgspec.json.encode(plain).lower()
-        if any(n.lower() in blob for n in needles):
-            plain = scrub(plain)
-        return plain
-
-    return redact
 
 
 def _secret_key(key: object) -> bool:

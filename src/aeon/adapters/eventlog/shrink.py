@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
-from structlog.typing import EventDict, WrappedLogger
+from structlog.typing import EventDict
 
 LARGE = 1024  # characters: a text this long is written once per log; a repeat is a ~60-byte marker naming the copy
 MIN_CAP = 1024  # the smallest record or text cap: room for the stamps, a marker and some text
@@ -48,14 +48,19 @@ class RecordShrinker:
         self._pending: dict[bytes, int] = {}  # large texts of the record being written
         self._cuts: dict[int, _Cut] = {}  # id of a string this record cut → what the whole text was
 
-    def render(self, _: WrappedLogger, __: str, record: EventDict) -> bytes:
+    def shrink(self, record: EventDict, line: bytes) -> bytes:
+        """`line` (the record's encoding, from `encode`) within the caps; `record` may hold Structs, which are
+        turned into plain JSON values only when a text has to be replaced."""
         self._pending, self._cuts = {}, {}
-        line = _encode(record)
+        converted = False
         # Fast path: most records hold no large string, and only a long line can; the scan runs at C speed.
         if len(line) >= LARGE and _may_hold_large_text(line):
+            record, converted = plain(record), True
             self._large_texts(record, record["seq"])
-            line = _encode(record)
-        return line if len(line) <= self.max_record_bytes else self._fit(record, line)
+            line = encode(record)
+        if len(line) <= self.max_record_bytes:
+            return line
+        return self._fit(record if converted else plain(record), line)
 
     def commit(self) -> None:
         self._written.update(self._pending)
@@ -101,12 +106,12 @@ class RecordShrinker:
             data = head.encode("utf-8", "surrogatepass")
             size, digest = (whole.size, whole.digest) if whole else (len(data), hashlib.sha256(data).hexdigest()[:16])
             node[key] = self._cut(data, size, digest, _on_line(value) - (len(line) - self.max_record_bytes))
-            line = _encode(record)
+            line = encode(record)
             if len(line) <= self.max_record_bytes:
                 return line
         summary = {"bytes": len(line), "sha256": hashlib.sha256(line).hexdigest()[:16]}
         summary["fields"] = [str(k)[:64] for k in record if k not in self._stamps][:20]
-        return _encode({**{k: record[k] for k in self._stamps if k in record}, "_oversized": summary})
+        return encode({**{k: record[k] for k in self._stamps if k in record}, "_oversized": summary})
 
 
 def _strings(node: Any, skip: Sequence[str] = ()) -> Iterator[tuple[Any, Any, str]]:
@@ -133,7 +138,7 @@ def _head(data: bytes, budget: int) -> str:
 
 def _on_line(text: str) -> int:
     """Bytes the text takes inside a JSON line: escapes counted, quotes not."""
-    return len(_encode(text)) - 2
+    return len(encode(text)) - 2
 
 
 def _may_hold_large_text(line: bytes) -> bool:
@@ -149,9 +154,22 @@ def _may_hold_large_text(line: bytes) -> bool:
     return any(find(b'"', start, start + half) < 0 for start in range(0, len(line) - half + 1, half))
 
 
-def _encode(value: Any) -> bytes:
+def plain(record: Any) -> Any:
+    """The record as plain JSON values (Structs, enums, datetimes, embedded Raw JSON … as the line holds them), a
+    fresh tree to change in place."""
+    return msgspec.json.decode(msgspec.json.encode(record, enc_hook=str))
+
+
+def encode(value: Any) -> bytes:
+    """One JSON line, Structs and enums included (an unknown object as its str), line-break characters escaped."""
     # Not structlog's JSONRenderer(serializer=msgspec.json.encode): it passes keyword arguments msgspec refuses.
-    line = msgspec.json.encode(value, enc_hook=str)
+    return escape_breaks(msgspec.json.encode(value, enc_hook=str))
+
+
+def escape_breaks(line: bytes) -> bytes:
+    if line.isascii():  # the break characters are all multi-byte: an ASCII line has none (a word-at-a-time scan)
+        return line
     for raw, escaped in _LINE_BREAKS:
-        line = line.replace(raw, escaped)
+        if raw in line:
+            line = line.replace(raw, escaped)
     return line

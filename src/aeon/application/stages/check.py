@@ -40,7 +40,7 @@ async def validate_plan(run: Run, k: RunServices) -> PlanChecked:
             raise k.runner.error("B->C", contract.failure("INVALID_FRAGMENT_STRUCTURE"), detail, "validator")
 
     await k.runner.step("B->C", "validator", check_fragments)
-    problems = annotate(plan, {t.name: t for t in k.specs})
+    problems = annotate(plan, k.resolver)
     for problem in problems:
         run.record.warn(str(problem))
     return PlanChecked(plan=plan, problems=problems, state=run.state)

@@ -17,8 +17,9 @@ async def execute_steps(run: Run, k: RunServices) -> dict[str, StepResult]:
     for step in list(plan.steps):
         if step.status is not StepStatus.PENDING:
             continue
-        run.check_caps(f"before step {step.step_id}", needs_llm=k.executor.needs_llm(step))
-        await k.runner.step("C->D", "executor", partial(k.executor.execute, plan, step), retry=False)
+        check = k.executor.resolve(step)
+        run.check_caps(f"before step {step.step_id}", needs_llm=not check.runnable)
+        await k.runner.step("C->D", "executor", partial(k.executor.execute, plan, step, check), retry=False)
         current = plan.step(step.step_id)
         run.record.cycle(step_number=current.step_index, step_id=step.step_id, plan=plan, label=run.label)
     run.current_step = None

@@ -1,0 +1,100 @@
+"""The kernel's fast paths decide exactly what the slow checks they skip would decide."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aeon.adapters.eventlog.redact import REDACTED, Redactor
+from aeon.application.schemas import schema_problems
+from aeon.application.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
+from aeon.domain.plan import PlanStep
+from aeon.domain.tools import ToolSpec
+
+_text = st.one_of(st.just(""), st.text(max_size=5))
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False) | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=6,
+)
+_step = st.dictionaries(
+    st.sampled_from(["step_id", "description", "tool", "args", "agent", "dependencies", "provides", "other"]),
+    st.one_of(_json, st.just("llm"), st.lists(st.text(max_size=3), max_size=12), st.dictionaries(_text, _json)),
+    max_size=7,
+)
+_plan = st.fixed_dictionaries(
+    {}, optional={"goal": st.one_of(_text, _json), "steps": st.one_of(st.lists(_step, max_size=4), _json)}
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(plan=_plan, max_steps=st.integers(1, 4))
+def test_the_msgspec_plan_shape_accepts_only_plans_the_schema_accepts(plan: dict[str, Any], max_steps: int) -> None:
+    schema_ok = not schema_problems(plan, plan_schema([], max_steps=max_steps))
+    if _fits_plan_shape(plan, max_steps):
+        assert schema_ok
+    # and the fast path changes no verdict: problems are the schema's, whichever path decided
+    found = [p for p in structural_problems(plan, max_steps=max_steps) if "duplicate" not in p.message]
+    nulls = isinstance(plan.get("steps"), list) and any(
+        isinstance(s, dict) and any(v is None for v in s.values()) for s in plan["steps"]
+    )
+    if not nulls:  # null optional fields are dropped before checking; the raw schema would flag them
+        assert bool(found) == (not schema_ok)
+
+
+def test_a_valid_plan_is_accepted_without_the_schema_and_a_broken_one_gets_every_problem() -> None:
+    good = {"goal": "g", "steps": [{"step_id": "s1", "description": "d", "tool": "calc", "args": {"x": 1}}]}
+    assert _fits_plan_shape(good, 10) and structural_problems(good) == []
+    bad = {"goal": "", "steps": [{"step_id": "s1", "description": "", "agent": "robot"}]}
+    messages = sorted(p.message for p in structural_problems(bad))
+    assert messages == [
+        "goal: '' should be non-empty",
+        "steps/0/agent: 'robot' is not one of ['llm']",
+        "steps/0/description: '' should be non-empty",
+    ]
+    assert not _fits_plan_shape({"goal": "g", "steps": [good["steps"][0]] * 3}, 2)
+
+
+def _spec(name: str = "calc") -> ToolSpec:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    return ToolSpec(name=name, description="d", input_schema=schema, output_schema={"type": "integer"})
+
+
+def test_a_step_is_checked_once_per_run_but_a_tool_replaced_or_removed_midway_is_seen() -> None:
+    registry = {"calc": _spec()}
+    looked: list[str] = []
+
+    def lookup(name: str) -> ToolSpec | None:
+        looked.append(name)
+        return registry.get(name)
+
+    resolver = ToolResolver(lookup)
+    step = PlanStep(step_id="s1", description="d", tool="calc", args={"x": "one"})
+    first = resolver.check(step)
+    assert first.problems == ["args for tool 'calc' invalid at x: expected integer, got string 'one'"]
+    first.problems.clear()  # a caller changing its copy changes nothing for the next one
+    assert resolver.check(step).problems == [
+        "args for tool 'calc' invalid at x: expected integer, got string 'one'"
+    ]
+    step.args = {"x": 1}
+    assert resolver.check(step).runnable
+    registry["calc"] = ToolSpec(
+        name="calc", description="d", input_schema={"type": "object", "required": ["y"]}, output_schema={}
+    )
+    assert resolver.check(step).problems == ["args for tool 'calc' invalid at (root): 'y' is a required property"]
+    del registry["calc"]
+    assert resolver.check(step).problems == ["Tool 'calc' not found in registry"]
+
+
+def test_redaction_finds_secret_named_keys_in_any_case_and_spelling() -> None:
+    redactor = Redactor(["sk-Secret-123"])
+    for key in ("Authorization", "X-API-KEY", "x_api_key", "Proxy-Authorization", "ACCESS-TOKEN", "apiKey"):
+        record = {"headers": {key: "v"}}
+        encoded = str(record).replace("'", '"').encode()
+        assert redactor.may_hold(encoded), key
+        assert redactor.scrub(record) == {"headers": {key: REDACTED}}
+    assert redactor.may_hold(b'{"note":"uses SK-SECRET-123"}')
+    assert redactor.scrub({"note": "uses sk-Secret-123"}) == {"note": f"uses {REDACTED}"}
+    assert not redactor.may_hold(b'{"event":"cycle","plan_state":{"goal":"add 2 and 3"}}')
