@@ -352,3 +352,17 @@ def test_unicode_line_separators_stay_inside_one_record(tmp_path: Path) -> None:
     log.close()
     (line,) = path.read_text(encoding="utf-8").splitlines()
     assert json.loads(line)["output"] == "a\u0085b\u2028c\u2029d"
+
+
+def test_a_lone_surrogate_in_a_field_is_written_as_a_replacement_character_and_no_record_is_lost(tmp_path):
+    import json as _json
+
+    from aeon.adapters.eventlog.jsonl import JsonlEventLog as _Log
+
+    path = tmp_path / "runs.jsonl"
+    log = _Log(path)
+    log.bind("c")
+    log.emit("llm_call", output="broken \ud83d emoji, whole \U0001f600", usage={"n": 1})
+    log.close()
+    (record,) = [_json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert record["output"] == "broken \ufffd emoji, whole \U0001f600" and log.lost() is None

@@ -75,9 +75,7 @@ def test_a_step_is_checked_once_per_run_but_a_tool_replaced_or_removed_midway_is
     first = resolver.check(step)
     assert first.problems == ["args for tool 'calc' invalid at x: expected integer, got string 'one'"]
     first.problems.clear()  # a caller changing its copy changes nothing for the next one
-    assert resolver.check(step).problems == [
-        "args for tool 'calc' invalid at x: expected integer, got string 'one'"
-    ]
+    assert resolver.check(step).problems == ["args for tool 'calc' invalid at x: expected integer, got string 'one'"]
     step.args = {"x": 1}
     assert resolver.check(step).runnable
     registry["calc"] = ToolSpec(

@@ -115,11 +115,6 @@ def test_an_interrupt_during_the_reasoning_call_fails_the_step_in_the_result(tmp
     assert end["event"] == "run_end" and end["status"] == "interrupted"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an interrupted run writes no cycle record after the interrupt, so the log's last word on s2 is "
-    "the phase C exit snapshot with s2 'running' (the 'interrupted' error is buffered and never written)",
-)
 def test_an_interrupt_during_the_reasoning_call_leaves_the_step_failed_in_the_log(tmp_path):
     r = run(tmp_path, [], llm=FailingLLM([PLAN], {2: "cancel"}))
     last = r.cycles()[-1]

@@ -11,6 +11,7 @@ import json_repair
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_JSON_WORDS = frozenset({"true", "false", "null", "NaN", "Infinity"})
 
 
 class RepairOutcome:
@@ -30,18 +31,21 @@ def parse_json(raw: str) -> RepairOutcome | None:
     """
     text = raw.strip()
     try:
-        return RepairOutcome(json.loads(text), repaired=False)
+        return RepairOutcome(without_lone_surrogates(json.loads(text)), repaired=False)
     except (json.JSONDecodeError, ValueError):
         pass
+    for span in _candidates(text):
+        strict = _relaxed(span)  # single quotes, trailing commas, Python literals: decoded as JSON decodes
+        if strict is not None:
+            try:
+                return RepairOutcome(without_lone_surrogates(json.loads(strict, strict=False)), repaired=True)
+            except (json.JSONDecodeError, ValueError):
+                pass
     if looks_truncated(text):
         return None  # json-repair would close it into a shorter object that looks complete
     candidate = _extract(text)
     if candidate is None:
         return None
-    try:
-        return RepairOutcome(json.loads(candidate), repaired=True)
-    except (json.JSONDecodeError, ValueError):
-        pass
     fixed = _python_literals(candidate)
     try:
         value = json_repair.loads(fixed)
@@ -51,7 +55,96 @@ def parse_json(raw: str) -> RepairOutcome | None:
         return None
     if not set(_KEY.findall(candidate)) <= _all_keys(value):
         return None
-    return RepairOutcome(value, repaired=True)
+    return RepairOutcome(without_lone_surrogates(value), repaired=True)
+
+
+def _candidates(text: str) -> list[str]:
+    """Where the JSON may be: the span from the first '{' or '[' to the last '}' or ']' (a fence inside a string
+    value stays inside it), then a fenced block."""
+    out = []
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    end = max(text.rfind("}"), text.rfind("]"))
+    if starts and end > min(starts):
+        out.append(text[min(starts) : end + 1])
+    if (m := _FENCE.search(text)) is not None:
+        out.append(m.group(1).strip())
+    return out
+
+
+def _relaxed(text: str) -> str | None:
+    """`text` as strict JSON when it is JSON written loosely (as models and Python write it): strings in single
+    quotes, trailing commas, True/False/None (a comment is left to the guarded repair: a key in it may be meant).
+    Escapes keep their JSON meaning (`\\n` is a newline, `\\ud83d\\ude00` one emoji).
+    None when something else is wrong, for the general repair to try."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            string = _string(text, i)
+            if string is None:
+                return None
+            out.append(string[0])
+            i = string[1]
+        elif c == ",":
+            k = i + 1
+            while k < n and text[k] in " \t\r\n":
+                k += 1
+            if k < n and text[k] in "}]":
+                i = k
+                continue
+            out.append(c)
+            i += 1
+        elif c.isdigit() or c == "-":
+            j = i + 1
+            while j < n and (text[j].isdigit() or text[j] in ".eE+-"):
+                j += 1
+            out.append(text[i:j])
+            i = j
+        elif c.isalpha():
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            word = text[i:j]
+            if word not in _PY_LITERALS and word not in _JSON_WORDS:
+                return None  # a bare word: not loosely written JSON
+            out.append(_PY_LITERALS.get(word, word))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _string(text: str, start: int) -> tuple[str, int] | None:
+    """The string literal opening at `start` (either quote) as a JSON string, and where the text goes on."""
+    quote, j, n, buf = text[start], start + 1, len(text), []
+    while j < n and text[j] != quote:
+        if text[j] == "\\" and j + 1 < n:
+            nxt = text[j + 1]
+            buf.append(nxt if nxt == "'" else ('\\"' if nxt == '"' else text[j : j + 2]))
+            j += 2
+            continue
+        buf.append('\\"' if text[j] == '"' else text[j])
+        j += 1
+    if j >= n:
+        return None
+    return '"' + "".join(buf).replace("\n", "\\n").replace("\t", "\\t") + '"', j + 1
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """`value` (a JSON tree) with every lone surrogate — what JSON's `\\ud83d` escape decodes to without its pair —
+    as U+FFFD: no log line, output or UTF-8 text can hold one."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
 
 
 def looks_truncated(raw: str) -> bool:

@@ -95,6 +95,7 @@ class Orchestrator:
                 task.uncancel()
             _fail_running_step(run)
             run.record.error("interrupted")
+            self._cycle(run)  # the cycle cut short is on the record, its step failed
             return self._finish(run, RunStatus.INTERRUPTED)
 
     def _started(self, run: Run, k: RunServices, *, resumed: bool) -> None:

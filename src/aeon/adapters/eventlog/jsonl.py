@@ -21,6 +21,7 @@ from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, Redactor
 from aeon.adapters.eventlog.rotation import rotate_if_full
 from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
 from aeon.application.errors import EventLogUnavailable
+from aeon.application.jsonfix import without_lone_surrogates
 from aeon.domain.records import LostRecords
 
 __all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
@@ -207,8 +208,10 @@ class JsonlEventLog:
         """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
-        except TypeError:  # a key JSON cannot take as it is (a tuple): the plain form makes every key a string
-            record = msgspec.to_builtins(record, enc_hook=str, str_keys=True)
+        except (TypeError, UnicodeEncodeError):
+            # A key JSON cannot take as it is (a tuple), or a lone surrogate (text decoded from "\\ud83d" alone):
+            # the plain form makes every key a string, and a lone surrogate becomes U+FFFD.
+            record = without_lone_surrogates(msgspec.to_builtins(record, enc_hook=str, str_keys=True))
             raw = msgspec.json.encode(record)
         if self._redactor.may_hold(raw):
             record = self._redactor.scrub(plain(record))

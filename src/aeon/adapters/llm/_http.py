@@ -14,6 +14,7 @@ import httpx
 
 from aeon.adapters.llm._retry import RetryPolicy, Sleep
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient
+from aeon.application.jsonfix import without_lone_surrogates
 from aeon.application.ports import LoggerPort
 
 # The timeouts and retryable statuses of the official OpenAI and Anthropic Python SDKs (the waits: _retry.py).
@@ -196,7 +197,7 @@ class JsonPoster:
 
     def _decode_object(self, content: bytes, status: int) -> dict[str, Any]:
         try:
-            data = json.loads(content)
+            data = without_lone_surrogates(json.loads(content))  # a "\\ud83d" without its pair: U+FFFD
         except ValueError as exc:
             snippet = self._scrub(_snippet(content))
             raise LLMBadResponse(f"undecodable response body (HTTP {status}): {snippet}", status=status) from exc
