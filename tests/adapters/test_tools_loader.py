@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 
 @pytest.fixture
 def user_tools_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.syspath_prepend(str(HERE.parent / "support"))
 
 
 def test_builtins_are_echo_and_calculator_with_their_examples() -> None:
@@ -66,7 +66,7 @@ def test_loaded_tools_are_invocable_sync_and_async() -> None:
 
 def test_loader_accepts_a_dotted_package_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(HERE.parent.parent))
-    specs = load_tool_modules(ToolRegistry(), ["tests.unit.fixtures_user_tools"])
+    specs = load_tool_modules(ToolRegistry(), ["tests.support.fixtures_user_tools"])
     assert {s.name for s in specs} == {"greet", "word_count"}
 
 

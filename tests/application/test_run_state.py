@@ -8,10 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from harness import SUM_STEP, plan_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from multipass import add_step, no_issues, profile, refine, verdict
 
 from aeon import testing
 from aeon.application.result import RunResult
@@ -19,6 +17,9 @@ from aeon.application.run import RunSettings
 from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.render import result_document
+
+from harness import SUM_STEP, plan_json
+from multipass import add_step, no_issues, profile, refine, verdict
 
 
 class Checkpoints:

@@ -1,4 +1,6 @@
-"""Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039).
+"""Grounding: tool claims in a final answer must be backed by the tool-call log (FR-021, FR-039).
+
+Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039).
 
 The log says the calculator returned 15. "The calculator returned 16" claims what it never produced; "the calculator
 did not return 16", "without using the calculator" and the like claim nothing the log could contradict.
@@ -15,8 +17,119 @@ from harness import SUM_STEP, plan_json, run
 from multipass import no_issues, profile, verdict
 
 TOOLS = ("calculator", "echo")
+
+
 CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
+
+
+ECHO_HI = ToolCall(step_id="s2", tool="echo", args={"text": "hi"}, output="hi")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I called the calculator and the sum is 15.",
+        "Using echo, the text was repeated.",
+        "I used the calculator tool.",
+        "The calculator returned 15.",
+        "The calculator tool produced 15.",
+        "The result, computed via `calculator`, is 15.",
+    ],
+)
+def test_a_claimed_tool_that_was_never_called_is_a_hallucination(answer):
+    issues = grounding_issues(answer, [ECHO_HI] if "calculator" in answer else [CALC_15], TOOLS)
+    tool = "calculator" if "calculator" in answer else "echo"
+    assert issues == [f"hallucination: answer claims tool '{tool}' was used but it was never called"]
+
+
+def test_a_tool_whose_only_call_failed_was_never_called_successfully():
+    failed = ToolCall(step_id="s1", tool="calculator", args={"expression": "1/0"}, error="division by zero")
+    assert grounding_issues("I used the calculator.", [failed], TOOLS) == [
+        "hallucination: answer claims tool 'calculator' was used but it was never called successfully"
+    ]
+
+
+def test_a_claimed_value_the_tool_never_produced_is_a_hallucination():
+    assert grounding_issues("The calculator returned 16.", [CALC_15], TOOLS) == [
+        "hallucination: answer claims calculator produced 16 but it produced 15"
+    ]
+
+
+def test_a_claimed_string_the_tool_never_produced_is_a_hallucination():
+    assert grounding_issues("echo gave 'hello'", [ECHO_HI], TOOLS) == [
+        "hallucination: answer claims echo produced 'hello' but it produced 'hi'"
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The calculator returned 15.",
+        "The calculator returned 15.0.",
+        "The calculator tool produced the value 15, so the sum is 15.",
+        "The calculator's result was 15.",
+        "I called the calculator; the answer is 15.",
+    ],
+)
+def test_claims_backed_by_the_log_pass_and_numbers_compare_numerically(answer):
+    assert grounding_issues(answer, [CALC_15], TOOLS) == []
+
+
+def test_strings_compare_case_insensitively():
+    assert grounding_issues('Echo gave "HI".', [ECHO_HI], TOOLS) == []
+
+
+def test_any_successful_call_of_the_tool_can_back_the_claimed_value():
+    second = ToolCall(step_id="s3", tool="calculator", args={"expression": "4 * 5"}, output=20)
+    assert grounding_issues("The calculator returned 20.", [CALC_15, second], TOOLS) == []
+
+
+def test_a_number_inside_a_text_output_backs_a_numeric_claim():
+    call = ToolCall(step_id="s1", tool="echo", args={"text": "total 1,250"}, output="total 1,250")
+    assert grounding_issues("echo returned 1250", [call], TOOLS) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "No calculator was needed: 5 + 10 = 15.",
+        "I did this without using the calculator.",
+        "Instead of calling the calculator, I added the numbers by hand.",
+        "You could have used the calculator here.",
+        "The calculator is a registered tool.",
+        "The answer is 16.",
+        "An echo came back from the canyon.",
+        "",
+    ],
+)
+def test_mentions_that_are_not_claims_do_not_fire(answer):
+    assert grounding_issues(answer, [], TOOLS) == []
+
+
+def test_a_negation_in_an_earlier_clause_does_not_hide_a_claim():
+    assert grounding_issues("It was not hard. I used the calculator.", [], TOOLS) == [
+        "hallucination: answer claims tool 'calculator' was used but it was never called"
+    ]
+
+
+def test_unregistered_names_are_not_checked():
+    assert grounding_issues("I used the weather tool.", [], TOOLS) == []
+
+
+def test_each_message_appears_once_in_answer_order():
+    answer = "Using echo I said 'yo'. The calculator returned 16. Echo gave 'hey'. I called the calculator again."
+    assert grounding_issues(answer, [CALC_15], TOOLS) == [
+        "hallucination: answer claims tool 'echo' was used but it was never called",
+        "hallucination: answer claims calculator produced 16 but it produced 15",
+    ]
+
+
+# -- Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039)  --
+
+
 CLAIMS_16 = "hallucination: answer claims calculator produced 16 but it produced 15"
+
+
 REASON = {"step_id": "s2", "description": "State the sum from s1", "agent": "llm"}
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from aeon.entrypoints.cli import app
 
-USER_MODULE = "fixtures_user_tools"  # tests/unit/fixtures_user_tools.py, on pytest's pythonpath
+USER_MODULE = "fixtures_user_tools"  # tests/support/fixtures_user_tools.py, on pytest's pythonpath
 SUM_STEP = {"step_id": "s1", "description": "Add 5 and 10", "tool": "calculator", "args": {"expression": "5 + 10"}}
 
 runner = CliRunner()
