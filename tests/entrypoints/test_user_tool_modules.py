@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from aeon.entrypoints.container import build_container, load_settings
 
-from cli_harness import ROOT, assert_exit, invoke, one_line
+from cli_harness import assert_exit, invoke, one_line, readme_files, run_user_pytest
 
 pytestmark = pytest.mark.usefixtures("isolated_env", "forget_imports")
 
@@ -24,18 +23,6 @@ def weather(city: str) -> str:
     """Today's weather for a city."""
     return f"sunny in {city}"
 '''
-
-
-def readme_files(section: str) -> dict[str, str]:
-    """The code blocks of a README section whose first line is `# <file name>`, by file name."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    files = {}
-    for block in re.findall(r"```(?:python|yaml)\n(.*?)```", body, re.DOTALL):
-        first, _, rest = block.partition("\n")
-        if m := re.fullmatch(r"# ([\w./-]+\.(?:py|yaml))", first.strip()):
-            files[m.group(1)] = rest
-    return files
 
 
 def tool_names(stdout: str) -> set[str]:
@@ -127,3 +114,14 @@ def test_a_module_with_a_toolset_class_but_no_instance_says_to_create_one(tmp_pa
 
     assert_exit(result, 2)
     assert "module-level instance" in one_line(result.stderr)
+
+
+def test_the_readme_testing_example_passes_as_a_users_own_test(tmp_path: Path) -> None:
+    """The README's test of the `weather` tool, run by pytest in a fresh folder the way a user would run it."""
+    files = {**readme_files("Your own tools"), **readme_files("Testing your tools and configs")}
+    assert {"mytools.py", "test_mytools.py"} <= set(files)
+    for name in ("mytools.py", "test_mytools.py"):
+        (tmp_path / name).write_text(files[name], encoding="utf-8")
+    proc = run_user_pytest(tmp_path, "test_mytools.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout

@@ -92,3 +92,18 @@ def test_the_shipped_scripted_demo_runs_from_outside_the_repo(installed: Path, t
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["outputs"]["s1"]["output"] == 15
     assert log.is_file()
+
+
+def test_the_readme_testing_example_passes_against_the_installed_package(installed: Path, tmp_path: Path) -> None:
+    from cli_harness import readme_files, run_user_pytest
+
+    files = {**readme_files("Your own tools"), **readme_files("Testing your tools and configs")}
+    for name in ("mytools.py", "test_mytools.py"):
+        (tmp_path / name).write_text(files[name], encoding="utf-8")
+    probe = tmp_path / "test_where.py"
+    probe.write_text(
+        f"import aeon.testing\n\ndef test_where():\n    assert aeon.testing.__file__.startswith({str(installed)!r})\n"
+    )
+    proc = run_user_pytest(tmp_path, "test_mytools.py", "test_where.py", pythonpath=str(installed))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout

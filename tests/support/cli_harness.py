@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,3 +68,24 @@ def scripted_config(tmp_path: Path, responses: Sequence[str | Mapping[str, Any]]
     config = tmp_path / "aeon.yaml"
     config.write_text(yaml.safe_dump(data), encoding="utf-8")
     return config
+
+
+def readme_files(section: str) -> dict[str, str]:
+    """The code blocks of a README section whose first line is `# <file name>`, by file name."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    files = {}
+    for block in re.findall(r"```(?:python|yaml)\n(.*?)```", body, re.DOTALL):
+        first, _, rest = block.partition("\n")
+        if m := re.fullmatch(r"# ([\w./-]+\.(?:py|yaml))", first.strip()):
+            files[m.group(1)] = rest
+    return files
+
+
+def run_user_pytest(folder: Path, *args: str, pythonpath: str | None = None) -> subprocess.CompletedProcess[str]:
+    """pytest on a user's test files in `folder`, in a fresh interpreter (no AEON_* settings, no repo conftest)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and k != "PYTHONPATH"}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder), *args]
+    return subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=False)
