@@ -85,3 +85,26 @@ def test_mutating_what_read_or_search_returned_does_not_change_the_stored_value(
 def test_value_that_cannot_be_copied_raises_memory_unavailable() -> None:
     with pytest.raises(MemoryUnavailable, match="cannot copy the value for 'lock'"):
         run(InMemoryKV().write("lock", threading.Lock()))
+
+
+def test_stored_values_are_copies_whatever_they_hold_cycles_and_custom_objects_included() -> None:
+    import asyncio as _asyncio
+
+    from aeon.adapters.memory.inmemory import InMemoryKV as _KV
+
+    class Box:
+        def __init__(self, items: list[int]) -> None:
+            self.items = items
+
+    cyclic: dict[str, object] = {"name": "loop"}
+    cyclic["self"] = cyclic
+    value = {"nested": [{"n": 1}], "box": Box([1]), ("a", 1): "tuple key", "cyclic": cyclic}
+    memory = _KV()
+    _asyncio.run(memory.write("k", value))
+    value["nested"][0]["n"] = 2  # type: ignore[index]
+    value["box"].items.append(2)  # type: ignore[attr-defined]
+    stored = _asyncio.run(memory.read("k"))
+    assert stored["nested"] == [{"n": 1}] and stored["box"].items == [1] and stored[("a", 1)] == "tuple key"
+    assert stored["cyclic"]["self"] is stored["cyclic"]
+    stored["nested"].append("x")
+    assert _asyncio.run(memory.read("k"))["nested"] == [{"n": 1}]

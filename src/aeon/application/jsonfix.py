@@ -31,7 +31,8 @@ def parse_json(raw: str) -> RepairOutcome | None:
     """
     text = raw.strip()
     try:
-        return RepairOutcome(without_lone_surrogates(json.loads(text)), repaired=False)
+        value = json.loads(text)
+        return RepairOutcome(without_lone_surrogates(value) if may_hold_surrogates(text) else value, repaired=False)
     except (json.JSONDecodeError, ValueError):
         pass
     for span in _candidates(text):
@@ -133,6 +134,14 @@ def _string(text: str, start: int) -> tuple[str, int] | None:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """False when JSON text surely decodes to no surrogate (no `\\ud8..` escape, no raw surrogate): no walk needed."""
+    return _SURROGATE_ESCAPE.search(text) is not None or _LONE_SURROGATE.search(text) is not None
 
 
 def without_lone_surrogates(value: Any) -> Any:

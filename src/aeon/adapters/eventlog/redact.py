@@ -13,27 +13,27 @@ SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password", "access_token"}
 )
 
-_KEY_WORDS = ("api_key", "apikey", "authorization", "password", "access_token")
-assert all(any(word in key for word in _KEY_WORDS) for key in SECRET_KEYS)
-# Case and "-" folded in one pass over the bytes: "X-Api-Key" is searched as "x_api_key".
-_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ-", b"abcdefghijklmnopqrstuvwxyz_")
+_KEY_WORDS = ("apikey", "authorization", "password", "accesstoken")
+assert all(any(word in key.replace("_", "") for word in _KEY_WORDS) for key in SECRET_KEYS)
+# Case folded and "_" and "-" dropped in one pass over the bytes: "X-Api-Key" is searched as "xapikey".
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
 class Redactor:
-    """Finds and replaces secrets. `may_hold` looks at a record's JSON encoding (one folded copy — lower case, "-" as
-    "_" — and one C-speed search per needle), so only a record that could hold a secret or a secret-named key is
-    walked by `scrub`."""
+    """Finds and replaces secrets. `may_hold` looks at a record's JSON encoding (one folded copy — lower case, "-" and
+    "_" dropped — and one C-speed search per needle), so only a record that could hold a secret or a secret-named key
+    is walked by `scrub`."""
 
     def __init__(self, secrets: Sequence[str]) -> None:
         self._ordered = sorted({s for s in secrets if s}, key=len, reverse=True)  # longest first: nested secrets
         needles = {n for secret in self._ordered for n in (secret.encode(), msgspec.json.encode(secret)[1:-1])}
-        # Key names as bare words: each one names a secret key or is part of one ("x_api_key" holds "api_key"), so
-        # a record holding a secret-named key always matches; a false alarm only costs a walk.
+        # Key names as bare words: each one is part of a secret key's name, "_" and "-" dropped ("x_api_key" holds
+        # "apikey"), so a record holding a secret-named key always matches; a false alarm only costs a walk.
         needles |= {key.encode() for key in _KEY_WORDS}
-        self._needles = tuple({n.translate(_FOLD) for n in needles})
+        self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
 
     def may_hold(self, encoded: bytes) -> bool:
-        blob = encoded.translate(_FOLD)
+        blob = encoded.translate(_FOLD, b"_-")
         return any(n in blob for n in self._needles)
 
     def scrub(self, value: Any) -> Any:

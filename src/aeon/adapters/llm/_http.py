@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from random import random as uniform01
@@ -20,6 +21,7 @@ from aeon.application.ports import LoggerPort
 # The timeouts and retryable statuses of the official OpenAI and Anthropic Python SDKs (the waits: _retry.py).
 CONNECT_TIMEOUT = 5.0
 _RETRYABLE_4XX = frozenset({408, 409, 429})  # and every status >= 500, Anthropic's 529 "overloaded" included
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SNIPPET_CHARS = 200
 
 _TIMEOUT_CAUSES: tuple[tuple[type[httpx.TimeoutException], str], ...] = (
@@ -197,7 +199,9 @@ class JsonPoster:
 
     def _decode_object(self, content: bytes, status: int) -> dict[str, Any]:
         try:
-            data = without_lone_surrogates(json.loads(content))  # a "\\ud83d" without its pair: U+FFFD
+            data = json.loads(content)
+            if _SURROGATE_ESCAPE.search(content):  # a "\\ud83d" without its pair becomes U+FFFD
+                data = without_lone_surrogates(data)
         except ValueError as exc:
             snippet = self._scrub(_snippet(content))
             raise LLMBadResponse(f"undecodable response body (HTTP {status}): {snippet}", status=status) from exc
