@@ -1,4 +1,4 @@
-"""Acceptance tests for 02 US4, adaptive reasoning depth (FR-026..035, 077, 078, 080, FR-NEW-001..010).
+"""Acceptance tests for 02 US4, adaptive reasoning depth.
 
 The TaskProfile is inferred by the model (checked and repaired by the supervisor), versioned in the history and
 revised only at pass boundaries when evaluation brings new information; TTL and reasoning mode follow from it,
@@ -139,7 +139,7 @@ profiles = st.builds(
 )
 
 
-# == FR-027, FR-NEW-004/005/009/010: the profile is inferred with every dimension ====================================
+# == The profile is inferred by the model with every dimension and its explanation =====================================
 def test_the_inferred_profile_has_all_five_dimensions_and_the_explanation(tmp_path):
     answer = {
         "reasoning_depth": 4,
@@ -197,7 +197,7 @@ def test_a_profile_that_cannot_be_repaired_ends_the_run_with_a_structured_error_
     assert "plan" not in [name for name, _ in calls]  # nothing runs on an unknown profile
 
 
-# == FR-NEW-001/002/003/008, FR-080: versioned, revised only at pass boundaries and only on new information ==========
+# == The profile is versioned, revised only at pass boundaries and only on new information =============================
 def test_a_pass_that_brings_no_new_information_keeps_the_profile(tmp_path):
     calls: list[tuple[str, str]] = []
     answers = _recording(_answers(convergence=lambda m, n: json.loads(verdict(n >= 1))), calls)
@@ -282,7 +282,7 @@ def test_only_validation_convergence_or_recursion_news_revises_the_profile(
     assert got == expected
 
 
-# == FR-NEW-007: tier stability ======================================================================================
+# == Tier stability ====================================================================================================
 @given(new=st.integers(1, 5), previous=st.integers(1, 5))
 def test_a_re_inferred_depth_stays_within_one_tier_and_says_so_when_clamped(new, previous):
     def p(depth: int, version: int) -> TaskProfile:
@@ -315,7 +315,7 @@ def test_a_clamped_revision_is_logged_as_profile_clamped(tmp_path):
     assert advisory.pass_number == 2 and advisory.reason == event["note"]
 
 
-# == FR-029, FR-030, FR-077: TTL and reasoning mode follow the profile, within run.ttl ===============================
+# == TTL and reasoning mode follow the profile, within run.ttl =========================================================
 @given(p=profiles, cap=st.integers(1, 12))
 def test_allocated_ttl_is_between_one_and_the_cap_and_explains_itself(p, cap):
     config = allocate(p, cap=cap)
@@ -391,7 +391,7 @@ def test_a_complex_task_on_a_small_cap_gets_the_cap_and_no_more(tmp_path):
     assert document(result)["budget"]["ttl"] == 2
 
 
-# == FR-080, scenario 3: revisions move the allocation both ways ======================================================
+# == Scenario 3: revisions move the allocation both ways ===============================================================
 def test_a_revision_to_a_harder_profile_raises_ttl_and_deepens_the_mode(tmp_path):
     answers = _answers(
         task_profile=lambda m, n: _profile(**SIMPLE) if n == 0 else _profile(depth=2, sufficiency=0.2, breadth="broad"),
@@ -426,7 +426,7 @@ def test_a_revision_to_a_simpler_profile_lowers_ttl_and_the_mode(tmp_path):
     assert result.history.passes[1].adaptive_depth.reasoning_mode == "balanced"
 
 
-# == FR-031/032, FR-077: escalation adds a pass within the cap, never past it =======================================
+# == Escalation on validation or convergence signals adds a pass within the cap, never past it =========================
 def test_escalation_adds_passes_until_the_cap_and_says_why(tmp_path):
     answers = _answers(
         task_profile=lambda m, n: _profile(**SIMPLE),
@@ -505,7 +505,7 @@ def test_a_depth_decision_never_plans_a_pass_past_the_cap(cap, data, severity, f
         assert ("cap" in out.reason) == wants
 
 
-# == FR-078, scenario 7: `aeon inspect` shows why depth and TTL changed ==============================================
+# == Scenario 7: `aeon inspect` shows why depth and TTL changed ========================================================
 def test_inspect_shows_the_adjustment_reasons_of_revisions_and_escalations(tmp_path):
     answers = _answers(
         task_profile=lambda m, n: _profile(**SIMPLE) if n == 0 else _profile(depth=2, sufficiency=0.2),

@@ -1,4 +1,4 @@
-"""Context propagation (05 US2, FR-012..021): what every LLM call sees, and a broken context aborting the run."""
+"""Context propagation (05 US2): what every LLM call sees, and a broken context aborting the run."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ BASE = {"request", "pass_number", "phase", "ttl_remaining", "correlation_id", "e
         ("D", "D", {"task_profile", "plan_state", "evaluation_results"}, {"initial_plan", "refined_plan"}),
     ],
 )
-def test_the_propagation_table_matches_05_fr_012(key, phase, extra, prohibited):
+def test_the_propagation_table_matches_the_spec(key, phase, extra, prohibited):
     rule = CONTEXT_SPEC[key]
     assert rule.phase is Phase(phase)
     assert set(rule.must_have) == BASE | extra

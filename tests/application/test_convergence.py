@@ -1,4 +1,4 @@
-"""User story 3: the convergence engine; deterministic facts can only make the LLM's verdict stricter (FR-017..025)."""
+"""User story 3: the convergence engine; deterministic facts can only make the LLM's verdict stricter."""
 
 from __future__ import annotations
 

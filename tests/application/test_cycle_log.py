@@ -1,4 +1,4 @@
-"""User story 7: one JSONL record per orchestration cycle with the FR-038 fields, in order, errors included."""
+"""User story 7: one JSONL record per orchestration cycle with all its fields, in order, errors included."""
 
 from __future__ import annotations
 

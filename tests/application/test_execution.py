@@ -45,7 +45,7 @@ def test_a_failing_tool_fails_its_step_and_execution_continues(tmp_path):
     assert s1["status"] == "failed" and any("division by zero" in e.lower() for e in s1["errors"])
     assert s2["status"] == "complete"
     assert "division by zero" in r.cycles()[1]["errors"][0].lower()
-    # the error reaches the next LLM cycle through memory (FR-055)
+    # the error reaches the next LLM cycle through memory
     assert "division by zero" in r.llm.requests[1].messages[-1].content.lower()
 
 

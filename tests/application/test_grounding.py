@@ -1,6 +1,6 @@
-"""Grounding: tool claims in a final answer must be backed by the tool-call log (FR-021, FR-039).
+"""Grounding: tool claims in a final answer must be backed by the tool-call log.
 
-Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039).
+Negated value claims are not hallucinations; the positive claim is (application/grounding.py).
 
 The log says the calculator returned 15. "The calculator returned 16" claims what it never produced; "the calculator
 did not return 16", "without using the calculator" and the like claim nothing the log could contradict.
@@ -124,7 +124,7 @@ def test_each_message_appears_once_in_answer_order():
     ]
 
 
-# -- Negated value claims are not hallucinations; the positive claim is (application/grounding.py, FR-021, FR-039)  --
+# -- Negated value claims are not hallucinations; the positive claim is (application/grounding.py) ---------------------
 
 
 CLAIMS_16 = "hallucination: answer claims calculator produced 16 but it produced 15"

@@ -1,4 +1,4 @@
-"""Phase entry and exit records (05 FR-035..039) carry the state before the phase and the TTL as it really was.
+"""Phase entry and exit records carry the state before the phase and the TTL as it really was.
 
 The run is multipass.two_pass_script(): pass 1 profiles, plans, runs s1, fails convergence and adds s2; pass 2 runs
 s2 and converges. The profile (depth 3, sufficiency 0.6, moderate breadth, medium confidence) scores 4.8, "high"

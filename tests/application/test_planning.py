@@ -1,4 +1,4 @@
-"""User story 1: a request becomes a declarative plan; the planner shows the model every tool (FR-006..010, 067)."""
+"""User story 1: a request becomes a declarative plan; the planner shows the model every tool."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt context alignment (STYLE rule 11, 05 US3, FR-022/023): real runs render every prompt with real context."""
+"""Prompt context alignment (STYLE rule 11, 05 US3): real runs render every prompt with real context."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_no_slot_is_ever_null_empty_or_a_stringified_none(renders):
 
 
 def test_every_value_passed_to_a_template_is_one_of_its_slots(renders):
-    """FR-022: no key populated for nothing, no slot left to chance."""
+    """No key populated for nothing, no slot left to chance."""
     for seen in renders.values():
         for name, values, _ in seen:
             assert set(values) == BY_NAME[name].slots, name

@@ -1,6 +1,6 @@
 """Recursive planning and adaptive depth (02 US2/US4): subplans, depth cap, immutable executed steps, TTL by profile.
 
-Acceptance tests for 02 US2, recursive planning and plan refinement (FR-009..016, 065, 066, 069, 070, 079, 082).
+Acceptance tests for 02 US2, recursive planning and plan refinement.
 
 Two levels: the refinement gate's `accept` (limits, depth, validation before acceptance, repair conflicts, follow-up
 questions, frozen fragments) and whole runs against a fake model answering by schema name (responder.py).
@@ -218,7 +218,7 @@ def test_profile_revision_is_versioned_and_clamped_to_one_tier(tmp_path):
     assert any(a.kind == "follow_up_question" and a.step_id == "s2" for a in result.advisories)
 
 
-# -- Acceptance tests for 02 US2, recursive planning and plan refinement (FR-009..016, 065, 066, 069, 070, 079, 082 --
+# -- Acceptance tests for 02 US2, recursive planning and plan refinement -----------------------------------------------
 
 
 A = RefinementActionType
@@ -369,7 +369,7 @@ def _blocked_on_first_try(step_text: str) -> Any:
     return answer
 
 
-# == Scenario 3 / FR-010, FR-015: partial rewrites keep the rest of the plan =========================================
+# == Scenario 3: partial rewrites keep the rest of the plan and its relations ==========================================
 def test_a_partial_rewrite_changes_only_the_refined_fragment():
     plan, planner = _four_step_plan(), _planner()
     before = {s.step_id: msgspec.json.encode(s) for s in plan.steps}
@@ -401,7 +401,7 @@ def test_a_refinement_proposed_by_the_model_keeps_the_step_dependencies(tmp_path
     assert s2["dependencies"] == ["s1"]  # … and the relationship to s1 survived it
 
 
-# == Scenario 2 / FR-009: subplans replace a complex step in place ===================================================
+# == Scenario 2: subplans replace a complex step in place ==============================================================
 def test_a_subplan_expands_a_middle_step_in_place_and_dependants_follow_the_last_substep():
     plan, planner = _four_step_plan(), _planner()
     action = _subplan_action(
@@ -457,7 +457,7 @@ def test_a_subplan_for_a_blocked_step_lets_its_dependant_run_once_the_substeps_c
     assert result.converged is True
 
 
-# == Scenario 1 / FR-011, FR-012: low-specificity fragments get follow-up questions ==================================
+# == Scenario 1: low-specificity fragments get follow-up questions =====================================================
 def test_follow_up_questions_cover_vague_and_unclear_fragments_once_each():
     plan = _four_step_plan()
     plan.step("s3").clarity_state = ClarityState.PARTIALLY_CLEAR
@@ -521,7 +521,7 @@ def test_a_vague_fragment_found_in_the_last_pass_still_gets_a_follow_up_question
     assert [q["step_id"] for q in _kinds(result.advisories, "follow_up_question")] == ["s2"]
 
 
-# == Scenario 5 / FR-013, FR-049: refined fragments are validated before acceptance ==================================
+# == Scenario 5: refined fragments are validated before acceptance =====================================================
 @pytest.mark.parametrize(
     ("action", "needle"),
     [
@@ -604,7 +604,7 @@ def test_a_model_refinement_naming_an_unregistered_tool_never_reaches_the_plan(t
     assert all(s.get("tool") != "web_search" for s in msgspec.to_builtins(result.plan)["steps"])
 
 
-# == FR-003, FR-065, FR-066: per-fragment (3) and global (10) limits =================================================
+# == Per-fragment (3) and global (10) refinement limits ================================================================
 def test_the_fourth_attempt_on_a_fragment_is_rejected_and_its_best_version_is_kept():
     plan, planner = _four_step_plan(), _planner()
     assert PER_FRAGMENT_LIMIT == 3
@@ -665,7 +665,7 @@ def test_a_run_that_keeps_refining_the_same_fragment_stops_after_three_attempts(
     assert _by_id(result.plan)["s2"]["description"] == "Explain it, attempt 3"  # best available version
 
 
-# == Scenario 7 / FR-082: nesting past depth 5 fails gracefully =====================================================
+# == Scenario 7: nesting past depth 5 fails gracefully =================================================================
 def test_nesting_past_depth_five_is_flagged_frozen_and_loses_nothing():
     plan, planner = _four_step_plan(), _planner()
     s2_before = msgspec.json.encode(plan.step("s2"))
@@ -737,7 +737,7 @@ def test_a_run_that_nests_too_deep_keeps_its_completed_steps_and_outputs(tmp_pat
     assert result.passes > 6  # execution continued after the fragment was flagged
 
 
-# == Scenario 6 / FR-079: validator repairs that conflict with the planner ===========================================
+# == Scenario 6: validator repairs that conflict with the planner ======================================================
 def test_a_validator_repair_for_the_refined_step_is_surfaced_and_the_planner_wins():
     plan, planner = _four_step_plan(), _planner()
     report = _report(_issue("s3", issue_id="V7"), _issue("s4", issue_id="V8"))
@@ -788,7 +788,7 @@ def test_a_run_surfaces_a_conflicting_validator_repair_in_its_metadata(tmp_path)
     assert any(r["event"] == "advisory" and r.get("kind") == "repair_conflict" for r in logged)
 
 
-# == FR-069 / FR-070: executed steps are immutable ==================================================================
+# == Executed steps are immutable ======================================================================================
 @pytest.mark.parametrize(
     "action",
     [
@@ -832,11 +832,11 @@ def test_an_inconsistent_rewrite_names_the_executed_step_and_refines_only_the_pe
     )
     (outcome,) = planner.accept(plan, [action], None, pass_number=1).outcomes
     assert outcome.applied and outcome.contradicts == ["s1"]
-    assert msgspec.json.encode(plan.step("s1")) == s1_before  # reported, never rewritten (FR-070)
+    assert msgspec.json.encode(plan.step("s1")) == s1_before  # reported, never rewritten
     assert plan.step("s3").description == "Explain with the corrected sum"
 
 
-# == Scenario 4 / FR-014, SC-011: plans stay declarative JSON ========================================================
+# == Scenario 4 / SC-011: plans stay declarative JSON ==================================================================
 def test_a_refined_plan_round_trips_through_json_unchanged():
     plan, planner = _four_step_plan(), _planner()
     planner.accept(

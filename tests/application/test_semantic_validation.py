@@ -1,4 +1,4 @@
-"""User story 5: semantic validation reports deterministic facts and advisory LLM issues (FR-036..046, FR-081)."""
+"""User story 5: semantic validation reports deterministic facts and advisory LLM issues."""
 
 from __future__ import annotations
 

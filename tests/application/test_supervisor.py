@@ -1,4 +1,4 @@
-"""User story 3: the supervisor repairs deterministically first, then with at most two LLM calls (FR-028..033, 050)."""
+"""User story 3: the supervisor repairs deterministically first, then with at most two LLM calls."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_plan_missing_steps_costs_exactly_one_llm_repair_that_sees_the_errors(tm
     repair_prompt = r.llm.requests[1].messages[-1].content
     assert "'steps' is a required property" in repair_prompt
     assert '{"goal": "calculate the sum of 5 and 10"}' in repair_prompt
-    assert "- calculator:" in r.llm.requests[1].messages[0].content  # the repair call sees the tools too (FR-068)
+    assert "- calculator:" in r.llm.requests[1].messages[0].content  # the repair call sees the tools too
 
 
 def test_three_bad_answers_end_unrecoverable_after_exactly_two_repairs(tmp_path):

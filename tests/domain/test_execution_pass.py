@@ -1,4 +1,4 @@
-"""ExecutionPass consistency (05 US5, FR-031..034) and the ExecutionHistory of a real multi-pass run (02 FR-071/072)."""
+"""ExecutionPass consistency (05 US5) and the ExecutionHistory of a real multi-pass run (02 US6)."""
 
 from __future__ import annotations
 

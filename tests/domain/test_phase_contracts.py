@@ -1,4 +1,4 @@
-"""Phase-transition contracts (05 US1, FR-001..011): the contract table, and each failure in a real scripted run."""
+"""Phase-transition contracts (05 US1): the contract table, and each failure in a real scripted run."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_there_is_one_contract_per_transition_of_the_four_phase_loop():
         ("D->A/B", {"ttl_remaining", "depth_decision"}, {"next_pass_state"}),
     ],
 )
-def test_each_contract_lists_the_required_inputs_and_guaranteed_outputs_of_fr_001_to_004(name, inputs, outputs):
+def test_each_contract_lists_the_required_inputs_and_guaranteed_outputs(name, inputs, outputs):
     c = CONTRACTS[name]
     assert set(c.required_inputs) == inputs
     assert set(c.guaranteed_outputs) == outputs
@@ -132,7 +132,7 @@ def test_a_contract_names_every_blank_required_input(blank):
     assert c.missing_outputs({}) == ["refined_plan"]
 
 
-def test_a_phase_transition_error_has_the_fr_009_shape():
+def test_a_phase_transition_error_has_the_structured_error_shape():
     err = PhaseTransitionError(
         CONTRACTS["C->D"].failure("MALFORMED_EVALUATION"),
         detail="issues missing",
@@ -240,7 +240,7 @@ def test_a_structurally_invalid_validation_answer_aborts_without_retry(tmp_path)
     assert len(r.llm.requests) == 2 + 3
 
 
-# -- provider failures (FR-011) ---------------------------------------------------------------------------------------
+# -- provider failures -------------------------------------------------------------------------------------------------
 def test_a_provider_unavailable_twice_aborts_with_provider_unavailable(tmp_path):
     r = run(tmp_path, [UNAVAILABLE, UNAVAILABLE, profile(3), SUM_PLAN], evaluate=True, ttl=3)
     assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="A", component="profiler", retried=False)

@@ -1,4 +1,4 @@
-"""`aeon run --history` and `aeon inspect` as a user sees them (02 US6, FR-071..078; 05 US6 live progress)."""
+"""`aeon run --history` and `aeon inspect` as a user sees them (02 US6; 05 US6 live progress)."""
 
 from __future__ import annotations
 

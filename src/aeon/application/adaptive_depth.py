@@ -1,7 +1,7 @@
 """Adaptive depth: TTL allocation from the TaskProfile (phase A) and the continue/escalate/halt decision (phase D).
 
 Deterministic heuristics over the profile, validation issues and convergence results. Every allocation stays
-within the configured TTL cap and says why (FR-029..035, 077, 080).
+within the configured TTL cap and says why.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ def complexity(profile: TaskProfile) -> tuple[float, list[str]]:
 def allocate(
     profile: TaskProfile, *, cap: int, revised_because: Sequence[str] = (), escalations: int = 0
 ) -> AdaptiveDepthConfiguration:
-    """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap` (FR-077).
+    """TTL for this task: more passes for deeper, vaguer, broader tasks; never above `cap`.
 
-    `revised_because` names the new information behind a re-profiling at a pass boundary (FR-080); `escalations`
+    `revised_because` names the new information behind a re-profiling at a pass boundary; `escalations`
     are passes phase D already added, which a re-profiling keeps.
     """
     score, used = complexity(profile)
@@ -89,7 +89,7 @@ def revision_reasons(
     recursion: bool,
     revisions: int,
 ) -> list[str]:
-    """New information that warrants re-inferring the TaskProfile at the pass boundary (FR-NEW-003, FR-080)."""
+    """New information that warrants re-inferring the TaskProfile at the pass boundary."""
     if assessment is None or assessment.converged or revisions >= MAX_REVISIONS:
         return []
     reasons = []

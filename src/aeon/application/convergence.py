@@ -1,4 +1,4 @@
-"""The convergence engine: one LLM judgement, then deterministic facts decide whether the task is done (FR-017..025)."""
+"""The convergence engine: one LLM judgement, then deterministic facts decide whether the task is done."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ AeonError (domain.errors)
     ├── MemoryError_
     │   ├── MemoryKeyNotFound         read of a key that was never written
     │   └── MemoryUnavailable         the store failed
-    ├── UnrecoverableOutput           the supervisor gave up after its repair attempts (FR-051)
+    ├── UnrecoverableOutput           the supervisor gave up after its repair attempts
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
@@ -180,7 +180,7 @@ class BudgetExhausted(ApplicationError):
 
 
 class ContextViolation(ApplicationError):
-    """The context of an LLM call breaks the propagation table (05 FR-012..021); never retried."""
+    """The context of an LLM call breaks the context-propagation table; never retried."""
 
     code = "AEON.CONTEXT.VIOLATION"
 

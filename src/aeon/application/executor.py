@@ -1,4 +1,4 @@
-"""The executor: runs one step by tool, by LLM reasoning, or by repair then fallback (FR-054..062)."""
+"""The executor: runs one step by tool, by LLM reasoning, or by repair then fallback."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ REASON_SCHEMA: dict[str, Any] = {
 
 
 class Executor:
-    """Executes steps strictly one at a time; a failing tool fails its step and the plan goes on (FR-054)."""
+    """Executes steps strictly one at a time; a failing tool fails its step and the plan goes on."""
 
     def __init__(
         self,

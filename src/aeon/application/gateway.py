@@ -117,7 +117,7 @@ class LLMGateway:
                     raise
                 if first is not None:
                     raise _both_rounds(first, exc, pause) from exc
-                # The phase contract classifies an unavailable provider as retryable: one more round (05 FR-011),
+                # The phase contract classifies an unavailable provider as retryable: one more round,
                 # after a pause, so that a rate-limited provider is not hit again at once.
                 first = exc
                 pause = await self._pause(purpose, exc)

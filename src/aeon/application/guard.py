@@ -1,4 +1,4 @@
-"""The context guard: every LLM call's process context is checked against the propagation table (05 FR-012..021)."""
+"""The context guard: every LLM call's process context is checked against the context-propagation table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Opening an ExecutionPass before phase C and closing it after phase D, required fields checked (05 FR-031..033)."""
+"""Opening an ExecutionPass before phase C and closing it after phase D, required fields checked."""
 
 from __future__ import annotations
 

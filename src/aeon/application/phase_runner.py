@@ -44,7 +44,7 @@ T = TypeVar("T")
 W = TypeVar("W", bound=PhaseWork)
 
 # component → (retryable code, markers of that malformation in the supervisor's errors, non-retryable code).
-# A->B: only a JSON parse failure of the plan is retryable (05 FR-001); C->D: missing fields are too (FR-003).
+# A->B: only a JSON parse failure of the plan is retryable; C->D: missing fields are too.
 _PARSE = ("not JSON", "truncated")
 _BY_COMPONENT = {
     "planner": ("MALFORMED_PLAN", _PARSE, "INVALID_PLAN_STRUCTURE"),
@@ -93,7 +93,7 @@ class PhaseRunner:
         return self.error(transition, PROVIDER_REJECTED, f"{type(exc).__name__}: {exc}", component)
 
     async def step(self, transition: str, component: str, fn: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
-        """Run one unit of phase work; a retryable contract failure is retried exactly once (05 FR-010).
+        """Run one unit of phase work; a retryable contract failure is retried exactly once.
 
         `retry=False` for work that cannot be repeated safely (a step already marked running); its failures are
         still classified into the contract's structured errors.
@@ -113,7 +113,7 @@ class PhaseRunner:
         raise AssertionError("unreachable")
 
     async def phase(self, phase: Phase, body: Callable[[], Awaitable[W]]) -> W:
-        """Run a phase body between phase_entry and phase_exit records (05 FR-035..039), then hold it to its
+        """Run a phase body between phase_entry and phase_exit records, then hold it to its
         contracts: what it must produce for the previous transition and hand over to the next, and the invariants."""
         run, transition = self._run, HANDS_OVER[phase]
         start, t0, ttl_before = run.clock.now(), run.clock.monotonic(), run.state.budget.ttl_remaining

@@ -1,4 +1,4 @@
-"""The planner: one LLM call that turns a request into a Plan, supervised into shape (FR-006..010, FR-067)."""
+"""The planner: one LLM call that turns a request into a Plan, supervised into shape."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ class ToolPort(Protocol):
 
 @runtime_checkable
 class MemoryPort(Protocol):
-    """Key/value memory for step results (FR-014..018).
+    """Key/value memory for step results, reached by the kernel only through this port.
 
     `read` raises MemoryKeyNotFound for a key never written; `search` returns every entry whose key starts with the
     prefix, in insertion order. A failing store raises MemoryUnavailable.

@@ -125,7 +125,7 @@ class Recorder:
         self.logger.emit("tool_call", **fields(call))
 
     def cycle(self, *, step_number: int, step_id: str | None, plan: Plan | None, label: PassPhase) -> None:
-        """Close the cycle in progress into its record (FR-038)."""
+        """Close the cycle in progress into its record."""
         buf, self._cycle = self._cycle, _Cycle()
         record = CycleRecord(
             step_number=step_number,

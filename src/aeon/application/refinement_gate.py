@@ -112,7 +112,7 @@ class RefinementGate:
         return out
 
     def _fragment_problem(self, plan: Plan, action: RefinementAction) -> str | None:
-        """Validate the fragment on a copy of the plan before accepting it (FR-013, FR-049)."""
+        """Validate the fragment on a copy of the plan before accepting it."""
         trial = msgspec.json.decode(msgspec.json.encode(plan), type=Plan)
         (outcome,) = apply_actions(trial, [action])
         if not outcome.applied:
@@ -131,7 +131,7 @@ class RefinementGate:
     def _conflicts(
         action: RefinementAction, report: SemanticValidationReport | None, pass_number: int
     ) -> list[Advisory]:
-        """A validator repair for the same step as this refinement: surfaced, planner wins (FR-079)."""
+        """A validator repair for the same step as this refinement: surfaced, planner wins."""
         fragment = fragment_of(action)
         return [
             RepairConflict(
@@ -151,7 +151,7 @@ def _rejected(action: RefinementAction, reason: str) -> ActionOutcome:
 
 
 def follow_up_questions(plan: Plan, report: SemanticValidationReport | None, pass_number: int) -> list[Advisory]:
-    """Questions for ambiguous or low-specificity fragments (FR-011, FR-012), recorded in the history."""
+    """Questions for ambiguous or low-specificity fragments, recorded in the history."""
     asked: dict[str, str] = {}
     for issue in report.issues if report else []:
         sid = (issue.location or {}).get("step_id")

@@ -66,7 +66,7 @@ class Refiner:
         }
 
     def problems(self, obj: Any) -> list[str]:
-        """Why an answer is not a usable list of actions; steps must name registered tools (FR-066)."""
+        """Why an answer is not a usable list of actions; steps must name registered tools."""
         if not isinstance(obj, dict) or not isinstance(obj.get("actions"), list):
             return ["'actions' is a required property"]
         out: list[str] = []

@@ -102,7 +102,7 @@ class RunResult(msgspec.Struct, kw_only=True):
 def expiration(
     exc: BudgetExhausted, run: Run, *, completed: Sequence[ExecutionPass], cut: ExecutionPass | None
 ) -> TTLExpirationResponse:
-    """The one expiry answer (05 FR-027, 02 FR-062): latest completed pass, or the cut pass when none completed."""
+    """The one expiry answer: latest completed pass, or the cut pass when none completed."""
     s = run.state
     last = s.assessments[-1] if s.assessments else None
     metrics = ExpiryMetrics(pass_number=s.pass_number)

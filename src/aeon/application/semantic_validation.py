@@ -1,4 +1,4 @@
-"""Semantic validation of plans and artifacts: deterministic facts plus one advisory LLM review (FR-036..046)."""
+"""Semantic validation of plans and artifacts: deterministic facts plus one advisory LLM review."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def _member(enum_: type[IssueType] | type[Severity], value: Any) -> Any:
 
 
 class SemanticValidator:
-    """Reviews a plan (and, once executed, its outputs) and returns an advisory report (FR-081).
+    """Reviews a plan (and, once executed, its outputs) and returns an advisory report, not a verdict.
 
     Deterministic facts (unknown tools, dependency cycles, missing or later dependencies) are always reported; the
     LLM adds at most four judgement calls (specificity, relevance, do/say, hallucination, consistency). Raises

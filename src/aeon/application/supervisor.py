@@ -1,4 +1,4 @@
-"""The supervisor: deterministic repair first (free), then at most two LLM repairs that see the errors (FR-050)."""
+"""The supervisor: deterministic repair first (free), then at most two LLM repairs that see the errors."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ Coercer = Callable[[Any], Coerced | None]
 
 
 def describe_tools(tools: Sequence[ToolSpec]) -> str:
-    """Every tool with its input/output schema and one example invocation (FR-067/068)."""
+    """Every tool with its input/output schema and one example invocation, for planning and repair prompts."""
     lines = []
     for t in tools:
         example = json.dumps({"tool": t.name, "args": t.example}, separators=(", ", ": "))
@@ -164,10 +164,10 @@ class Supervisor:
         return await self.ensure_valid(completion.text, target=target, validate=validate, schema=schema, coerce=coerce)
 
     async def repair_step(self, step: PlanStep, goal: str) -> PlanStep | None:
-        """Rewrite a missing-tool or bad-argument step to use a registered tool; None when that fails (FR-059..066).
+        """Rewrite a missing-tool or bad-argument step to use a registered tool; None when that fails.
 
         The LLM sees the full tool list with schemas and examples, the step and the goal. Its answer is accepted
-        only if it names a registered tool with arguments that fit (FR-066), and keeps the step id.
+        only if it names a registered tool with arguments that fit, and keeps the step id.
         """
         if not self._tools:
             return None
@@ -205,7 +205,7 @@ class Supervisor:
         return None
 
     def _step_problems(self, step: PlanStep, obj: Any) -> list[str]:
-        """Why a repair answer does not make `step` callable: a registered tool with arguments that fit (FR-066)."""
+        """Why a repair answer does not make `step` callable: a registered tool with arguments that fit."""
         if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
             return ["answer must be a step object naming a tool"]
         candidate = msgspec.structs.replace(step, tool=obj["tool"], args=dict(obj.get("args") or {}), agent=None)

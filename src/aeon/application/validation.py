@@ -65,7 +65,7 @@ def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
-    """Argument problems against the tool's input_schema (FR-025), as one-line messages."""
+    """Argument problems against the tool's input_schema, as one-line messages."""
     return [
         f"args for tool {spec.name!r} invalid at {path}: {msg}"
         for path, msg in schema_problems(dict(args), spec.input_schema)
@@ -200,7 +200,7 @@ class ToolCheck(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def check_tool(step: PlanStep, lookup: Callable[[str], ToolSpec | None]) -> ToolCheck:
-    """The one way a step's tool is resolved: missing or unknown tool, bad arguments (FR-063/064, FR-025)."""
+    """The one way a step's tool is resolved: missing or unknown tool, bad arguments."""
     if step.tool is None:
         problems = (
             [] if step.agent == "llm" else [f"step {step.step_id!r} names no tool and is not an 'agent: llm' step"]
@@ -261,7 +261,7 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
 
 
 def annotate(plan: Plan, tools: ToolResolver) -> list[Problem]:
-    """Fill every step's `errors` with its tool problems and return them (FR-064)."""
+    """Fill every step's `errors` with its tool problems and return them; those steps go to the supervisor."""
     out: list[Problem] = []
     for step in plan.steps:
         if step.status is not StepStatus.PENDING:

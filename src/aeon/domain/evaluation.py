@@ -17,8 +17,8 @@ class IssueType(enum.StrEnum):
 
 
 class Severity(enum.StrEnum):
-    """The one severity scale: validation issues use it as is; structured errors show it as a log level (05 FR-009:
-    CRITICAL / ERROR / WARNING / INFO)."""
+    """The one severity scale: validation issues use it as is; structured errors show it as a log level
+    (CRITICAL / ERROR / WARNING / INFO)."""
 
     LOW = "LOW"
     MEDIUM = "MEDIUM"
@@ -56,7 +56,7 @@ class ValidationIssue(msgspec.Struct, kw_only=True):
 
 
 class SemanticValidationReport(msgspec.Struct, kw_only=True):
-    """Advisory, not a truth oracle (FR-081): issues may be missed or be false positives."""
+    """Advisory, not a truth oracle: issues may be missed or be false positives."""
 
     validation_id: str
     artifact_type: ArtifactType
@@ -87,7 +87,7 @@ class SemanticValidationReport(msgspec.Struct, kw_only=True):
 
 
 class ConvergenceCriteria(msgspec.Struct, frozen=True, kw_only=True):
-    """Thresholds the convergence engine applies; configurable per run (FR-022)."""
+    """Thresholds the convergence engine applies; configurable per run, with defaults."""
 
     min_completeness: float = 0.8
     min_coherence: float = 0.7

@@ -1,4 +1,4 @@
-"""The one structured answer for a run cut short by TTL or a resource cap (01 US6, 02 FR-062, 05 FR-027)."""
+"""The one structured answer for a run cut short by TTL or a resource cap (01 US6)."""
 
 from __future__ import annotations
 

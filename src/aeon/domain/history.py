@@ -109,7 +109,7 @@ class ExecutionPass(msgspec.Struct, kw_only=True):
     final_plan_state: Plan | None = None
 
     def entry_problems(self) -> list[str]:
-        """FR-031: required before a phase runs."""
+        """What is missing or invalid among the fields required before a phase runs."""
         out = []
         if self.pass_number < 0:
             out.append("pass_number is negative")
@@ -122,7 +122,7 @@ class ExecutionPass(msgspec.Struct, kw_only=True):
         return out
 
     def exit_problems(self) -> list[str]:
-        """FR-032/033: required after phase C, and the merge invariants between execution and evaluation results."""
+        """What breaks the fields required after phase C, or the merge of execution and evaluation results."""
         out = []
         t = self.timing_information
         if t.end_time is None or t.duration_seconds is None:

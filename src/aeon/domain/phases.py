@@ -1,4 +1,4 @@
-"""Phase vocabulary, transition contracts and the context-propagation table (05 FR-001..021), as data.
+"""Phase vocabulary, transition contracts and the context-propagation table of 05, as data.
 
 One vocabulary: a `Stage` is a unit of the loop (A profile and plan, B validate the plan, C1 execute, C2 evaluate,
 C3 refine, D decide); its contract `Phase` (A, B, C, D) and its Sprint 2 `PassPhase` label (PLAN, EXECUTE, …) are
@@ -74,7 +74,7 @@ class FailureCondition(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PhaseTransitionContract(msgspec.Struct, frozen=True, kw_only=True):
-    """The contract of transition source → target (05 FR-001..004), enforced by the phase runner.
+    """The contract of transition source → target, enforced by the phase runner.
 
     `required_inputs` must exist when the source phase hands over (checked after its work); `guaranteed_outputs`
     are what the next phase produces (checked after its work); `targets` are the legal next phases; `invariants`
@@ -234,7 +234,7 @@ PRODUCES_FOR = {Phase.B: "A->B", Phase.C: "B->C", Phase.D: "C->D", Phase.A: "D->
 
 
 class ContextRule(msgspec.Struct, frozen=True, kw_only=True):
-    """One row of the context-propagation table (05 FR-012): what an LLM call's context must and must not hold.
+    """One row of the context-propagation table: what an LLM call's context must and must not hold.
 
     What a stage may produce is what the next rows must have; nothing else is in a context (no implicit memory)."""
 
@@ -308,7 +308,7 @@ def blank(value: Any) -> bool:
 
 
 class PhaseTransitionError(AeonError):
-    """A structured phase failure: AEON.PHASE_TRANSITION.<CODE> with everything FR-009 asks for."""
+    """A structured phase failure: AEON.PHASE_TRANSITION.<CODE>, severity, component, condition, correlation id."""
 
     def __init__(
         self,

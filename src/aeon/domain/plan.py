@@ -98,7 +98,7 @@ class PlanStep(msgspec.Struct, kw_only=True):
 
 
 class Plan(msgspec.Struct, kw_only=True):
-    """A goal and its ordered steps. The object keeps its identity through execution and repair (FR-075)."""
+    """A goal and its ordered steps. The object keeps its identity through execution and repair (never a raw dict)."""
 
     goal: str
     steps: list[PlanStep] = msgspec.field(default_factory=list)
@@ -119,7 +119,7 @@ class Plan(msgspec.Struct, kw_only=True):
         raise KeyError(step_id)
 
     def replace_step(self, step_id: str, new: PlanStep) -> PlanStep:
-        """Swap one step in place: same position, same step_id, plan object unchanged (FR-053, FR-060)."""
+        """Swap one step in place: same position, same step_id, plan object unchanged."""
         old = self.step(step_id)
         if new.step_id != step_id:
             raise PlanIntegrityError(f"replacement for step {step_id!r} carries step_id {new.step_id!r}")

@@ -71,7 +71,7 @@ class AdaptiveDepthConfiguration(msgspec.Struct, kw_only=True):
 
 
 def stabilize(new: TaskProfile, previous: TaskProfile | None) -> tuple[TaskProfile, str | None]:
-    """Tier stability (FR-NEW-007): a re-inferred reasoning_depth stays within ±1 of the previous one.
+    """Tier stability: a re-inferred reasoning_depth stays within ±1 of the previous one.
 
     Returns the profile to use and, when it had to be clamped, a note saying so for the log.
     """

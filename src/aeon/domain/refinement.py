@@ -1,11 +1,11 @@
-"""Refinement deltas: typed actions applied in place to a Plan, executed steps never touched (FR-069/070/082).
+"""Refinement deltas: typed actions applied in place to a Plan, executed steps never touched.
 
 Rules, in one place:
 - `apply_actions` edits the given Plan object (identity kept) and returns one `ActionOutcome` per action. It never
   raises for a bad action: a rejected action changes nothing and is kept as an advisory record.
-- Executed steps (complete/failed) are immutable (FR-070); running steps are mid-flight and equally off-limits.
+- Executed steps (complete/failed) are immutable; running steps are mid-flight and equally off-limits.
   Only pending and invalid steps are refined; refined steps come back pending with their execution fields cleared.
-- FR-069 asks to "mark conflicting executed steps invalid", which would rewrite an executed step. We read it as a
+- The spec asks to "mark conflicting executed steps invalid", which would rewrite an executed step. We read it as a
   report: when `inconsistency_detected` is set, the executed steps named by `semantic_validation_input`
   (`location.step_id`) are listed in `ActionOutcome.contradicts`, unchanged, and only the pending target is refined.
   STEP_MARK_INVALID therefore applies to pending (or already invalid) steps only.
@@ -44,7 +44,7 @@ class RefinementActionType(enum.StrEnum):
 
 class Subplan(msgspec.Struct, kw_only=True):
     """A pending step expanded into ordered substeps (04 Subplan). Checked by `problem()`, never on construction,
-    so an over-deep subplan can still be recorded and rejected gracefully (FR-082)."""
+    so an over-deep subplan can still be recorded and rejected gracefully."""
 
     parent_step_id: str
     subplan_goal: str
@@ -171,7 +171,7 @@ def _replace(plan: Plan, action: RefinementAction) -> None:
 
 
 def _keep_relations(new: PlanStep, old: PlanStep) -> PlanStep:
-    """A rewrite that names no dependencies or provides keeps the old ones (FR-015: relations are preserved)."""
+    """A rewrite that names no dependencies or provides keeps the old ones: relations are preserved."""
     if not new.dependencies:
         new.dependencies = list(old.dependencies)
     if not new.provides:

@@ -35,7 +35,7 @@ class Conversion(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A tool's answer. `error` set means the tool failed; the step is marked failed (FR-054)."""
+    """A tool's answer. `error` set means the tool failed; the step is marked failed and the plan goes on."""
 
     output: Any = None
     error: str | None = None

@@ -38,6 +38,6 @@ async def evaluate_pass(run: Run, k: RunServices, results: Mapping[str, StepResu
     )
     s.assessments.append(assessment)
     run.record.assessment(assessment)
-    for question in follow_up_questions(plan, report, s.pass_number):  # FR-011, every pass
+    for question in follow_up_questions(plan, report, s.pass_number):  # every pass, the last one too
         run.record.advisory(question)
     return Evaluation(validation_report=report, convergence=assessment)

@@ -1,5 +1,5 @@
 """Phase C3: the model proposes plan deltas for what the evaluation found; the refinement gate lets through the
-ones that keep the plan sound. A refiner answer that cannot be used keeps the plan as it is (02 FR-067)."""
+ones that keep the plan sound. A refiner answer that cannot be used keeps the plan as it is."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ async def refine_plan(
             return await k.refiner.propose(
                 request=s.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
             )
-        except (UnrecoverableOutput, LLMTruncated) as exc:  # FR-067: keep the current plan and go on
+        except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
             s.advisories.append(RefinementFailed(pass_number=s.pass_number, detail=str(exc)))
             run.record.event("refinement_failed", detail=str(exc))
             return None
