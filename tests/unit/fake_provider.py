@@ -1,8 +1,10 @@
 """A local OpenAI-compatible server for subprocess tests and benches: scripted answers, counted requests.
 
 Each distinct request body gets the next scripted answer and keeps it (a request sent again gets the same answer),
-so a call re-sent after a crash is recognised and counted. `hold` makes the server wait before answering the n-th
-distinct request until `release()`; `delay` answers every request after that many seconds (a slow provider).
+so a call re-sent after a crash is recognised and counted; with `kinds`, the answer is chosen by the kind of answer
+asked for (the JSON schema's name, "" for free text) instead, for many runs of one script. `hold` makes the server
+wait before answering the n-th distinct request until `release()`; `delay` answers every request after that many
+seconds (a slow provider).
 """
 
 from __future__ import annotations
@@ -12,15 +14,22 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 class FakeProvider:
-    def __init__(self, answers: Sequence[str], *, hold: int | None = None, delay: float = 0.0, cycle: bool = False):
-        self.answers, self.hold, self.delay, self.cycle = list(answers), hold, delay, cycle
+    def __init__(
+        self,
+        answers: Sequence[str] = (),
+        *,
+        kinds: Mapping[str, str] | None = None,
+        hold: int | None = None,
+        delay: float = 0.0,
+    ):
+        self.answers, self.kinds, self.hold, self.delay = list(answers), kinds, hold, delay
         self.order: list[str] = []  # distinct bodies in order of arrival
         self.sent: Counter[str] = Counter()  # how many times each body arrived
         self.requests = 0
@@ -45,8 +54,9 @@ class FakeProvider:
             self._release.wait(60)
         if self.delay:
             time.sleep(self.delay)
-        if self.cycle:
-            return self.answers[n % len(self.answers)]
+        if self.kinds is not None:
+            schema = (json.loads(body).get("response_format") or {}).get("json_schema") or {}
+            return self.kinds[schema.get("name", "")]
         return self.answers[n] if n < len(self.answers) else "no more answers"
 
     def resent(self) -> list[int]:
