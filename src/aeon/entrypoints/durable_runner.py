@@ -31,6 +31,7 @@ from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.settings import Settings
 
 RUN_WORKFLOW = "aeon.run"
 # A fork made by `aeon resume --rerun-unsafe` carries this suffix: it may run again the tool a crash cut off.
@@ -81,16 +82,19 @@ class Built:
     log: ReplayLog
 
 
-def build(spec: RunSpec, *, rerun_unsafe: bool) -> Built:
-    """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware."""
-    settings = load_settings(Path(spec.config) if spec.config else None, spec.overrides)
+def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
+    """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware.
+
+    `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
+    tool registry are built once per process and config (a batch builds thousands of runs from one)."""
+    settings, registry = _configured(spec.config, spec.overrides)
     container = build_container(settings, progress=Live.progress.get(spec.run_id))
+    container.tools.override(providers.Object(registry))
     path = settings.log.path
-    written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None else 0
+    written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None and again else 0
     log = ReplayLog(container.event_log(), written=written)
     container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
     cursor = Cursor()
-    registry: ToolRegistry = container.tools()
     llm = DurableLLM(container.llm(), cursor, log)
     tools = DurableTools(
         registry,
@@ -109,6 +113,17 @@ def build(spec: RunSpec, *, rerun_unsafe: bool) -> Built:
     return Built(orchestrator=orchestrator, llm=llm, log=log)
 
 
+_CONFIGURED: dict[str, tuple[Settings, ToolRegistry]] = {}
+
+
+def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, ToolRegistry]:
+    key = msgspec.json.encode([config, overrides]).decode()
+    if key not in _CONFIGURED:
+        settings = load_settings(Path(config) if config else None, overrides)
+        _CONFIGURED[key] = settings, build_container(settings).tools()
+    return _CONFIGURED[key]
+
+
 async def _recorded(run_id: str) -> set[str]:
     engine = Live.engine
     assert engine is not None, "a durable run executes only in a process with a DurableEngine"
@@ -119,7 +134,15 @@ async def _recorded(run_id: str) -> set[str]:
 async def run_workflow(spec_json: str) -> str:
     """One durable run: the orchestrator from its first phase, or from a forked run's checkpoint (replay)."""
     spec = msgspec.json.decode(spec_json, type=RunSpec)
-    built = build(spec, rerun_unsafe=(DBOS.workflow_id or "").endswith(RERUN_SUFFIX))
+    executed = False
+
+    async def begin() -> bool:
+        nonlocal executed
+        executed = True
+        return True
+
+    await dbos_step("begin", begin)  # the first step: recorded before any log record, so "not executed" = again
+    built = build(spec, rerun_unsafe=(DBOS.workflow_id or "").endswith(RERUN_SUFFIX), again=not executed)
     try:
         if spec.source is not None:
             result = await _replay(spec, built)
