@@ -13,7 +13,7 @@ from dbos import DBOS
 from dependency_injector import providers
 
 from aeon.adapters.durable.engine import DurableEngine
-from aeon.adapters.durable.replay_log import ReplayLog, records_written
+from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
 from aeon.adapters.durable.steps import (
     UNSAFE_CODE,
     Cursor,
@@ -91,6 +91,8 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
     container = build_container(settings, progress=Live.progress.get(spec.run_id))
     container.tools.override(providers.Object(registry))
     path = settings.log.path
+    if path is not None:
+        mend_tail(path)
     written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None and again else 0
     log = ReplayLog(container.event_log(), written=written)
     container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it

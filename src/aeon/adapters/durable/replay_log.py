@@ -66,6 +66,20 @@ class ReplayLog:
         self._inner.close()
 
 
+def mend_tail(path: Path) -> None:
+    """End a line a crash cut short, so that the next record starts a line of its own (the fragment stays, as a
+    line that is not a record, rather than swallowing the record appended to it)."""
+    try:
+        with path.open("rb+") as f:
+            if f.seek(0, 2) == 0:
+                return
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+    except OSError:
+        return
+
+
 def records_written(path: Path, correlation_id: str, *, keep: int = 5) -> int:
     """How many records of run `correlation_id` the log at `path` (and its rotated files) holds: its last seq + 1.
     A line cut short by a crash, or not JSON, is not a record."""
