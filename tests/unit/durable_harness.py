@@ -48,14 +48,16 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": str(tmp_path)}
 
 
-def config(tmp_path: Path, name: str, llm: dict[str, Any], **run: Any) -> Path:
+def config(tmp_path: Path, name: str, llm: dict[str, Any], database_url: str | None = None, **run: Any) -> Path:
     (tmp_path / "durable_test_tools.py").write_text(TOOLS)
-    doc = {
+    doc: dict[str, Any] = {
         "llm": llm,
         "run": {"ttl": 1, "max_llm_calls": 20, **run},
         "tools": {"modules": ["durable_test_tools"]},
         "log": {"path": str(tmp_path / "runs.jsonl")},
     }
+    if database_url:
+        doc["durable"] = {"database_url": database_url}
     path = tmp_path / name
     path.write_text(yaml.safe_dump(doc))
     return path

@@ -44,9 +44,14 @@ def _check(tmp_path: Path, provider: FakeProvider, out: Path) -> None:
 
 
 def test_batch_killed_halfway_and_restarted_runs_each_request_once(tmp_path: Path) -> None:
+    killed_and_restarted(tmp_path)
+
+
+def killed_and_restarted(tmp_path: Path, database_url: str | None = None) -> None:
     requests, out = _batch_file(tmp_path), tmp_path / "results.jsonl"
     with serving(FakeProvider(kinds=KINDS)) as provider:
-        cfg = config(tmp_path, "batch.yaml", {"adapter": "openai", "base_url": provider.url, "model": "fake"})
+        llm = {"adapter": "openai", "base_url": provider.url, "model": "fake"}
+        cfg = config(tmp_path, "batch.yaml", llm, database_url=database_url)
         args = ("batch", requests, "--concurrency", "8", "--config", cfg, "--out", out)
         proc = start(tmp_path, *args)
         try:
@@ -65,10 +70,15 @@ def test_batch_killed_halfway_and_restarted_runs_each_request_once(tmp_path: Pat
 
 
 def test_two_workers_on_one_sqlite_file_serve_a_batch(tmp_path: Path) -> None:
+    two_workers(tmp_path)
+
+
+def two_workers(tmp_path: Path, database_url: str | None = None) -> None:
     requests, out = _batch_file(tmp_path), tmp_path / "results.jsonl"
     with serving(FakeProvider(kinds=KINDS)) as provider:
-        cfg = config(tmp_path, "batch.yaml", {"adapter": "openai", "base_url": provider.url, "model": "fake"})
-        workers = [start(tmp_path, "worker", "--name", f"w{i}") for i in (1, 2)]
+        llm = {"adapter": "openai", "base_url": provider.url, "model": "fake"}
+        cfg = config(tmp_path, "batch.yaml", llm, database_url=database_url)
+        workers = [start(tmp_path, "worker", "--name", f"w{i}", "--config", cfg) for i in (1, 2)]
         try:
             done = aeon(
                 tmp_path, "batch", requests, "--concurrency", "8", "--config", cfg, "--out", out, "--no-serve",
@@ -81,8 +91,8 @@ def test_two_workers_on_one_sqlite_file_serve_a_batch(tmp_path: Path) -> None:
             for w in workers:
                 w.wait(30)
         _check(tmp_path, provider, out)
-    by = json.loads(aeon(tmp_path, "runs", "--json").stdout)
-    assert len(by) >= 100  # aeon runs lists the most recent 100
+    listed = json.loads(aeon(tmp_path, "runs", "--json", "--config", cfg).stdout)
+    assert len(listed) == 100 and all(r["status"] == "completed" for r in listed)  # the most recent 100
 
 
 @pytest.mark.parametrize("line", ['{"request": ""}', "not json", '{"ask": "x"}'])
