@@ -176,8 +176,6 @@ def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
         )
         if w.status == "SUCCESS":
             _finished(row, decode_outcome(w.output))
-            if w.created_at and w.updated_at:
-                row.duration = round((w.updated_at - w.created_at) / 1000, 3)
         else:
             _so_far(row, engine, w.workflow_id)
             row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
@@ -193,6 +191,8 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
     assert result is not None
     row.status, row.passes, row.calls = result.status.value, result.passes, result.budget.llm_calls
     row.tokens = result.budget.prompt_tokens + result.budget.completion_tokens
+    if result.history is not None:  # the execution that finished it (a resumed run: the resumed part)
+        row.duration = round(result.history.overall_statistics.total_time_seconds, 3)
 
 
 def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
