@@ -102,7 +102,7 @@ class Tally:
         return len(self.results)
 
 
-def watch(tally: Tally, err: TextIO, *, every: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
+def watch(tally: Tally, err: TextIO, *, every: float = 0.2, clock: Callable[[], float] = time.monotonic) -> None:
     """Poll until every run has ended, printing progress (done, running, failed, tokens, ETA) when it changes."""
     start, first, last = clock(), None, ""
     total = len(tally.ids)

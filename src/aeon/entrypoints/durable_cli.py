@@ -169,7 +169,7 @@ def batch(
     Killed and started again with the same file, it goes on where it stopped: finished runs are not run again.
     Exit 0 when every run finished without error, 4 otherwise (the results say which).
     """
-    from aeon.adapters.durable.engine import BATCH_QUEUE
+    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
     from aeon.entrypoints import durable_batch as b
     from aeon.entrypoints import durable_ops as ops
 
@@ -179,8 +179,8 @@ def batch(
         bid = b.batch_id(file, requests)
         target = out or file.with_name(file.stem + ".results.jsonl")
         listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
-        with ops.engine_for(settings, "batch", name=bid, listen=listen) as engine:
-            engine.queue(BATCH_QUEUE, concurrency=concurrency, per_minute=rate)
+        limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
+        with ops.engine_for(settings, "batch", name=bid, listen=listen, queues=limits) as engine:
             ids = b.enqueue(bid, requests, lambda r: ops.spec_for(r, config, {}, log_path=settings.log.path, plan=None))
             _say(f"batch {bid}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
             tally = b.Tally(engine, ids)
@@ -201,7 +201,7 @@ def worker(
     """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM."""
     import socket
 
-    from aeon.adapters.durable.engine import BATCH_QUEUE, redacted
+    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
     from aeon.entrypoints import durable_ops as ops
 
     stop = threading.Event()
@@ -209,8 +209,9 @@ def worker(
         signal.signal(signum, lambda *_: stop.set())
     with reported(debug=debug):
         settings = _settings(config)
-        with ops.engine_for(settings, "worker", name=name or socket.gethostname(), listen=(BATCH_QUEUE,)) as engine:
-            engine.queue(BATCH_QUEUE)
+        serving = {BATCH_QUEUE: QueueLimits()}
+        host = name or socket.gethostname()
+        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
     _say("worker stopped")

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
-from aeon.adapters.durable.engine import DurableEngine, database_url
+from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
 from aeon.application.errors import InputError
 from aeon.application.ports import ProgressPort
@@ -41,8 +41,18 @@ def executor_name(kind: str, name: str | None = None) -> str:
     return f"{kind}-{name}" if name else f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
-def engine_for(settings: Settings, kind: str, *, name: str | None = None, listen: tuple[str, ...] = ()) -> Any:
-    engine = DurableEngine(system_database(settings), executor_id=executor_name(kind, name), listen=listen)
+def engine_for(
+    settings: Settings,
+    kind: str,
+    *,
+    name: str | None = None,
+    listen: tuple[str, ...] = (),
+    queues: dict[str, QueueLimits] | None = None,
+) -> DurableEngine:
+    """This process's engine on the configured system database (`with engine_for(...) as engine:`)."""
+    engine = DurableEngine(
+        system_database(settings), executor_id=executor_name(kind, name), listen=listen, queues=queues
+    )
     Live.engine = engine
     return engine
 

@@ -3,7 +3,8 @@ queue, and a client for looking at recorded runs without executing anything."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -18,6 +19,25 @@ APP_NAME = "aeon"
 APP_VERSION = "aeon-durable-1"
 BATCH_QUEUE = "aeon-batch"
 DEFAULT_DATABASE = Path(".aeon") / "aeon.sqlite"
+
+
+@dataclass(frozen=True)
+class QueueLimits:
+    """At most `concurrency` runs at once across every process serving the queue, at most `per_minute` started per
+    minute. A worker (concurrency None) keeps what the batch set."""
+
+    concurrency: int | None = None
+    per_minute: float | None = None
+
+
+def _queue_options(limits: QueueLimits) -> dict[str, Any]:
+    per_minute = limits.per_minute
+    return {
+        "global_concurrency": limits.concurrency,
+        "limiter": {"limit": max(1, round(per_minute)), "period": 60.0} if per_minute else None,
+        "polling_interval_sec": 0.1,
+        "on_conflict": "always_update" if limits.concurrency is not None else "never_update",
+    }
 
 
 def database_url(configured: str | None, root: Path) -> str:
@@ -45,11 +65,22 @@ class DurableEngine:
     and never picks up another process's runs. `listen` names the queues this process takes runs from, besides
     DBOS's internal queue and `own_queue`, which only this process serves (a run resumed here goes there)."""
 
-    def __init__(self, url: str, *, executor_id: str, listen: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        executor_id: str,
+        listen: Sequence[str] = (),
+        queues: Mapping[str, QueueLimits] | None = None,
+    ) -> None:
         self.url, self.executor_id, self.listen = url, executor_id, list(listen)
+        self._queues = dict(queues or {})
         self._client: DBOSClient | None = None
 
     def __enter__(self) -> DurableEngine:
+        # Queues known before launch are served at once; one registered after launch waits for DBOS's next look
+        # for new queues (a second). A fresh database has no schema before the first launch: then register after.
+        early = {name: limits for name, limits in self._queues.items() if self._register_early(name, limits)}
         config: DBOSConfig = {
             "name": APP_NAME,
             "system_database_url": self.url,
@@ -62,7 +93,17 @@ class DurableEngine:
         DBOS(config=config)
         DBOS.listen_queues([*self.listen, self.own_queue])
         DBOS.launch()
+        for name, limits in self._queues.items():
+            if name not in early:
+                self.queue(name, concurrency=limits.concurrency, per_minute=limits.per_minute)
         return self
+
+    def _register_early(self, name: str, limits: QueueLimits) -> bool:
+        try:
+            self.client.register_queue(name, application_name=APP_NAME, **_queue_options(limits))
+        except Exception:  # no schema yet (a database never launched on): registered after launch instead
+            return False
+        return True
 
     @property
     def own_queue(self) -> str:
@@ -76,14 +117,7 @@ class DurableEngine:
     def queue(self, name: str, *, concurrency: int | None = None, per_minute: float | None = None) -> None:
         """Register a queue: at most `concurrency` runs at once across every process serving it, at most
         `per_minute` started per minute. A worker (concurrency None) keeps what the batch set."""
-        limiter: Any = {"limit": max(1, round(per_minute)), "period": 60.0} if per_minute else None
-        DBOS.register_queue(
-            name,
-            global_concurrency=concurrency,
-            limiter=limiter,
-            polling_interval_sec=0.1,
-            on_conflict="always_update" if concurrency is not None else "never_update",
-        )
+        DBOS.register_queue(name, **_queue_options(QueueLimits(concurrency=concurrency, per_minute=per_minute)))
 
     @property
     def client(self) -> DBOSClient:
