@@ -40,6 +40,16 @@ def record_slowly(text: str) -> str:
     while not release.exists():
         time.sleep(0.01)
     return text
+
+
+@tool(example={"text": "a"}, idempotent=True)
+def wait_for_release(text: str) -> str:
+    """Say that it started, then wait until the release file exists (safe to run twice)."""
+    pathlib.Path(os.environ["AEON_TEST_EFFECTS"] + ".started").touch()
+    release = pathlib.Path(os.environ["AEON_TEST_EFFECTS"] + ".release")
+    while not release.exists():
+        time.sleep(0.01)
+    return text
 '''
 
 

@@ -5,11 +5,15 @@ DBOS is imported only when one of them runs, so the other commands start as fast
 
 from __future__ import annotations
 
+import atexit
+import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
@@ -18,7 +22,7 @@ from aeon.application.ports import ProgressPort
 from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.failures import EXIT_ERROR, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.settings import Settings
 
 ConfigOpt = Annotated[
@@ -51,16 +55,47 @@ def run_durable(
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     spec = ops.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
-    with ops.engine_for(settings, "run"):
+    with (
+        ops.engine_for(settings, "run"),
+        stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
+    ):
         if not quiet:
             _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")
-        try:
-            outcome = ops.start(spec, progress)
-        except KeyboardInterrupt:
-            _say(f"interrupted: run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}")
-            raise
+        outcome = ops.start(spec, progress)
     assert outcome.result is not None
     return outcome.result
+
+
+@contextmanager
+def stoppable(what_stays: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM while runs execute in this process: say `what_stays` and stop as a crash would."""
+    received: list[int] = []
+
+    def stop(signum: int, _: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except KeyboardInterrupt:
+        _say(f"stopped: {what_stays}")
+        _leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _leave_pending(code: int) -> NoReturn:
+    """Stop the process now, as a crash would, leaving the run pending on the record for `aeon resume`.
+
+    Shutting DBOS down instead would cancel the run, and DBOS records a cancelled run started from this thread as
+    failed (not resumable); ending it the kernel's way would write it off as interrupted. The exit hooks still run
+    (a local model's server is stopped); the log and the recorded steps are already on disk.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _settings(config: Path | None) -> Settings:
@@ -111,7 +146,8 @@ def resume(
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
 
-        with ops.engine_for(_settings(config), "resume", listen=()) as engine:
+        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
+        with ops.engine_for(_settings(config), "resume") as engine, stoppable(stays):
             outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe)
     _present(outcome, as_json=as_json, history=history)
 
@@ -144,7 +180,7 @@ def replay(
         from aeon.entrypoints import durable_ops as ops
 
         settings = _settings(config)
-        with ops.engine_for(settings, "replay") as engine:
+        with ops.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
             outcome = ops.replay(engine, run_id, from_pass, config)
             assert outcome.result is not None
             _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
@@ -180,7 +216,8 @@ def batch(
         target = out or file.with_name(file.stem + ".results.jsonl")
         listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
         limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
-        with ops.engine_for(settings, "batch", name=bid, listen=listen, queues=limits) as engine:
+        stays = f"batch {bid} is on the record; start the same command again to go on"
+        with ops.engine_for(settings, "batch", name=bid, listen=listen, queues=limits) as engine, stoppable(stays):
             ids = b.enqueue(bid, requests, lambda r: ops.spec_for(r, config, {}, log_path=settings.log.path, plan=None))
             _say(f"batch {bid}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
             tally = b.Tally(engine, ids)
@@ -214,7 +251,9 @@ def worker(
         with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
-    _say("worker stopped")
+            # runs under way stay pending: this worker, started again under its name, finishes them
+            _say("worker stopped")
+            _leave_pending(EXIT_OK)
 
 
 def register_durable_commands(app: typer.Typer) -> None:
