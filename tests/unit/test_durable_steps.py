@@ -182,3 +182,15 @@ def test_scripted_model_skips_answers_given_before() -> None:
     llm.skip(1)
     assert asyncio.run(llm.complete([Message(role="user", content="q")])).text == "two"
     assert llm.remaining == 0
+
+
+def test_a_run_whose_process_is_alive_on_this_host_is_not_resumed() -> None:
+    import os
+    import socket
+
+    from aeon.entrypoints.durable_ops import executor_name, running_here
+
+    assert running_here(executor_name("run")) == os.getpid()
+    assert running_here(f"run-{socket.gethostname()}-999999999-abcdef12") is None  # no such process
+    assert running_here(f"run-elsewhere-{os.getpid()}-abcdef12") is None  # another host: cannot tell
+    assert running_here(executor_name("batch", "b1")) is None  # batches and workers recover their own

@@ -41,6 +41,22 @@ def executor_name(kind: str, name: str | None = None) -> str:
     return f"{kind}-{name}" if name else f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
+def running_here(executor_id: str) -> int | None:
+    """The pid of the live process on this host that a one-off command's executor id names, else None."""
+    head, _, rest = executor_id.partition("-")
+    host_pid, _, _ = rest.rpartition("-")
+    host, _, pid = host_pid.rpartition("-")
+    if head not in ("run", "resume", "replay") or host != socket.gethostname() or not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, someone else's
+        return int(pid)
+    return int(pid)
+
+
 def engine_for(
     settings: Settings,
     kind: str,
@@ -100,6 +116,8 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool) -> Outcome
         return _rerun_unsafe(engine, run_id)
     if status.status not in _RESUMABLE:
         raise InputError(f"run {run_id} cannot be resumed: it ended with status {status.status} ({status.error})")
+    if status.status == "PENDING" and (pid := running_here(status.executor_id or "")) is not None:
+        raise InputError(f"run {run_id} is still running in process {pid} on this host; resume it once that stops")
     found = in_flight_unsafe(engine.step_names(run_id))
     if found is not None:
         if not rerun_unsafe:
