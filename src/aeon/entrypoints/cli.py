@@ -185,7 +185,7 @@ def run(
         received: list[int] = []
         if durable if durable is not None else settings.durable.enabled:
             container.event_log().close()  # the durable run writes the log from its own container
-            result = run_durable(settings, config, overrides, request, given, progress=progress, quiet=quiet)
+            result = run_durable(settings, config, overrides, request, given, progress=progress)
         else:
             result = asyncio.run(_run(container, request, given, received))
             if (lost := container.event_log().lost()) is not None:

@@ -47,7 +47,6 @@ def run_durable(
     plan: Plan | None,
     *,
     progress: ProgressPort | None,
-    quiet: bool,
 ) -> RunResult:
     """`aeon run --durable`: the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM, SIGKILL)
     leaves it on the record, where `aeon resume RUN_ID` finishes it."""
@@ -59,8 +58,7 @@ def run_durable(
         ops.engine_for(settings, "run"),
         stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
     ):
-        if not quiet:
-            _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")
+        _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
         outcome = ops.start(spec, progress)
     assert outcome.result is not None
     return outcome.result
