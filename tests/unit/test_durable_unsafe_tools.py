@@ -86,6 +86,9 @@ def test_unsafe_tool_in_flight_stops_resume_until_rerun_unsafe(tmp_path: Path) -
     assert doc["status"] == "completed"
     assert doc["correlation_id"] == run_id  # the same run goes on (as the DBOS fork RUN_ID.rerun-unsafe)
     assert effects.read_text() == "one\ntwo\ntwo\n"  # record ran once; only the cut-off call ran again
+    again = aeon(tmp_path, "resume", run_id, "--json")  # the run id still leads to the run, now finished
+    assert again.returncode == 0 and json.loads(again.stdout)["answer"] == doc["answer"]
+    assert effects.read_text() == "one\ntwo\ntwo\n"
     log = records(tmp_path / "runs.jsonl", run_id)
     assert [r["seq"] for r in log] == list(range(len(log)))
     assert [r["event"] for r in log].count("run_start") == 1

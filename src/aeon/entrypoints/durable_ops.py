@@ -109,6 +109,9 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool) -> Outcome
     A non-idempotent tool call in flight at the crash stops it (Outcome.stopped) unless `rerun_unsafe`; then the
     run goes on as a DBOS fork `RUN_ID.rerun-unsafe` that re-runs that tool call and reuses every other record."""
     status = _status(engine, run_id)
+    fork = engine.client.list_workflows(workflow_ids=[run_id + RERUN_SUFFIX], load_input=False, load_output=False)
+    if fork:  # it went on as the fork --rerun-unsafe made: resume that one
+        return resume(engine, run_id + RERUN_SUFFIX, rerun_unsafe=rerun_unsafe)
     if status.status == "SUCCESS":
         outcome = decode_outcome(status.output)
         if outcome.stopped is None or not rerun_unsafe:
