@@ -93,3 +93,32 @@ def test_unsafe_tool_in_flight_stops_resume_until_rerun_unsafe(tmp_path: Path) -
     assert [r["seq"] for r in log] == list(range(len(log)))
     assert [r["event"] for r in log].count("run_start") == 1
     assert [r["event"] for r in log].count("run_end") == 1
+
+
+def test_a_restarted_batch_stops_runs_cut_off_in_an_unsafe_tool(tmp_path: Path) -> None:
+    """The check inside the run itself (DBOS recovery at restart, not `aeon resume`): each run cut off in
+    `record_slowly` ends as stopped, naming it, and the batch exits 4; --rerun-unsafe then finishes one."""
+    cfg = scripted(tmp_path, "unsafe.yaml", ANSWERS)
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps({"request": f"record slowly #{i}"}) + "\n" for i in range(2)))
+    effects = tmp_path / "effects.txt"
+    args = ("batch", requests, "--config", cfg, "--concurrency", "2", "--out", tmp_path / "out.jsonl")
+    proc = start(tmp_path, *args)
+    try:
+        wait_for(lambda: effects.is_file() and effects.read_text().count("two") == 2, what="both slow tools")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        proc.kill()
+    (tmp_path / "effects.txt.release").touch()
+    again = aeon(tmp_path, *args)
+    assert again.returncode == 4, again.stderr
+    results = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in results] == ["stopped", "stopped"]
+    assert all(r["error"]["code"] == "AEON.DURABLE.UNSAFE_TOOL_IN_FLIGHT" for r in results)
+    assert all(r["error"]["tool"] == "record_slowly" for r in results)
+    assert effects.read_text().count("two") == 2  # not run again
+    done = aeon(tmp_path, "resume", results[0]["run_id"], "--rerun-unsafe", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "completed"
+    assert effects.read_text().count("two") == 3

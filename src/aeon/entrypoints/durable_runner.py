@@ -162,6 +162,8 @@ async def run_workflow(spec_json: str) -> str:
     finally:
         await built.llm.aclose()
         built.log.close()
+    if (lost := built.log.lost()) is not None:
+        result = result.with_lost_records(lost)
     return msgspec.json.encode(Outcome(result=result)).decode()
 
 
