@@ -139,11 +139,12 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool) -> Outcome
 
 def _rerun_unsafe(engine: DurableEngine, run_id: str) -> Outcome:
     """Fork the run right after the start of its cut-off tool call: every step before is reused, that call runs."""
-    names = engine.step_names(run_id)
-    found = in_flight_unsafe(names)
+    steps = engine.client.list_workflow_steps(run_id, load_output=False)
+    found = in_flight_unsafe([s["function_name"] for s in steps])
     assert found is not None, "only a run stopped by an unsafe tool call is forked to re-run it"
     tool, key = found
-    start_step = names.index(f"tool-start {key} {tool}") + 2  # function ids count from 1; the fork starts after it
+    marker = next(s["function_id"] for s in steps if s["function_name"] == f"tool-start {key} {tool}")
+    start_step = marker + 1  # the fork reuses every step before this one and executes the rest
     with SetWorkflowID(run_id + RERUN_SUFFIX):
         handle = DBOS.fork_workflow(run_id, start_step)
     return decode_outcome(handle.get_result())
