@@ -57,15 +57,24 @@ class Orchestrator:
         self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
         self.checkpoint = checkpoint
 
-    async def run(self, request: str, *, plan: Plan | None = None) -> RunResult:
+    async def run(
+        self,
+        request: str,
+        *,
+        plan: Plan | None = None,
+        correlation_id: str | None = None,
+        started_at: str | None = None,
+    ) -> RunResult:
+        """Run `request` (or the given plan). A durable runner passes the run's id and start time, so that a run
+        re-executed after a crash asks the model exactly what it asked the first time."""
         s = self.settings
         limits = BudgetLimits(
             ttl=s.ttl, max_llm_calls=s.max_llm_calls, max_tokens=s.max_tokens, max_seconds=s.max_seconds
         )
         state = RunState(
-            correlation_id=self.new_id(),
+            correlation_id=correlation_id or self.new_id(),
             request=request,
-            started_at=self.clock.now().isoformat(),
+            started_at=started_at or self.clock.now().isoformat(),
             budget=BudgetState.start(limits),
             plan_given=plan is not None,
         )

@@ -19,6 +19,7 @@ from aeon.application.errors import InputError
 from aeon.application.plan_documents import plan_from_document, validate_document
 from aeon.application.result import RunResult, RunStatus
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
+from aeon.entrypoints.durable_cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
     EXIT_ERROR,
     EXIT_EXPIRED,
@@ -139,6 +140,14 @@ def run(
         Path | None, typer.Option("--history", help="Write the execution history (every pass) as JSON here.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")] = False,
+    durable: Annotated[
+        bool | None,
+        typer.Option(
+            "--durable/--no-durable",
+            help="Record the run on DBOS so that `aeon resume` finishes it after a crash (default: durable.enabled).",
+            show_default=False,
+        ),
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
@@ -174,11 +183,20 @@ def run(
         if note and not quiet:
             _status(note)
         received: list[int] = []
-        result = asyncio.run(_run(container, request, given, received))
+        if durable if durable is not None else settings.durable.enabled:
+            container.event_log().close()  # the durable run writes the log from its own container
+            result = run_durable(settings, config, overrides, request, given, progress=progress)
+        else:
+            result = asyncio.run(_run(container, request, given, received))
+            if (lost := container.event_log().lost()) is not None:
+                result = result.with_lost_records(lost)
         if note:
             result.warnings.append(note)
-    if (lost := container.event_log().lost()) is not None:
-        result = result.with_lost_records(lost)
+    present(result, as_json=as_json, history=history, received=received)
+
+
+def present(result: RunResult, *, as_json: bool, history: Path | None, received: list[int] | None = None) -> None:
+    """Write the history, print the result (or its JSON document) and exit with the status's code."""
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
@@ -272,6 +290,9 @@ def inspect(
         typer.echo(json.dumps(report, indent=2, default=str))
     else:
         render_inspection(report, sys.stdout)
+
+
+register_durable_commands(app)
 
 
 def main() -> None:

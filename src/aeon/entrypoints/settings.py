@@ -128,6 +128,19 @@ class KeysSettings(_Section):
         return None if isinstance(v, str) and not v.strip() else v
 
 
+class DurableSettings(_Section):
+    """Durable runs on DBOS: `enabled` makes `aeon run` durable without --durable; `database_url` is the system
+    database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on several hosts)."""
+
+    enabled: bool = False
+    database_url: str | None = None
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _blank_is_default(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+
 class Settings(_Section):
     llm: LLMSettings = LLMSettings()
     keys: KeysSettings = KeysSettings()
@@ -135,6 +148,7 @@ class Settings(_Section):
     tools: ToolsSettings = ToolsSettings()
     log: LogSettings = LogSettings()
     convergence: ConvergenceSettings = ConvergenceSettings()
+    durable: DurableSettings = DurableSettings()
     _config_dir: Path | None = PrivateAttr(None)
 
     @property

@@ -83,6 +83,12 @@ class JsonlEventLog:
         """The seq the next record will carry (also the number of records emitted so far, written or not)."""
         return self._seq
 
+    def skip(self, count: int = 1) -> None:
+        """Number on past `count` records without writing them: records a durable run wrote before a crash, which
+        its re-execution emits again (the next record then carries the seq it had the first time)."""
+        with self._lock:
+            self._seq += count
+
     def open(self) -> None:
         """Open the file now and make the next record a must; raise EventLogUnavailable when it cannot be opened."""
         with self._lock:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import re
+import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
 from random import random as uniform01
@@ -102,6 +104,13 @@ def _raise_transport_error(exc: httpx.TransportError) -> NoReturn:
     raise LLMRejected(f"rejected: request could not be sent ({type(exc).__name__})") from None
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, built once per process: loading the CA bundle costs about 100 ms of CPU, which
+    a batch building one adapter per run would otherwise pay per run. Contexts are safe to share between clients."""
+    return httpx.create_ssl_context()
+
+
 class JsonPoster:
     """POSTs JSON to one provider through one `httpx.AsyncClient`, retrying transient failures like the vendor SDKs.
 
@@ -131,6 +140,7 @@ class JsonPoster:
             timeout=httpx.Timeout(read_timeout, connect=CONNECT_TIMEOUT),
             transport=transport,
             headers={"accept": "application/json"},
+            verify=_tls_context(),
         )
         self._now = now
         self._secrets = tuple(secret for secret in secrets if secret)

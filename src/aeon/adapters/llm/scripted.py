@@ -61,6 +61,7 @@ class ScriptedLLM:
         self._source = source
         self._request = request  # the request this script was written for, if it says
         self.requests: list[ScriptedRequest] = []
+        self._skipped = 0
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedLLM:
@@ -83,7 +84,12 @@ class ScriptedLLM:
 
     @property
     def remaining(self) -> int:
-        return len(self._responses) - len(self.requests)
+        return len(self._responses) - self._skipped - len(self.requests)
+
+    def skip(self, count: int = 1) -> None:
+        """Count `count` answers as given: a durable run re-executed after a crash gets those calls' answers from
+        its record, so this script goes on at the first call that was never answered."""
+        self._skipped += count
 
     async def complete(
         self,
@@ -94,7 +100,7 @@ class ScriptedLLM:
         max_tokens: int | None = None,
         stop: Sequence[str] = (),
     ) -> Completion:
-        n = len(self.requests)
+        n = self._skipped + len(self.requests)
         self.requests.append(
             ScriptedRequest(messages=list(messages), schema=dict(schema) if schema else None, schema_name=schema_name)
         )

@@ -36,13 +36,16 @@ class ToolOptions:
 
     `timeout`: the most seconds one call may take (else `tools.timeout` from config); the run's own deadline
     applies too. `inline`: run a sync tool on the event loop instead of a worker thread — only for tools that
-    return in microseconds and never block (they can be neither timed out nor interrupted).
+    return in microseconds and never block (they can be neither timed out nor interrupted). `idempotent`: calling it
+    twice with the same arguments has the effect of calling it once, so a durable run may run it again when a crash
+    cut it off; a tool that is not (the default) stops such a run for a human to decide (`aeon resume --rerun-unsafe`).
     """
 
     name: str | None = None
     example: Mapping[str, Any] | None = None
     timeout: float | None = None
     inline: bool = False
+    idempotent: bool = False
 
 
 @overload
@@ -56,6 +59,7 @@ def tool(
     example: Mapping[str, Any] | None = None,
     timeout: float | None = None,
     inline: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -67,8 +71,9 @@ def tool(
     example: Mapping[str, Any] | None = None,
     timeout: float | None = None,
     inline: bool = False,
+    idempotent: bool = False,
 ) -> F | Callable[[F], F]:
-    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=...)`.
+    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., idempotent=True)`.
 
     The function is returned unchanged (still directly callable); its ToolDefinition is attached and read back with
     `tool_definition`. On a method in a class body only the options are recorded: the tool is built from the bound
@@ -79,7 +84,7 @@ def tool(
 
     if timeout is not None and timeout <= 0:
         raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: timeout must be positive")
-    options = ToolOptions(name=name, example=example, timeout=timeout, inline=inline)
+    options = ToolOptions(name=name, example=example, timeout=timeout, inline=inline, idempotent=idempotent)
 
     def decorate(func: F) -> F:
         if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it

@@ -80,6 +80,10 @@ class ToolRegistry:
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)
 
+    def is_idempotent(self, name: str) -> bool:
+        """Whether `@tool(idempotent=True)` said running the tool twice is the same as once (False when unknown)."""
+        return self._options.get(name, ToolOptions()).idempotent
+
     def list(self) -> builtins.list[ToolSpec]:
         return builtins.list(self._specs.values())
 

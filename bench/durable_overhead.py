@@ -1,0 +1,103 @@
+"""Durability overhead: the same 10-step plan (instant scripted LLM, JSONL log on) run plainly and as a durable
+DBOS workflow on SQLite (every LLM call, tool call and phase checkpoint a recorded step), alternating runs.
+
+Prints the median microseconds per executed step for both and their ratio (target ≤ 2×), plus the DBOS steps one
+run records. Both runs are built the same way (settings → container → orchestrator), so the difference is what
+durability costs. Run: `.venv/bin/python bench/durable_overhead.py [--runs N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from aeon.entrypoints import durable_ops as ops
+from aeon.entrypoints.container import build_container, load_settings
+from overhead import STEPS, _plan
+
+ANSWERS = [_plan()] + ["an instant answer"] * (STEPS // 5)
+
+
+def _config(folder: Path) -> Path:
+    script = folder / "script.yaml"
+    script.write_text(yaml.safe_dump({"responses": ANSWERS}))
+    cfg = folder / "bench.yaml"
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "llm": {"adapter": "scripted", "script": str(script)},
+                "run": {"ttl": 1, "max_llm_calls": 50, "evaluate": False, "max_plan_steps": STEPS},
+                "durable": {"database_url": f"sqlite:///{folder / 'bench.sqlite'}"},
+            }
+        )
+    )
+    return cfg
+
+
+def plain_run(cfg: Path, log: Path) -> float:
+    t0 = time.perf_counter()
+    container = build_container(load_settings(cfg, {"log.path": str(log)}))
+    orchestrator = container.orchestrator()
+    result = asyncio.run(orchestrator.run("benchmark"))
+    container.event_log().close()
+    elapsed = time.perf_counter() - t0
+    assert result.status == "completed", result.error
+    return elapsed
+
+
+def build_only(cfg: Path, log: Path) -> float:
+    """What both runs spend before the kernel starts: settings, container, tool registry, orchestrator."""
+    t0 = time.perf_counter()
+    container = build_container(load_settings(cfg, {"log.path": str(log)}))
+    container.orchestrator()
+    return time.perf_counter() - t0
+
+
+def durable_run(cfg: Path, log: Path) -> float:
+    spec = ops.spec_for("benchmark", cfg, {}, log_path=log, plan=None)
+    t0 = time.perf_counter()
+    outcome = ops.start(spec)
+    elapsed = time.perf_counter() - t0
+    assert outcome.result is not None and outcome.result.status == "completed", outcome
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=40)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        cfg = _config(folder)
+        settings = load_settings(cfg)
+        plain, durable, build = [], [], []
+        with ops.engine_for(settings, "bench") as engine:
+            durable_run(cfg, folder / "warm.jsonl")  # first run: imports, schema
+            plain_run(cfg, folder / "warm-plain.jsonl")
+            for i in range(args.runs):  # alternating, so that a noisy moment hits both
+                plain.append(plain_run(cfg, folder / f"p{i}.jsonl") / STEPS * 1e6)
+                durable.append(durable_run(cfg, folder / f"d{i}.jsonl") / STEPS * 1e6)
+                build.append(build_only(cfg, folder / f"b{i}.jsonl") / STEPS * 1e6)
+            last = engine.client.list_workflows(name="aeon.run", sort_desc=True, limit=1)[0].workflow_id
+            steps = engine.step_names(last)
+    p, q, b = statistics.median(plain), statistics.median(durable), statistics.median(build)
+    print(f"runs: {args.runs} × {STEPS}-step plan (instant scripted LLM, JSONL log on), SQLite system database")
+    kinds = {k: sum(s.startswith(k) for s in steps) for k in ("llm", "tool", "checkpoint")}
+    print(f"DBOS steps recorded per durable run: {len(steps)} ({kinds})")
+    print(f"median µs per executed step, plain:    {p:9.1f}")
+    print(f"median µs per executed step, durable:  {q:9.1f}")
+    print(f"durability overhead ratio (durable / plain, per executed step): {q / p:.2f}x (target ≤ 2x)")
+    print(
+        f"durability adds {q - p:.0f} µs per executed step, {(q - p) * STEPS / len(steps):.0f} µs per recorded "
+        f"DBOS step; building settings and container is {b:.0f} µs of the plain figure"
+    )
+
+
+if __name__ == "__main__":
+    main()

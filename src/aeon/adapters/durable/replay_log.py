@@ -1,0 +1,102 @@
+"""ReplayLog: a run's event log that a re-executed durable run does not write twice, nor leave with holes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from aeon.domain.records import LostRecords
+
+
+class NumberedLog(Protocol):
+    """A LoggerPort that numbers its records (`next_seq`) and can number on without writing (`skip`)."""
+
+    @property
+    def next_seq(self) -> int: ...
+
+    def skip(self, count: int = 1) -> None: ...
+
+    def open(self) -> None: ...
+
+    def bind(self, correlation_id: str) -> None: ...
+
+    def emit(self, event: str, /, **fields: Any) -> None: ...
+
+    def lost(self) -> LostRecords | None: ...
+
+    def close(self) -> None: ...
+
+
+class ReplayLog:
+    """Satisfies LoggerPort. `written` records of this run are already in the log (a crash cut the run after them):
+    a re-executed run emits them again in the same order, with the same seq, and they are counted, not written.
+
+    What a re-executed run emits is the same as the first time because every answer, tool result and checkpoint
+    comes back from the record; the steps keep the seq reached after each call (`mark`) and a replayed step sets it
+    again (`jump`), so records written inside a call (a retry, a downgrade) are skipped over too.
+    """
+
+    def __init__(self, inner: NumberedLog, *, written: int = 0) -> None:
+        self._inner, self._written = inner, written
+
+    def mark(self) -> int:
+        return self._inner.next_seq
+
+    def jump(self, seq: int) -> None:
+        if seq > self._inner.next_seq:
+            self._inner.skip(seq - self._inner.next_seq)
+
+    def open(self) -> None:
+        self._inner.open()
+
+    def bind(self, correlation_id: str) -> None:
+        self._inner.bind(correlation_id)
+
+    def emit(self, event: str, /, **fields: Any) -> None:
+        if self._inner.next_seq < self._written:
+            self._inner.skip(1)
+        else:
+            self._inner.emit(event, **fields)
+
+    def lost(self) -> LostRecords | None:
+        return self._inner.lost()
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def mend_tail(path: Path) -> None:
+    """End a line a crash cut short, so that the next record starts a line of its own (the fragment stays, as a
+    line that is not a record, rather than swallowing the record appended to it)."""
+    try:
+        with path.open("rb+") as f:
+            if f.seek(0, 2) == 0:
+                return
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+    except OSError:
+        return
+
+
+def records_written(path: Path, correlation_id: str, *, keep: int = 5) -> int:
+    """How many records of run `correlation_id` the log at `path` (and its rotated files) holds: its last seq + 1.
+    A line cut short by a crash, or not JSON, is not a record."""
+    last = -1
+    for candidate in [path, *(path.with_name(f"{path.name}.{i}") for i in range(1, keep + 1))]:
+        try:
+            lines = candidate.read_bytes().splitlines()
+        except OSError:
+            continue
+        needle = correlation_id.encode()
+        for line in lines:
+            if needle not in line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("correlation_id") == correlation_id:
+                last = max(last, int(record.get("seq", -1)))
+    return last + 1

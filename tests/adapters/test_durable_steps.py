@@ -1,0 +1,196 @@
+"""The durable adapters without a database: a step runner that keeps outputs by step name stands in for DBOS, so
+these show what a re-execution does — recorded answers are not asked again, log records not written twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aeon import testing
+from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
+from aeon.adapters.durable.steps import (
+    Cursor,
+    DurableCheckpoint,
+    DurableLLM,
+    DurableTools,
+    UnsafeToolInFlight,
+    in_flight_unsafe,
+)
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.decorator import tool
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import LLMUnavailable
+from aeon.domain.llm import Message
+
+PLAN = {
+    "goal": "sum",
+    "steps": [{"step_id": "s1", "description": "add", "tool": "calculator", "args": {"expression": "5 + 10"}}],
+}
+
+
+class Record:
+    """DBOS's memo, by step name: a step on the record returns its output without running."""
+
+    def __init__(self) -> None:
+        self.outputs: dict[str, Any] = {}
+        self.names: list[str] = []
+
+    async def step(self, name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        self.names.append(name)
+        if name not in self.outputs:
+            self.outputs[name] = await fn()
+        return self.outputs[name]
+
+
+def _durable_run(record: Record, llm: Any, log: ReplayLog, tools: ToolRegistry) -> Any:
+    """A one-pass run with every LLM call, tool call and checkpoint a step on `record`."""
+    cursor = Cursor()
+    durable_llm = DurableLLM(llm, cursor, log, step=record.step)
+    durable_tools = DurableTools(
+        tools, cursor, log, idempotent=tools.is_idempotent, recorded=_nothing, step=record.step
+    )
+    orchestrator = testing.orchestrator(
+        durable_llm,
+        run=testing.RunSettings(ttl=1, evaluate=False),
+        tools=durable_tools,
+        log=log,
+        checkpoint=DurableCheckpoint(cursor, log, step=record.step),
+    )
+    result = asyncio.run(orchestrator.run("sum", correlation_id="run-1", started_at="2026-01-01T00:00:00+00:00"))
+    return result, durable_llm
+
+
+async def _nothing() -> set[str]:
+    return set()
+
+
+def test_a_re_executed_run_asks_nothing_again_and_writes_each_record_once(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    registry = ToolRegistry()
+    register_builtins(registry)
+    record = Record()
+    first_log = JsonlEventLog(path)
+    first, _ = _durable_run(record, ScriptedLLM([json.dumps(PLAN)]), ReplayLog(first_log), registry)
+    first_log.close()
+    lines = path.read_text().splitlines()
+    assert (
+        record.names[0] == "checkpoint p1 A"
+        and "llm p1.A.0" in record.names
+        and "tool p1.C1.0 calculator" in record.names
+    )
+
+    # the same run executed again from the record: a model with no answers left is never asked
+    second_log = JsonlEventLog(path)
+    written = records_written(path, "run-1")
+    assert written == len(lines)
+    again, durable = _durable_run(record, ScriptedLLM([]), ReplayLog(second_log, written=written), registry)
+    second_log.close()
+    assert durable.replayed == 1
+    assert path.read_text().splitlines() == lines  # nothing written twice
+    assert again.outputs == first.outputs and again.status == first.status
+
+
+def test_records_cut_by_a_crash_are_written_by_the_re_execution(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    registry = ToolRegistry()
+    register_builtins(registry)
+    log = JsonlEventLog(path)
+    _durable_run(Record(), ScriptedLLM([json.dumps(PLAN)]), ReplayLog(log), registry)
+    log.close()
+    whole = path.read_text().splitlines()
+    path.write_text("\n".join(whole[:5]) + "\n" + whole[5][:20])  # a crash: 5 records and half a line
+    assert records_written(path, "run-1") == 5
+    mend_tail(path)
+    replay = JsonlEventLog(path)
+    _durable_run(Record(), ScriptedLLM([json.dumps(PLAN)]), ReplayLog(replay, written=5), registry)
+    replay.close()
+    kept = [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
+    assert [r["seq"] for r in kept] == list(range(len(whole)))
+
+
+def test_a_recorded_llm_error_is_raised_again_without_a_call() -> None:
+    record, cursor = Record(), Cursor()
+    failing = testing.answers(LLMUnavailable("down", status=503, attempts=3))
+    llm = DurableLLM(failing, cursor, _Seq(), step=record.step)
+    with pytest.raises(LLMUnavailable, match="down"):
+        asyncio.run(llm.complete([Message(role="user", content="hi")]))
+    cursor.at(0, "start")
+    silent = testing.answers()
+    with pytest.raises(LLMUnavailable) as raised:
+        asyncio.run(DurableLLM(silent, cursor, _Seq(), step=record.step).complete([Message(role="user", content="x")]))
+    assert raised.value.status == 503 and silent.calls == []
+
+
+def test_a_started_unsafe_tool_without_result_stops_the_re_execution() -> None:
+    @tool
+    def launch(target: str) -> str:
+        """Launch something, once."""
+        return target
+
+    registry = ToolRegistry()
+    registry.register_function(launch)
+    record = Record()
+    record.outputs["tool-start p1.C1.0 launch"] = True  # started before the crash, never finished
+
+    async def recorded() -> set[str]:
+        return set(record.outputs)
+
+    tools = DurableTools(
+        registry, Cursor(), _Seq(), idempotent=registry.is_idempotent, recorded=recorded, step=record.step
+    )
+    with pytest.raises(UnsafeToolInFlight) as stopped:
+        asyncio.run(_invoke(tools, 1, "launch"))
+    assert (stopped.value.tool, stopped.value.key) == ("launch", "p1.C1.0")
+    assert in_flight_unsafe(list(record.outputs)) == ("launch", "p1.C1.0")
+    allowed = DurableTools(
+        registry, Cursor(), _Seq(), idempotent=registry.is_idempotent, recorded=recorded, rerun_unsafe=True,
+        step=record.step,
+    )  # fmt: skip
+    assert asyncio.run(_invoke(allowed, 1, "launch")).output == "x"
+
+
+async def _invoke(tools: DurableTools, pass_number: int, name: str) -> Any:
+    tools._cursor.at(pass_number, "C1")
+    return await tools.invoke(name, {"target": "x"})
+
+
+class _Seq:
+    def mark(self) -> int:
+        return 0
+
+    def jump(self, seq: int) -> None:
+        return None
+
+
+def test_call_keys_restart_at_every_phase_boundary() -> None:
+    cursor = Cursor()
+    cursor.at(2, "C1")
+    assert [cursor.next_key(), cursor.next_key()] == ["p2.C1.0", "p2.C1.1"]
+    cursor.at(2, "D")
+    assert cursor.next_key() == "p2.D.0"
+
+
+def test_scripted_model_skips_answers_given_before() -> None:
+    llm = ScriptedLLM(["one", "two"])
+    llm.skip(1)
+    assert asyncio.run(llm.complete([Message(role="user", content="q")])).text == "two"
+    assert llm.remaining == 0
+
+
+def test_a_run_whose_process_is_alive_on_this_host_is_not_resumed() -> None:
+    import os
+    import socket
+
+    from aeon.entrypoints.durable_ops import executor_name, running_here
+
+    assert running_here(executor_name("run")) == os.getpid()
+    assert running_here(f"run-{socket.gethostname()}-999999999-abcdef12") is None  # no such process
+    assert running_here(f"run-elsewhere-{os.getpid()}-abcdef12") is None  # another host: cannot tell
+    assert running_here(executor_name("batch", "b1")) is None  # batches and workers recover their own
