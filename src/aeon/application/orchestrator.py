@@ -14,6 +14,8 @@ import uuid
 from collections.abc import Callable
 from functools import partial
 
+from aeon.application import tracing
+from aeon.application.accounting import provider_name
 from aeon.application.errors import BudgetExhausted
 from aeon.application.passes import close_pass, open_pass
 from aeon.application.ports import CheckpointPort, ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
@@ -23,8 +25,9 @@ from aeon.application.stages.check import validate_plan
 from aeon.application.stages.decide import decide_depth
 from aeon.application.stages.plan import profile_and_plan
 from aeon.application.stages.work import work_pass
+from aeon.application.tracing import NULL_TRACER, TracerPort
 from aeon.application.wiring import RunServices, wire
-from aeon.domain.budget import BudgetLimits, BudgetState
+from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse
 from aeon.domain.history import step_results
@@ -52,21 +55,18 @@ class Orchestrator:
         settings: RunSettings,
         checkpoint: CheckpointPort | None = None,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        tracer: TracerPort = NULL_TRACER,
     ) -> None:
         self.llm, self.tools, self.memory, self.logger = llm, tools, memory, logger
         self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
-        self.checkpoint = checkpoint
+        self.checkpoint, self.tracer = checkpoint, tracer
 
     async def run(self, request: str, *, plan: Plan | None = None) -> RunResult:
-        s = self.settings
-        limits = BudgetLimits(
-            ttl=s.ttl, max_llm_calls=s.max_llm_calls, max_tokens=s.max_tokens, max_seconds=s.max_seconds
-        )
         state = RunState(
             correlation_id=self.new_id(),
             request=request,
             started_at=self.clock.now().isoformat(),
-            budget=BudgetState.start(limits),
+            budget=BudgetState.start(self.settings.limits()),
             plan_given=plan is not None,
         )
         return await self._drive(state, given=plan)
@@ -78,8 +78,27 @@ class Orchestrator:
         return await self._drive(state, given=None)
 
     async def _drive(self, state: RunState, *, given: Plan | None) -> RunResult:
+        """The run inside its `invoke_agent aeon` span (GenAI semantic conventions)."""
+        info = self.llm.describe()
+        attrs = {
+            tracing.OPERATION: "invoke_agent",
+            "gen_ai.agent.name": "aeon",
+            "gen_ai.conversation.id": state.correlation_id,
+            tracing.PROVIDER: provider_name(info),
+            tracing.REQUEST_MODEL: info.get("model"),
+        }
+        with self.tracer.span("invoke_agent aeon", attrs) as span:
+            result = await self._go(state, given=given)
+            b = result.budget
+            span.set({tracing.INPUT_TOKENS: b.prompt_tokens, tracing.OUTPUT_TOKENS: b.completion_tokens})
+            span.set({"aeon.status": result.status.value, "aeon.passes": result.passes, "aeon.cost_usd": b.cost})
+            if result.error is not None:
+                span.fail(result.error.code)
+            return result
+
+    async def _go(self, state: RunState, *, given: Plan | None) -> RunResult:
         self.logger.bind(state.correlation_id)
-        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock)
+        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=self.tracer)
         k = wire(run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id)
         self._started(run, k, resumed=state.pass_number > 0)
         try:
@@ -156,7 +175,7 @@ class Orchestrator:
     def _expired(self, run: Run, k: RunServices, exc: BudgetExhausted) -> RunResult:
         s, cut = run.state, run.state.current
         _fail_running_step(run)
-        if run.record.cycle_pending:
+        if run.record.cycle_pending or run.current_step is not None:  # the cycle the expiry cut short
             run.record.error(str(exc))
             self._cycle(run)
         if cut is not None:

@@ -48,7 +48,7 @@ def wire(
 ) -> RunServices:
     specs = tools.list()
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
-    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble)
+    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
     supervisor = Supervisor(gateway, run, specs)
     return RunServices(
         settings=settings,
