@@ -51,6 +51,7 @@ _BY_COMPONENT = {
     "profiler": ("INCOMPLETE_PROFILE", (), "INCOMPLETE_PROFILE"),
     "validator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
     "convergence": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
+    "evaluator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
 }
 
 

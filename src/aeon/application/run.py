@@ -25,6 +25,7 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_plan_steps: int = 10
     llm_max_tokens: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
+    ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given
     criteria: ConvergenceCriteria = ConvergenceCriteria()
     max_cost: float | None = None  # USD; checked before every call against its worst case
     prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens

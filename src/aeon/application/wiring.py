@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aeon.application.convergence import ConvergenceEngine
+from aeon.application.evaluator import Evaluator
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
 from aeon.application.phase_runner import PhaseRunner
@@ -33,6 +34,7 @@ class RunServices:
     executor: Executor
     validator: SemanticValidator
     engine: ConvergenceEngine
+    evaluator: Evaluator
     refiner: Refiner
     gate: RefinementGate
 
@@ -50,6 +52,8 @@ def wire(
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
     supervisor = Supervisor(gateway, run, specs)
+    validator = SemanticValidator(supervisor, specs, new_id=new_id)
+    engine = ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs])
     return RunServices(
         settings=settings,
         specs=specs,
@@ -58,8 +62,9 @@ def wire(
         planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
         profiler=Profiler(supervisor),
         executor=Executor(tools=tools, memory=memory, gateway=gateway, supervisor=supervisor, run=run),
-        validator=SemanticValidator(supervisor, specs, new_id=new_id),
-        engine=ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs]),
+        validator=validator,
+        engine=engine,
+        evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
         refiner=Refiner(supervisor, specs),
         gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
     )

@@ -160,6 +160,7 @@ def run(
     overrides: dict[str, Any] = {}
     if ttl is not None:
         overrides["run.ttl"] = ttl
+        overrides["run.ttl_given"] = True
     if max_llm_calls is not None:
         overrides["run.max_llm_calls"] = max_llm_calls
     if max_cost is not None:

@@ -151,6 +151,7 @@ class Container(containers.DeclarativeContainer):
         max_plan_steps=config.run.max_plan_steps,
         llm_max_tokens=config.llm.max_tokens,
         evaluate=config.run.evaluate,
+        ttl_given=config.run.ttl_given,
         max_cost=config.run.max_cost,
         prices=providers.Factory(price_table, config.prices),
         criteria=providers.Factory(

@@ -88,6 +88,8 @@ class RunSection(_Section):
     # what the model is asked to stay under; hand-written plans (--plan) are bound only by MAX_PLAN_STEPS
     max_plan_steps: int = Field(8, ge=1, le=MAX_PLAN_STEPS)
     evaluate: bool = Field(True, description="False: one plan → execute pass without profile or evaluation")
+    # true (what --ttl sets): with a given plan (--plan) no profiling call is made and the TTL is used as given
+    ttl_given: bool = False
 
 
 class ConvergenceSettings(_Section):
