@@ -13,6 +13,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.run import Run, RunSettings
 from aeon.application.semantic_validation import final_answer
 from aeon.domain.advisories import Advisory, ManualIntervention
+from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import ExpiryMetrics, TTLExpirationResponse
@@ -64,6 +65,21 @@ class BudgetReport(msgspec.Struct, kw_only=True):
     max_tokens: int | None = None
     max_cost: float | None = None
     cost: float | None = None  # USD from the price table; None when a call's model has no price
+
+    @classmethod
+    def of(cls, b: BudgetState, *, cost: float | None) -> BudgetReport:
+        return cls(
+            ttl=b.limits.ttl,
+            ttl_remaining=b.ttl_remaining,
+            max_llm_calls=b.limits.max_llm_calls,
+            llm_calls=b.llm_calls,
+            prompt_tokens=b.prompt_tokens,
+            completion_tokens=b.completion_tokens,
+            cached_tokens=b.cached_tokens,
+            max_tokens=b.limits.max_tokens,
+            max_cost=b.limits.max_cost,
+            cost=cost,
+        )
 
 
 class MissingToolCall(msgspec.Struct, kw_only=True):
@@ -218,18 +234,7 @@ def assemble(
         request=s.request,
         plan=s.plan,
         outputs=step_results(s.plan),
-        budget=BudgetReport(
-            ttl=b.limits.ttl,
-            ttl_remaining=b.ttl_remaining,
-            max_llm_calls=b.limits.max_llm_calls,
-            llm_calls=b.llm_calls,
-            prompt_tokens=b.prompt_tokens,
-            completion_tokens=b.completion_tokens,
-            cached_tokens=b.cached_tokens,
-            max_tokens=b.limits.max_tokens,
-            max_cost=b.limits.max_cost,
-            cost=ledger.total.cost,
-        ),
+        budget=BudgetReport.of(b, cost=ledger.total.cost),
         counts=s.counters,
         warnings=list(s.warnings),
         ttl_expiration=expired,
