@@ -288,3 +288,7 @@ def inspect(
 
 def main() -> None:
     guarded_stdout(app)
+
+
+# `aeon batch` lives in its own module and registers itself on `app` (imported last: it imports this module)
+from aeon.entrypoints import batch as _batch  # noqa: E402, F401
