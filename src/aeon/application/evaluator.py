@@ -84,7 +84,7 @@ class Evaluator:
             "request": request,
             "profile": profile_text or "(none)",
             "plan": render_plan(plan, results),
-            "answer": "(no step completed)" if answer is None else " ".join(answer.split())[:300] or "(empty)",
+            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",  # as CONVERGE had it
             "issues": "\n".join(known) or "(none)",
         }
         judged = await self._supervisor.ask_json(
