@@ -18,9 +18,8 @@ import msgspec
 
 from aeon.application.errors import ScriptExhausted
 from aeon.application.orchestrator import Orchestrator
-from aeon.application.ports import CheckpointPort, MemoryPort, ToolPort
+from aeon.application.ports import CheckpointPort, MemoryPort, ToolPort, TracerPort
 from aeon.application.run import Run, RunSettings
-from aeon.application.tracing import TracerPort
 from aeon.domain.budget import BudgetState
 from aeon.domain.llm import Completion, Message, Usage
 from aeon.domain.phases import Stage

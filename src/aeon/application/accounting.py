@@ -10,6 +10,7 @@ import msgspec
 
 from aeon.application import tracing as t
 from aeon.application.errors import BudgetExhausted
+from aeon.application.ports import SpanPort
 from aeon.application.run import Run
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Message, Usage
@@ -94,7 +95,7 @@ class CallAccounts:
             attrs["gen_ai.input.messages"] = msgspec.json.encode(messages).decode()
         return attrs
 
-    def traced(self, span: t.SpanPort, completion: Completion) -> None:
+    def traced(self, span: SpanPort, completion: Completion) -> None:
         u, tracer = completion.usage, self._run.tracer
         attrs: dict[str, Any] = {
             t.RESPONSE_MODEL: completion.model,

@@ -18,14 +18,23 @@ from aeon.application import tracing
 from aeon.application.accounting import provider_name
 from aeon.application.errors import BudgetExhausted
 from aeon.application.passes import close_pass, open_pass
-from aeon.application.ports import CheckpointPort, ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
+from aeon.application.ports import (
+    CheckpointPort,
+    ClockPort,
+    LLMPort,
+    LoggerPort,
+    MemoryPort,
+    ProgressPort,
+    ToolPort,
+    TracerPort,
+)
 from aeon.application.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.run import Run, RunSettings
 from aeon.application.stages.check import validate_plan
 from aeon.application.stages.decide import decide_depth
 from aeon.application.stages.plan import profile_and_plan
 from aeon.application.stages.work import work_pass
-from aeon.application.tracing import NULL_TRACER, TracerPort
+from aeon.application.tracing import NULL_TRACER
 from aeon.application.wiring import RunServices, wire
 from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError

@@ -6,9 +6,9 @@ import msgspec
 
 from aeon.application.errors import BudgetExhausted
 from aeon.application.guard import ContextGuard
-from aeon.application.ports import ClockPort, LoggerPort, ProgressPort
+from aeon.application.ports import ClockPort, LoggerPort, ProgressPort, TracerPort
 from aeon.application.recorder import Recorder
-from aeon.application.tracing import NULL_TRACER, TracerPort
+from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetLimits, BudgetMeter, Cap, ExpirationType
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.ledger import ModelPrice

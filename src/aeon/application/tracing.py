@@ -1,9 +1,9 @@
-"""The tracer port: spans for the run, its phases, its LLM calls and its tool calls, and the token-usage metric.
+"""Tracing: the GenAI semantic-convention names, the no-op tracer (the default) and the tool-span attributes.
 
 Names and attributes follow the OpenTelemetry GenAI semantic conventions (`invoke_agent aeon`, `chat {model}`,
-`execute_tool {tool}`, `gen_ai.*` attributes, the `gen_ai.client.token.usage` histogram); the OpenTelemetry
-adapter (adapters/telemetry) turns them into real spans. Tracing is off by default: the no-op tracer below costs a
-method call per span and nothing else, and the kernel never imports opentelemetry.
+`execute_tool {tool}`, `gen_ai.*` attributes, the `gen_ai.client.token.usage` histogram). The TracerPort is in
+ports.py; the OpenTelemetry adapter (adapters/telemetry) makes real spans. Tracing is off by default: the no-op
+tracer below costs a method call per span and nothing else, and the kernel never imports opentelemetry.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
+from aeon.application.ports import SpanPort, TracerPort
 from aeon.domain.plan import PlanStep
 
 # GenAI semantic convention names used by the kernel
@@ -26,32 +27,6 @@ OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 CACHED_TOKENS = "gen_ai.usage.cache_read.input_tokens"
 TOKEN_TYPE = "gen_ai.token.type"
 TOKEN_USAGE = "gen_ai.client.token.usage"
-
-
-class SpanPort(Protocol):
-    def set(self, attributes: Mapping[str, Any]) -> None:
-        """Add attributes (None values are left out)."""
-        ...
-
-    def fail(self, error_type: str) -> None:
-        """Mark the span as failed with `error.type` (an error code), without ending it."""
-        ...
-
-
-@runtime_checkable
-class TracerPort(Protocol):
-    """Spans nest as they are opened (the run's span holds its phases' spans, which hold their calls' spans).
-
-    `capture_content`: the user opted in to prompt and answer text on spans; off by default. `token_usage` records
-    one value of the `gen_ai.client.token.usage` histogram. `shutdown` flushes the exporters (end of process)."""
-
-    capture_content: bool
-
-    def span(self, name: str, attributes: Mapping[str, Any]) -> AbstractContextManager[SpanPort]: ...
-
-    def token_usage(self, tokens: int, attributes: Mapping[str, Any]) -> None: ...
-
-    def shutdown(self) -> None: ...
 
 
 class _NullSpan:

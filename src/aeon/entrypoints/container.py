@@ -31,8 +31,8 @@ from aeon.application.ports import (
     MemoryPort,
     ProgressPort,
     ToolPort,
+    TracerPort,
 )
-from aeon.application.tracing import TracerPort
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings

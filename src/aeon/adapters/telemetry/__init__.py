@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from aeon.application.errors import ConfigurationError
-from aeon.application.tracing import NULL_TRACER, TracerPort
+from aeon.application.ports import TracerPort
+from aeon.application.tracing import NULL_TRACER, NullTracer
+
+_TRACERS: tuple[type[TracerPort], ...] = (NullTracer,)  # and OtelTracer, checked in otel.py (imported lazily)
 
 
 def build_tracer(

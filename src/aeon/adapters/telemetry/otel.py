@@ -27,7 +27,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from aeon.application import tracing
-from aeon.application.tracing import SpanPort
+from aeon.application.ports import SpanPort, TracerPort
 
 SCOPE = "aeon"
 # the bucket boundaries the GenAI semantic conventions give for gen_ai.client.token.usage
@@ -117,3 +117,6 @@ class OtelTracer:
             self._open = False
             self._provider.shutdown()
             self._meters.shutdown()
+
+
+_PORT: type[TracerPort] = OtelTracer  # mypy checks the adapter against its port
