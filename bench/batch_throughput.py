@@ -30,13 +30,13 @@ import sys, time, yaml
 sys.path.insert(0, {tests!r})
 from fake_provider import FakeProvider, serving
 script = yaml.safe_load(open({script!r}))["responses"]
-kinds = dict(zip(["task_profile", "plan", "step_result", "validation", "convergence"], script))
+kinds = dict(zip(["task_profile", "plan", "step_result", "evaluation"], script))
 with serving(FakeProvider(kinds=kinds, delay={delay})) as p:
     print(p.url, flush=True)
     sys.stdin.read()
     print(p.requests, flush=True)
 """
-CALLS_PER_RUN = 5  # config/scripts/sum-5-and-10.yaml: profile, plan, one reasoning step, validation, convergence
+CALLS_PER_RUN = 4  # config/scripts/sum-5-and-10.yaml: profile, plan, one reasoning step, evaluation
 
 
 def _children_cpu() -> float:

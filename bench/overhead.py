@@ -111,9 +111,8 @@ def _multipass_answers() -> list[str]:
             }
         )
 
-    reasons = ["an instant answer"] * (STEPS // 5)
-    none = json.dumps({"issues": []})
-    return [prof, _plan(), *reasons, none, fail, add(1), "r1", none, fail, add(2), "r2", none, ok]
+    reasons = ["an instant answer"] * (STEPS // 5)  # one evaluation answer per pass: judgement and (no) issues
+    return [prof, _plan(), *reasons, fail, add(1), "r1", fail, add(2), "r2", ok]
 
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:

@@ -18,9 +18,9 @@ import msgspec
 
 from aeon.application.errors import ScriptExhausted
 from aeon.application.orchestrator import Orchestrator
-from aeon.application.ports import CheckpointPort, MemoryPort, ToolPort
+from aeon.application.ports import CheckpointPort, MemoryPort, ToolPort, TracerPort
 from aeon.application.run import Run, RunSettings
-from aeon.domain.budget import BudgetLimits, BudgetState
+from aeon.domain.budget import BudgetState
 from aeon.domain.llm import Completion, Message, Usage
 from aeon.domain.phases import Stage
 from aeon.domain.records import LostRecords
@@ -177,6 +177,7 @@ def orchestrator(
     progress: Any = None,
     clock: Any = None,
     checkpoint: CheckpointPort | None = None,
+    tracer: TracerPort | None = None,
 ) -> Orchestrator:
     """An Orchestrator from Aeon's container (built-in tools, in-memory memory), its ports replaced by the doubles
     given; a ListLog, a ListProgress and a FakeClock when none are."""
@@ -190,6 +191,7 @@ def orchestrator(
         progress=progress if progress is not None else ListProgress(),
         clock=clock if clock is not None else FakeClock(),
         checkpoint=checkpoint,
+        tracer=tracer,
     )
 
 
@@ -205,7 +207,7 @@ def new_run(
     """One run's collaborators (state, meter, recorder, guard, clock), standing at `stage` of pass 1 with a
     well-formed context, for testing a service on its own."""
     s = settings or RunSettings()
-    limits = BudgetLimits(ttl=s.ttl, max_llm_calls=s.max_llm_calls, max_tokens=s.max_tokens, max_seconds=s.max_seconds)
+    limits = s.limits()
     clock = clock if clock is not None else FakeClock()
     state = RunState(
         correlation_id="test-run",

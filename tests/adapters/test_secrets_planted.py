@@ -179,14 +179,13 @@ def answer_for(request: httpx.Request) -> httpx.Response:
     name, schema = fmt["json_schema"]["name"], fmt["json_schema"]["schema"]
     answers: dict[str, Any] = {
         "plan": PLAN,
-        "validation": {"issues": []},
         "step_result": {"answer": "The sum is 15.", "clarity_state": "CLEAR", "handoff_to_next": ""},
-        "convergence": {
+        "evaluation": {
+            "issues": [],
             "completeness_score": 1.0,
             "coherence_score": 1.0,
             "consistent": True,
             "explanation": "15 is the sum of 5 and 10.",
-            "issues": [],
         },
     }
     if name == "task_profile":

@@ -15,7 +15,7 @@ from aeon.domain.phases import CONTEXT_SPEC, Phase, Stage, context_violations
 from aeon.testing import new_run
 
 from harness import Run, plan_json, run
-from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, profile, two_pass_script, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
 LLM_PLAN = plan_json({"step_id": "s1", "description": "State the sum of 5 and 10", "agent": "llm"})
@@ -142,7 +142,7 @@ def test_changed_invariants_a_transformed_request_a_wrong_phase_and_prohibited_f
 # -- a real two-pass run ----------------------------------------------------------------------------------------------
 def test_every_llm_call_is_preceded_by_a_context_check(two_passes):
     r, checked, _ = two_passes
-    assert len(checked) == len(r.llm.requests) == 8
+    assert len(checked) == len(r.llm.requests) == 6
     assert {k for k, _ in checked} == {"A", "C1", "C2", "C3"}  # B and D make no LLM call
 
 
@@ -250,14 +250,14 @@ def assert_context_abort(r: Run, *, phase: str) -> None:
 
 def test_a_changed_correlation_id_aborts_before_the_first_llm_call(tmp_path, monkeypatch):
     inject(monkeypatch, "A", {"correlation_id": str(uuid.uuid4())})
-    r = run(tmp_path, [profile(3), SUM_PLAN, no_issues(), verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="A")
     assert r.llm.requests == []  # the call with a broken context was never sent
 
 
 def test_a_prohibited_field_in_the_evaluation_context_aborts_phase_c(tmp_path, monkeypatch):
     inject(monkeypatch, "C2", {"refinement_changes": [{"applied": True}]})
-    r = run(tmp_path, [profile(3), SUM_PLAN, no_issues(), verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="C")
     assert len(r.llm.requests) == 2
 
@@ -271,7 +271,7 @@ def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path
             self.context["task_profile"] = None
 
     monkeypatch.setattr(ContextGuard, "enter", enter)
-    r = run(tmp_path, [profile(3), SUM_PLAN, no_issues(), verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="C")
     assert len(r.llm.requests) == 2  # profile and plan (phase A needs no profile); validation was never sent
 
@@ -279,7 +279,7 @@ def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path
 @pytest.mark.parametrize(
     ("key", "change", "script"),
     [
-        ("C1", {"evaluation_results": {"converged": True}}, [profile(3), LLM_PLAN, "15", no_issues(), verdict(True)]),
+        ("C1", {"evaluation_results": {"converged": True}}, [profile(3), LLM_PLAN, "15", verdict(True)]),
         ("C3", {"correlation_id": "not-the-run"}, two_pass_script()),
     ],
     ids=["evaluation_results-in-C1", "correlation_id-changed-in-C3"],

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from aeon.application.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.errors import LLMRefused, LLMTruncated
+from aeon.domain.ledger import estimate_prompt_tokens
 from aeon.domain.llm import Usage
 
 from harness import SUM_STEP, FailingLLM, Run, plan_json, run
@@ -85,9 +87,14 @@ def test_in_a_multi_pass_run_the_step_fails_and_the_run_ends_without_another_pas
     assert end["status"] == "error" and end["error"]["pass_number"] == 1
 
 
-def test_a_token_cap_spent_by_the_reasoning_call_expires_the_run_with_the_step_failed(tmp_path):
-    # The plan call costs ~440 tokens, under the cap; s2's reasoning call (a 2000-character answer) goes over it.
-    r = run(tmp_path, [PLAN, "x" * 2000], max_tokens=1000)
+def test_a_token_cap_the_reasoning_call_could_cross_expires_the_run_with_the_step_failed(tmp_path):
+    # The cap is the plan call's worst case (estimated prompt + max_tokens): the plan call fits; s2's reasoning call,
+    # on top of what the plan spent, could cross it, so it is not sent and the run expires with s2 failed.
+    first = run(tmp_path / "uncapped", [PLAN, "x" * 2000])
+    plan_call = first.llm.requests[0].messages
+    cap = estimate_prompt_tokens([m.content for m in plan_call]) + DEFAULT_MAX_TOKENS
+    r = run(tmp_path, [PLAN, "x" * 2000], max_tokens=cap)
+    assert len(r.llm.requests) == 1  # the reasoning call was never sent
     res = r.result
     assert res.status == "ttl_expired" and res.ttl_expiration is not None
     t = r.doc["ttl_expiration"]

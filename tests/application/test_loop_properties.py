@@ -23,7 +23,6 @@ from aeon.application.result import RunResult, RunStatus
 from aeon.application.run import RunSettings
 
 from harness import SUM_STEP, document
-from multipass import no_issues
 
 Texts = Mapping[str, str]
 Answer = str | dict[str, str]
@@ -59,15 +58,17 @@ def _say(t: Texts) -> dict[str, Any]:
     return {"step_id": "s2", "description": t["step2"], "agent": "llm"}
 
 
-def _verdict(ok: bool) -> Callable[[Texts], Answer]:
+def _evaluation(ok: bool, issues: list[dict[str, str]] | None = None) -> Callable[[Texts], Answer]:
+    """The one evaluation answer of a pass: issues (none by default) and the convergence judgement."""
+
     def make(t: Texts) -> Answer:
         return json.dumps(
             {
+                "issues": issues or [],
                 "completeness_score": 1.0 if ok else 0.4,
                 "coherence_score": 1.0 if ok else 0.9,
                 "consistent": True,
                 "explanation": t["explanation"],
-                "issues": [] if ok else ["the final answer is missing"],
             }
         )
 
@@ -84,13 +85,7 @@ def _fixed(answer: Answer) -> Callable[[Texts], Answer]:
     return lambda t: answer
 
 
-HIGH_ISSUE = json.dumps(
-    {
-        "issues": [
-            {"type": "specificity", "severity": "HIGH", "step_id": "s1", "description": "too vague", "repair": "x"}
-        ]
-    }
-)
+HIGH_ISSUE = [{"type": "specificity", "severity": "HIGH", "step_id": "s1", "description": "too vague", "repair": "x"}]
 UNAVAILABLE: Answer = {"error": "unavailable"}
 REJECTED: Answer = {"error": "rejected"}
 INVALID: Answer = {"error": "invalid"}
@@ -113,21 +108,15 @@ VARIANTS: dict[str, list[Callable[[Texts], Answer]]] = {
         _fixed(GARBAGE),
         _fixed(REJECTED),
     ],
-    "validation": [
-        _fixed(no_issues()),
-        _fixed(no_issues()),
-        _fixed(HIGH_ISSUE),
+    "evaluation": [  # variant 0 never converges, so the default path refines through every pass
+        _evaluation(False),
+        _evaluation(True),
+        _evaluation(True, issues=HIGH_ISSUE),  # judged done, but a HIGH issue blocks convergence
+        _fixed(json.dumps({"completeness_score": 2})),
         _fixed(json.dumps({"problems": []})),
         _fixed(GARBAGE),
-        _fixed(UNAVAILABLE),
-    ],
-    "convergence": [  # variant 0 never converges, so the default path refines through every pass
-        _verdict(False),
-        _verdict(True),
-        _verdict(False),
-        _fixed(json.dumps({"completeness_score": 2})),
-        _fixed(GARBAGE),
         _fixed(INVALID),
+        _fixed(UNAVAILABLE),
     ],
     "refinement": [_refine, _refine, _fixed(json.dumps({"actions": "none"})), _fixed(GARBAGE), _fixed(UNAVAILABLE)],
     "step": [_fixed(json.dumps(SUM_STEP)), _fixed(GARBAGE)],
@@ -245,7 +234,7 @@ def test_the_picking_model_reaches_deep_runs():
     """The strategy is not vacuous: the default picks refine through every pass; one pick converges in pass 2."""
     o = drive([], TEXTS, ttl=3, max_llm_calls=40)
     assert o.phases() == "ABCDBCDBCD" and o.result.status is RunStatus.TTL_EXPIRED and o.result.passes == 3
-    first = ["task_profile", "plan", "validation", "convergence", "refinement"]
-    assert o.requests[:7] == [*first, "reason", "validation"]
-    o = drive([0, 0, 0, 0, 0, 0, 0, 1], TEXTS, ttl=3, max_llm_calls=40)
+    first = ["task_profile", "plan", "evaluation", "refinement"]
+    assert o.requests[:6] == [*first, "reason", "evaluation"]
+    o = drive([0, 0, 0, 0, 0, 1], TEXTS, ttl=3, max_llm_calls=40)
     assert o.phases() == "ABCDBCD" and o.result.status is RunStatus.COMPLETED and o.result.converged is True

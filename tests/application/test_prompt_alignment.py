@@ -14,7 +14,7 @@ from aeon.adapters.llm.scripted import ScriptedRequest
 from aeon.application.prompts import PromptTemplate, evaluation, templates
 
 from harness import SUM_STEP, document, plan_json, run
-from multipass import add_step, no_issues, profile, refine, verdict
+from multipass import add_step, profile, refine, verdict
 
 ALL = (*templates.ALL, *evaluation.ALL)
 BY_NAME = {t.name: t for t in ALL}
@@ -24,17 +24,15 @@ Rendered = list[tuple[str, dict[str, Any], str]]
 
 
 def every_prompt_script() -> list[str]:
-    """profile, plan (not JSON → repair_json), missing tool (→ repair_step), validate, converge, refine, reason."""
+    """profile, plan (not JSON → repair_json), missing tool (→ repair_step), evaluate, refine, reason."""
     return [
         profile(3),
         "Sure! I would first add the numbers.",  # plan: not JSON
         plan_json(ADDER_STEP),  # repair_json answer: valid, but names an unregistered tool
         json.dumps(SUM_STEP),  # repair_step answer
-        no_issues(),
         verdict(False),
         refine(add_step("s2", "State the sum from s1", agent="llm")),
         "The sum is 15.",  # reason
-        no_issues(),
         verdict(True),
     ]
 
@@ -113,7 +111,7 @@ def test_the_tool_list_is_one_identical_block_across_all_prompts(renders):
 
 def test_evaluation_prompts_see_the_executed_outputs_and_the_final_answer(renders):
     seen = renders[REQUESTS[0]]
-    validates = [v for n, v, _ in seen if n == "validate"]
+    validates = [v for n, v, _ in seen if n == "evaluate"]
     assert [v["answer"] for v in validates] == ["15", "The sum is 15."]
     assert "output: 15" in validates[0]["plan"]
     refine_values = next(v for n, v, _ in seen if n == "refine")

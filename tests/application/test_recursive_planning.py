@@ -28,7 +28,7 @@ from aeon.domain.run_state import RefinementLedger
 from aeon.entrypoints.inspect import analyse, render_inspection
 
 from harness import document, run
-from multipass import SUM_PLAN, no_issues, profile, refine, verdict
+from multipass import SUM_PLAN, profile, refine, verdict
 from responder import prompt_of, run_with
 
 PLAN_WITH_VAGUE_STEP = {
@@ -148,7 +148,7 @@ def test_a_refinement_targeting_a_completed_step_is_rejected_and_the_output_is_u
     )
     r = run(
         tmp_path,
-        [profile(3), SUM_PLAN, no_issues(), verdict(False), hijack, no_issues(), verdict(True)],
+        [profile(3), SUM_PLAN, verdict(False), hijack, verdict(True)],
         evaluate=True,
         ttl=3,
     )
@@ -166,13 +166,13 @@ def test_a_refinement_targeting_a_completed_step_is_rejected_and_the_output_is_u
 def test_a_simple_request_gets_less_ttl_than_an_ambiguous_complex_one_within_the_cap(tmp_path):
     simple = run(
         tmp_path / "a",
-        [profile(1, sufficiency=1.0, breadth="narrow", confidence="low"), SUM_PLAN, no_issues(), verdict(True)],
+        [profile(1, sufficiency=1.0, breadth="narrow", confidence="low"), SUM_PLAN, verdict(True)],
         evaluate=True,
         ttl=4,
     )
     hard = run(
         tmp_path / "b",
-        [profile(5, sufficiency=0.1, breadth="broad", confidence="high"), SUM_PLAN, no_issues(), verdict(True)],
+        [profile(5, sufficiency=0.1, breadth="broad", confidence="high"), SUM_PLAN, verdict(True)],
         evaluate=True,
         ttl=4,
     )

@@ -1,7 +1,7 @@
 """Every request body Aeon sends, in every dialect, checked against the providers' published contracts (wire/).
 
 A whole two-pass `aeon run` goes through the CLI to a fake provider (respx, no network). The run is scripted so that
-it sends every prompt kind: profile, plan, step repair, validation, convergence, JSON repair, refinement, reasoning
+it sends every prompt kind: profile, plan, step repair, evaluation, JSON repair, refinement, reasoning
 step. The fake provider checks each body with `wire_rules` and answers the way that provider would: under a strict
 or native structured-output schema, the scripted answer is put into the schema's wire form (free-form objects as
 JSON text, absent optional fields as null) and validated against that schema, as the provider guarantees.
@@ -44,13 +44,14 @@ PROFILE = {
 
 
 def verdict(ok: bool, explanation: str) -> dict[str, Any]:
+    """The one evaluation answer of a pass: no issues, and the convergence judgement."""
     score = 1.0 if ok else 0.4
     return {
+        "issues": [],
         "completeness_score": score,
         "coherence_score": 1.0 if ok else 0.9,
         "consistent": True,
         "explanation": explanation,
-        "issues": [] if ok else ["the sum is never stated"],
     }
 
 
@@ -59,8 +60,7 @@ SCRIPT: list[tuple[str, Any]] = [
     ("profile", PROFILE),
     ("plan", {"goal": REQUEST, "steps": [{**STEP, "args": {"expr": "5 + 10"}}]}),  # wrong argument name
     ("repair_step", {**STEP, "args": {"expression": "5 + 10"}}),
-    ("validate", {"issues": []}),
-    ("converge", verdict(False, "")),  # an empty explanation: the supervisor asks for a JSON repair
+    ("evaluate", verdict(False, "")),  # an empty explanation: the supervisor asks for a JSON repair
     ("repair_json", verdict(False, "the sum is computed but never stated")),
     (
         "refine",
@@ -77,10 +77,9 @@ SCRIPT: list[tuple[str, Any]] = [
         },
     ),
     ("step", {"answer": "The sum of 5 and 10 is 15.", "clarity_state": "CLEAR", "handoff_to_next": "15"}),
-    ("validate", {"issues": []}),
-    ("converge", verdict(True, "the sum is computed and stated")),
+    ("evaluate", verdict(True, "the sum is computed and stated")),
 ]
-PROMPT_KINDS = {"profile", "plan", "step", "validate", "converge", "refine", "repair_json", "repair_step"}
+PROMPT_KINDS = {"profile", "plan", "step", "evaluate", "refine", "repair_json", "repair_step"}
 
 
 def wire_value(value: Any, schema: Mapping[str, Any]) -> Any:

@@ -185,8 +185,14 @@ def test_a_run_counts_the_tokens_of_a_truncated_answer_in_its_budget(name: str):
 @pytest.mark.parametrize("name", list(ADAPTERS))
 def test_the_tokens_of_a_truncated_answer_alone_can_spend_the_token_cap(name: str):
     factory, cut, plan = ADAPTERS[name]
+    # The cap fits the first call's worst case (its estimated prompt + max_tokens 64), read off the record of a run
+    # whose cap is too small for any call. The cut-off answer then costs 321 + 64 = 385, and the retry's worst case
+    # no longer fits: the retry is not sent.
+    _, probe = run_with(factory(Provider(cut, plan)), max_tokens=1, llm_max_tokens=64)
+    [blocked] = [f for e, f in probe.events if e == "llm_call_not_sent"]
+    cap = blocked["worst_case"]["prompt_tokens"] + 64
     provider = Provider(cut, plan)
-    result, _ = run_with(factory(provider), max_tokens=380)  # the cut-off answer cost 321 + 64 = 385
+    result, _ = run_with(factory(provider), max_tokens=cap, llm_max_tokens=64)
     assert result.status == "ttl_expired" and result.ttl_expiration is not None
     assert result.ttl_expiration.cap == "max_tokens"
     assert len(provider.bodies) == 1  # the retry is never sent

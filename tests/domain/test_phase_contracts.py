@@ -11,7 +11,7 @@ from aeon.domain.phases import CONTRACTS, Phase, PhaseTransitionError, Severity
 from aeon.domain.plan import Plan, PlanStep
 
 from harness import Run, plan_json, run
-from multipass import SUM_PLAN, no_issues, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, profile, two_pass_script, verdict
 
 ERROR_FIELDS = ("error_code", "severity", "affected_component", "failure_condition", "correlation_id", "phase")
 
@@ -20,7 +20,10 @@ INCOMPLETE_PROFILE = json.dumps({"reasoning_depth": 3, "raw_inference": "hard to
 LLM_PLAN = plan_json({"step_id": "s1", "description": "State the sum of 5 and 10", "agent": "llm"})
 UNAVAILABLE = {"error": "unavailable"}
 BAD_ISSUE_TYPE = json.dumps(
-    {"issues": [{"type": "vibes", "severity": "HIGH", "step_id": "s1", "description": "odd", "repair": "none"}]}
+    {
+        **json.loads(verdict(True)),
+        "issues": [{"type": "vibes", "severity": "HIGH", "step_id": "s1", "description": "odd", "repair": "none"}],
+    }
 )
 
 
@@ -168,14 +171,14 @@ def test_an_incomplete_profile_aborts_phase_a_without_a_phase_retry(tmp_path):
 
 
 def test_a_plan_answer_that_is_not_json_is_retried_once_and_the_run_goes_on(tmp_path):
-    script = [profile(3), "no plan here", "still no plan", "nope", SUM_PLAN, no_issues(), verdict(True)]
+    script = [profile(3), "no plan here", "still no plan", "nope", SUM_PLAN, verdict(True)]
     r = run(tmp_path, script, evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     (retry,) = events(r, "phase_retry")
     assert retry["error_code"] == "AEON.PHASE_TRANSITION.MALFORMED_PLAN" and retry["phase"] == "A"
     assert retry["retryable"] is True and retry["affected_component"] == "planner"
     assert events(r, "phase_error") == []
-    assert len(r.llm.requests) == 7
+    assert len(r.llm.requests) == 6
 
 
 def test_a_plan_answer_that_stays_unparseable_aborts_after_exactly_one_phase_retry(tmp_path):
@@ -206,7 +209,7 @@ def test_a_plan_with_no_steps_fails_phase_b_with_missing_steps(tmp_path):
     ids=["no-description", "no-step-id"],
 )
 def test_an_invalid_plan_fragment_aborts_phase_b_and_is_retried_only_if_its_condition_is_retryable(tmp_path, step):
-    r = run(tmp_path, [profile(3), no_issues(), verdict(True)], evaluate=True, ttl=3, plan=Plan(goal="g", steps=[step]))
+    r = run(tmp_path, [profile(3), verdict(True)], evaluate=True, ttl=3, plan=Plan(goal="g", steps=[step]))
     res = r.result
     assert res.status == "error" and res.error is not None
     code = res.error.code.removeprefix("AEON.PHASE_TRANSITION.")
@@ -217,26 +220,26 @@ def test_an_invalid_plan_fragment_aborts_phase_b_and_is_retried_only_if_its_cond
 
 # -- phase C ----------------------------------------------------------------------------------------------------------
 def test_a_malformed_validation_answer_is_retried_once_then_the_pass_goes_on(tmp_path):
-    script = [profile(3), SUM_PLAN, "looks fine", "looks fine", "looks fine", no_issues(), verdict(True)]
+    script = [profile(3), SUM_PLAN, "looks fine", "looks fine", "looks fine", verdict(True)]
     r = run(tmp_path, script, evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     (retry,) = events(r, "phase_retry")
     assert retry["error_code"] == "AEON.PHASE_TRANSITION.MALFORMED_EVALUATION"
-    assert (retry["phase"], retry["affected_component"]) == ("C", "validator")
+    assert (retry["phase"], retry["affected_component"]) == ("C", "evaluator")
     assert [x["outcome"] for x in events(r, "phase_exit")] == ["success"] * 4
 
 
 def test_a_validation_answer_missing_its_issues_list_aborts_after_one_retry(tmp_path):
-    missing = json.dumps({"problems": []})
+    missing = json.dumps({k: v for k, v in json.loads(verdict(True)).items() if k != "issues"})
     r = run(tmp_path, [profile(3), SUM_PLAN, *[missing] * 6], evaluate=True, ttl=3)
-    assert_structured_abort(r, "MALFORMED_EVALUATION", phase="C", component="validator", retried=True)
+    assert_structured_abort(r, "MALFORMED_EVALUATION", phase="C", component="evaluator", retried=True)
     assert len(r.llm.requests) == 2 + 3 + 3
     assert entered(r) == ["A", "B", "C"]
 
 
 def test_a_structurally_invalid_validation_answer_aborts_without_retry(tmp_path):
     r = run(tmp_path, [profile(3), SUM_PLAN, *[BAD_ISSUE_TYPE] * 6], evaluate=True, ttl=3)
-    assert_structured_abort(r, "INVALID_EVALUATION_STRUCTURE", phase="C", component="validator", retried=False)
+    assert_structured_abort(r, "INVALID_EVALUATION_STRUCTURE", phase="C", component="evaluator", retried=False)
     assert len(r.llm.requests) == 2 + 3
 
 
@@ -249,27 +252,27 @@ def test_a_provider_unavailable_twice_aborts_with_provider_unavailable(tmp_path)
 
 
 def test_a_provider_unavailable_once_is_retried_and_the_run_completes(tmp_path):
-    r = run(tmp_path, [profile(3), UNAVAILABLE, SUM_PLAN, no_issues(), verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [profile(3), UNAVAILABLE, SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     assert len(events(r, "llm_error")) == 1 and events(r, "phase_error") == []
 
 
 def test_a_rejected_request_is_not_retried(tmp_path):
-    r = run(tmp_path, [profile(3), SUM_PLAN, {"error": "rejected"}, no_issues()], evaluate=True, ttl=3)
-    assert_structured_abort(r, "PROVIDER_REJECTED", phase="C", component="validator", retried=False)
+    r = run(tmp_path, [profile(3), SUM_PLAN, {"error": "rejected"}, verdict(True)], evaluate=True, ttl=3)
+    assert_structured_abort(r, "PROVIDER_REJECTED", phase="C", component="evaluator", retried=False)
     assert len(r.llm.requests) == 3
 
 
 def test_a_provider_unavailable_during_evaluation_is_a_phase_c_failure(tmp_path):
-    r = run(tmp_path, [profile(3), SUM_PLAN, no_issues(), UNAVAILABLE, UNAVAILABLE], evaluate=True, ttl=3)
-    assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="C", component="convergence", retried=False)
+    r = run(tmp_path, [profile(3), SUM_PLAN, UNAVAILABLE, UNAVAILABLE], evaluate=True, ttl=3)
+    assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="C", component="evaluator", retried=False)
 
 
 @pytest.mark.parametrize(
     "script",
     [
         [profile(3), LLM_PLAN, UNAVAILABLE, UNAVAILABLE],  # C1: the reasoning step
-        [profile(3), SUM_PLAN, no_issues(), verdict(False), UNAVAILABLE, UNAVAILABLE],  # C3: the refiner
+        [profile(3), SUM_PLAN, verdict(False), UNAVAILABLE, UNAVAILABLE],  # C3: the refiner
     ],
     ids=["C1-execute", "C3-refine"],
 )

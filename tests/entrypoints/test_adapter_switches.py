@@ -26,7 +26,7 @@ PROFILE = {
 PLAN = {"goal": REQUEST, "steps": [{"step_id": "s1", "description": "Add", "tool": "calculator", "args": "{}"}]}
 PLAN["steps"][0]["args"] = json.dumps({"expression": "5 + 10"})  # strict structured outputs send it as JSON text
 VERDICT = {"completeness_score": 1, "coherence_score": 1, "consistent": True, "explanation": "done", "issues": []}
-ANSWERS = {"task_profile": PROFILE, "plan": PLAN, "validation": {"issues": []}, "convergence": VERDICT}
+ANSWERS = {"task_profile": PROFILE, "plan": PLAN, "evaluation": {"issues": [], **VERDICT}}
 
 
 def answer_for(body: dict[str, Any]) -> str:

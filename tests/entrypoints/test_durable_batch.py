@@ -14,7 +14,7 @@ from fake_provider import FakeProvider, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = yaml.safe_load((ROOT / "config/scripts/sum-5-and-10.yaml").read_text())["responses"]
-KINDS = dict(zip(["task_profile", "plan", "step_result", "validation", "convergence"], SCRIPT, strict=True))
+KINDS = dict(zip(["task_profile", "plan", "step_result", "evaluation"], SCRIPT, strict=True))
 N = 200
 
 
@@ -39,7 +39,7 @@ def _check(tmp_path: Path, provider: FakeProvider, out: Path) -> None:
         assert [x["event"] for x in mine].count("run_start") == 1
         assert [x["event"] for x in mine].count("run_end") == 1
         assert [x["seq"] for x in mine] == list(range(len(mine)))
-    # every run made its 5 calls once; a call is sent again only when the kill caught it in flight (≤ 8 runs at once)
+    # every run made its 4 calls once; a call is sent again only when the kill caught it in flight (≤ 8 runs at once)
     assert N * len(KINDS) <= provider.requests <= N * len(KINDS) + 8
 
 

@@ -12,7 +12,7 @@ from durable_harness import aeon, config, records, runs
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST = "calculate the sum of 5 and 10"
 CONVERGED = {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok", "issues": []}
-PASS_2 = ["The total is fifteen.", json.dumps({"issues": []}), json.dumps(CONVERGED)]
+PASS_2 = ["The total is fifteen.", json.dumps(CONVERGED)]  # the added step, then the one evaluation call
 
 
 def _config(tmp_path: Path, name: str, responses: list[str]) -> Path:
@@ -28,7 +28,7 @@ def test_replay_from_pass_2_reuses_pass_1_and_answers_with_the_new_config(tmp_pa
     first = json.loads(original.stdout)
     assert first["passes"] == 2 and first["answer"] == "The sum is 15."
 
-    # The new script holds only pass 2's three answers: one call of pass 1 sent again would take the wrong answer
+    # The new script holds only pass 2's two answers: one call of pass 1 sent again would take the wrong answer
     # and the script would run out (ScriptExhausted), failing the run.
     replayed = aeon(
         tmp_path, "replay", first["correlation_id"], "--from-pass", "2",
@@ -39,7 +39,7 @@ def test_replay_from_pass_2_reuses_pass_1_and_answers_with_the_new_config(tmp_pa
     assert second["correlation_id"] != first["correlation_id"]
     assert second["passes"] == 2 and second["answer"] == "The total is fifteen."
     assert second["outputs"]["s1"] == first["outputs"]["s1"]  # pass 1's tool result, from the record
-    assert second["budget"]["llm_calls"] == first["budget"]["llm_calls"]  # 5 recorded + 3 new
+    assert second["budget"]["llm_calls"] == first["budget"]["llm_calls"]  # 4 recorded + 2 new
     log = records(tmp_path / "runs.jsonl", second["correlation_id"])
     assert [r["event"] for r in log].count("llm_call") == len(PASS_2)  # only pass 2's calls were made
     assert log[0]["event"] == "run_forked" and log[0]["source"] == first["correlation_id"]

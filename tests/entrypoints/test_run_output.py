@@ -34,7 +34,7 @@ def test_a_run_stopped_by_the_llm_call_cap_says_so_not_ttl_expired(tmp_path: Pat
 def test_a_one_pass_run_reports_passes_used_not_ttl_left(tmp_path: Path) -> None:
     result = invoke("run", REQUEST, "--config", DEMO_CONFIG)
     assert_exit(result, 0)
-    assert "completed · 1 pass (cap 3) · 5 LLM calls (cap 30)" in result.stdout
+    assert "completed · 1 pass (cap 3) · 4 LLM calls (cap 30)" in result.stdout
     assert "TTL" not in result.stdout
 
 

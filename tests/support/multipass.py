@@ -29,16 +29,23 @@ def issues(*items: dict[str, Any]) -> str:
     return json.dumps({"issues": list(items)})
 
 
-def verdict(ok: bool, *, completeness: float | None = None, coherence: float | None = None) -> str:
+def verdict(
+    ok: bool,
+    *,
+    completeness: float | None = None,
+    coherence: float | None = None,
+    issues: list[dict[str, Any]] | None = None,
+) -> str:
+    """The one evaluation answer of a pass: the validation issues (none by default) and the convergence judgement."""
     c = completeness if completeness is not None else (1.0 if ok else 0.4)
     h = coherence if coherence is not None else (1.0 if ok else 0.9)
     return json.dumps(
         {
+            "issues": issues or [],
             "completeness_score": c,
             "coherence_score": h,
             "consistent": True,
             "explanation": "done" if ok else "the answer is not stated",
-            "issues": [] if ok else ["the final answer is missing"],
         }
     )
 
@@ -64,10 +71,8 @@ def two_pass_script() -> list[str]:
     return [
         profile(3),
         SUM_PLAN,
-        no_issues(),
         verdict(False),
         refine(add_step("s2", "State the sum from s1", agent="llm")),
         "The sum is 15.",
-        no_issues(),
         verdict(True),
     ]

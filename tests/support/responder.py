@@ -26,10 +26,32 @@ def responder(answers: Mapping[str, Answer]) -> testing.FunctionLLM:
     def answer(call: testing.LLMCall) -> str:
         nth = asked.count(call.schema_name)
         asked.append(call.schema_name)
+        if call.schema_name == "evaluation" and "evaluation" not in answers:
+            return evaluation(answers, call.messages, nth)
         value = answers[call.schema_name](call.messages, nth)
         return value if isinstance(value, str) else json.dumps(value)
 
     return testing.FunctionLLM(answer, name="responder")
+
+
+def evaluation(answers: Mapping[str, Answer], messages: Sequence[Message], nth: int) -> str:
+    """The one evaluation call of a pass, answered from a test's `validation` and `convergence` answers: the issue
+    list of the one and the judgement of the other; either answer unusable (not a JSON object) is the answer."""
+    parts = []
+    for kind in ("validation", "convergence"):
+        value = answers[kind](messages, nth)
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                return value
+        if not isinstance(value, dict):
+            return json.dumps(value)
+        parts.append(value)
+    validation, convergence = parts
+    if "issues" not in validation:
+        return json.dumps(validation)
+    return json.dumps({**{k: v for k, v in convergence.items() if k != "issues"}, "issues": validation["issues"]})
 
 
 def prompt_of(messages: Sequence[Message]) -> str:

@@ -109,9 +109,13 @@ class ConvergenceEngine:
         judged = await self._supervisor.ask_json(
             "converge", CONVERGE, values, schema=CONVERGENCE_SCHEMA, target="convergence", validate=convergence_problems
         )
-        return self._combine(plan, report, grounding, judged)
+        return self.combine(plan, report, grounding, judged)
 
-    def _combine(
+    @property
+    def criteria(self) -> ConvergenceCriteria:
+        return self._criteria
+
+    def combine(
         self, plan: Plan, report: SemanticValidationReport, grounding: list[str], judged: dict[str, Any]
     ) -> ConvergenceAssessment:
         c = self._criteria

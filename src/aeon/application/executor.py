@@ -12,6 +12,7 @@ from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
 from aeon.application.run import Run
 from aeon.application.supervisor import Supervisor
+from aeon.application.tracing import tool_attributes, tool_outcome
 from aeon.application.validation import ToolCheck, ToolResolver, output_problem
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
@@ -117,14 +118,16 @@ class Executor:
     async def _run_tool(self, step: PlanStep) -> None:
         assert step.tool is not None
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
-        try:
-            result = await self._tools.invoke(step.tool, step.args, time_left=self._run.remaining_seconds())
-            output, error = result.output, result.error
-        except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
-            result, output, error = None, None, str(exc)
         spec = self._tools.get(step.tool)
-        if result is not None and error is None and spec is not None:
-            error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
+        with self._run.tracer.span(f"execute_tool {step.tool}", tool_attributes(self._run.tracer, step)) as span:
+            try:
+                result = await self._tools.invoke(step.tool, step.args, time_left=self._run.remaining_seconds())
+                output, error = result.output, result.error
+            except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
+                result, output, error = None, None, str(exc)
+            if result is not None and error is None and spec is not None:
+                error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
+            tool_outcome(self._run.tracer, span, output, error)
         call.output, call.error = output, error
         notes = [c.note() for c in result.converted] if result is not None else []
         call.notes, step.notes = notes, list(notes)

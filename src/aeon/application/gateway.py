@@ -6,10 +6,13 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aeon.application.accounting import CallAccounts
 from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.ports import LLMPort
 from aeon.application.run import Run
-from aeon.domain.llm import Completion, Message
+from aeon.domain.budget import CapHit
+from aeon.domain.ledger import CallEntry, ModelPrice
+from aeon.domain.llm import Completion, Message, Usage
 
 # Before the phase contract's one extra round after an unavailable provider: the provider's own Retry-After (up to a
 # minute), else the longest backoff of the HTTP retry policy.
@@ -36,10 +39,20 @@ class LLMGateway:
     """Wraps an LLMPort for one run: every call is context-checked, counted against the budget, bounded by the run's
     remaining time and written to the event log; an unavailable provider gets one more round after a pause."""
 
-    def __init__(self, llm: LLMPort, run: Run, *, max_tokens: int | None = None, preamble: str = "") -> None:
+    def __init__(
+        self,
+        llm: LLMPort,
+        run: Run,
+        *,
+        max_tokens: int | None = None,
+        preamble: str = "",
+        prices: Mapping[str, ModelPrice] | None = None,
+    ) -> None:
         self._llm = llm
         self._run = run
         self._max_tokens = max_tokens
+        self._hit: CapHit | None = None
+        self._accounts = CallAccounts(run, llm.describe(), max_tokens=max_tokens, prices=prices or {})
         # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
         # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
         self._preamble = [Message(role="system", content=preamble)] if preamble else []
@@ -47,24 +60,21 @@ class LLMGateway:
     async def _call(
         self,
         purpose: str,
-        messages: Sequence[Message],
+        sent: Sequence[Message],
         schema: Mapping[str, Any] | None,
         schema_name: str,
         stop: Sequence[str],
+        t0: float,
     ) -> Completion:
         """One call through the port, ended by run.max_seconds wherever its time goes (answer, retries, waits)."""
         run = self._run
         try:
             async with asyncio.timeout(run.remaining_seconds()):
                 return await self._llm.complete(
-                    [*self._preamble, *messages],
-                    schema=schema,
-                    schema_name=schema_name,
-                    max_tokens=self._max_tokens,
-                    stop=stop,
+                    sent, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens, stop=stop
                 )
         except TimeoutError:
-            self._spend(None)
+            self._spend(purpose, None, t0, error="timeout")
             raise run.out_of_time(f"during the LLM call for {purpose}") from None
 
     async def _pause(self, purpose: str, exc: LLMUnavailable) -> float:
@@ -80,14 +90,22 @@ class LLMGateway:
             raise run.out_of_time(f"while waiting to call the provider again for {purpose}") from None
         return wait
 
-    def _spend(self, completion: Completion | None, failure: LLMError | None = None) -> None:
-        """Count a call, failed or not, against the caps; a finished call that overspent a cap ends the phase."""
+    def _spend(
+        self, purpose: str, usage: Usage | None, t0: float, *, model: str | None = None, error: str | None = None
+    ) -> CallEntry:
+        """Count a call, failed or not, in the ledger and against the caps (a cap it overspent ends the phase once
+        its record is written: `_overspent`)."""
         run = self._run
-        usage = completion.usage if completion else (failure.usage if isinstance(failure, LLMTruncated) else None)
-        hit = run.meter.spend(usage, run.clock.monotonic())
+        now = run.clock.monotonic()
+        entry = self._accounts.entry(purpose, usage, max(now - t0, 0.0), model=model, error=error)
+        run.state.usage.add(entry)
+        self._hit = run.meter.spend(usage, now)
         run.state.counters.llm_calls = run.state.budget.llm_calls
-        if completion is not None and hit is not None:
-            raise BudgetExhausted.mid_phase(hit, "exceeded after an LLM call")
+        return entry
+
+    def _overspent(self) -> None:
+        if self._hit is not None:
+            raise BudgetExhausted.mid_phase(self._hit, "exceeded after an LLM call")
 
     async def complete(
         self,
@@ -100,33 +118,55 @@ class LLMGateway:
     ) -> Completion:
         run = self._run
         run.guard.check()
+        sent = [*self._preamble, *messages]
         first: LLMUnavailable | None = None
         pause = 0.0
         for attempt in (1, 2):
-            run.check_caps(f"before LLM call for {purpose}")
-            run.record.notify("llm_start", {"purpose": purpose, "phase": run.label.value, "step": run.current_step})
-            t0 = run.clock.monotonic()
             try:
-                completion = await self._call(purpose, messages, schema, schema_name, stop)
-                break
-            except LLMError as exc:
-                self._spend(None, exc)  # a failed request was still sent; a cut-off answer's tokens count too
-                info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
-                run.record.event("llm_error", purpose=purpose, **info)
-                if not isinstance(exc, LLMUnavailable):
-                    raise
+                return await self._attempt(purpose, sent, schema, schema_name, stop, attempt)
+            except LLMUnavailable as exc:
                 if first is not None:
                     raise _both_rounds(first, exc, pause) from exc
                 # The phase contract classifies an unavailable provider as retryable: one more round,
                 # after a pause, so that a rate-limited provider is not hit again at once.
                 first = exc
                 pause = await self._pause(purpose, exc)
-        seconds = max(run.clock.monotonic() - t0, 0.0)
-        run.record.llm_call(purpose, run.label, run.current_step, completion, seconds)
+        raise AssertionError("unreachable")
+
+    async def _attempt(
+        self,
+        purpose: str,
+        sent: Sequence[Message],
+        schema: Mapping[str, Any] | None,
+        schema_name: str,
+        stop: Sequence[str],
+        attempt: int,
+    ) -> Completion:
+        """One request: caps checked against its worst case first (not sent when it could cross one), then sent,
+        logged, traced and counted."""
+        run, accounts = self._run, self._accounts
+        run.check_caps(f"before LLM call for {purpose}")
+        accounts.check(purpose, sent)
+        run.record.notify("llm_start", {"purpose": purpose, "phase": run.label.value, "step": run.current_step})
+        with run.tracer.span(accounts.span_name(), accounts.request_attributes(sent)) as span:
+            t0 = run.clock.monotonic()
+            try:
+                completion = await self._call(purpose, sent, schema, schema_name, stop, t0)
+            except LLMError as exc:
+                span.fail(exc.code)
+                # a failed request was still sent; a cut-off answer's tokens count too
+                usage = exc.usage if isinstance(exc, LLMTruncated) else None
+                self._spend(purpose, usage, t0, error=exc.code)
+                info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
+                run.record.event("llm_error", purpose=purpose, **info)
+                raise
+            accounts.traced(span, completion)
+        entry = self._spend(purpose, completion.usage, t0, model=completion.model)
+        run.record.llm_call(completion, entry, run.label)
         for warning in completion.warnings:  # a parameter the provider refused, dropped for the rest of the run
             run.record.warn(warning)
-        tokens = completion.usage.completion_tokens
+        tokens, seconds = completion.usage.completion_tokens, entry.seconds
         rate = tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
         run.record.notify("llm_end", {"purpose": purpose, "completion_tokens": tokens, "tokens_per_s": rate})
-        self._spend(completion)
+        self._overspent()
         return completion

@@ -14,17 +14,29 @@ import uuid
 from collections.abc import Callable
 from functools import partial
 
+from aeon.application import tracing
+from aeon.application.accounting import provider_name
 from aeon.application.errors import BudgetExhausted
 from aeon.application.passes import close_pass, open_pass
-from aeon.application.ports import CheckpointPort, ClockPort, LLMPort, LoggerPort, MemoryPort, ProgressPort, ToolPort
+from aeon.application.ports import (
+    CheckpointPort,
+    ClockPort,
+    LLMPort,
+    LoggerPort,
+    MemoryPort,
+    ProgressPort,
+    ToolPort,
+    TracerPort,
+)
 from aeon.application.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.run import Run, RunSettings
 from aeon.application.stages.check import validate_plan
 from aeon.application.stages.decide import decide_depth
 from aeon.application.stages.plan import profile_and_plan
 from aeon.application.stages.work import work_pass
+from aeon.application.tracing import NULL_TRACER
 from aeon.application.wiring import RunServices, wire
-from aeon.domain.budget import BudgetLimits, BudgetState
+from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse
 from aeon.domain.history import step_results
@@ -52,10 +64,11 @@ class Orchestrator:
         settings: RunSettings,
         checkpoint: CheckpointPort | None = None,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        tracer: TracerPort = NULL_TRACER,
     ) -> None:
         self.llm, self.tools, self.memory, self.logger = llm, tools, memory, logger
         self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
-        self.checkpoint = checkpoint
+        self.checkpoint, self.tracer = checkpoint, tracer
 
     async def run(
         self,
@@ -67,15 +80,11 @@ class Orchestrator:
     ) -> RunResult:
         """Run `request` (or the given plan). A durable runner passes the run's id and start time, so that a run
         re-executed after a crash asks the model exactly what it asked the first time."""
-        s = self.settings
-        limits = BudgetLimits(
-            ttl=s.ttl, max_llm_calls=s.max_llm_calls, max_tokens=s.max_tokens, max_seconds=s.max_seconds
-        )
         state = RunState(
             correlation_id=correlation_id or self.new_id(),
             request=request,
             started_at=started_at or self.clock.now().isoformat(),
-            budget=BudgetState.start(limits),
+            budget=BudgetState.start(self.settings.limits()),
             plan_given=plan is not None,
         )
         return await self._drive(state, given=plan)
@@ -87,8 +96,27 @@ class Orchestrator:
         return await self._drive(state, given=None)
 
     async def _drive(self, state: RunState, *, given: Plan | None) -> RunResult:
+        """The run inside its `invoke_agent aeon` span (GenAI semantic conventions)."""
+        info = self.llm.describe()
+        attrs = {
+            tracing.OPERATION: "invoke_agent",
+            "gen_ai.agent.name": "aeon",
+            "gen_ai.conversation.id": state.correlation_id,
+            tracing.PROVIDER: provider_name(info),
+            tracing.REQUEST_MODEL: info.get("model"),
+        }
+        with self.tracer.span("invoke_agent aeon", attrs) as span:
+            result = await self._go(state, given=given)
+            b = result.budget
+            span.set({tracing.INPUT_TOKENS: b.prompt_tokens, tracing.OUTPUT_TOKENS: b.completion_tokens})
+            span.set({"aeon.status": result.status.value, "aeon.passes": result.passes, "aeon.cost_usd": b.cost})
+            if result.error is not None:
+                span.fail(result.error.code)
+            return result
+
+    async def _go(self, state: RunState, *, given: Plan | None) -> RunResult:
         self.logger.bind(state.correlation_id)
-        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock)
+        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=self.tracer)
         k = wire(run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id)
         self._started(run, k, resumed=state.pass_number > 0)
         try:
@@ -166,7 +194,7 @@ class Orchestrator:
     def _expired(self, run: Run, k: RunServices, exc: BudgetExhausted) -> RunResult:
         s, cut = run.state, run.state.current
         _fail_running_step(run)
-        if run.record.cycle_pending:
+        if run.record.cycle_pending or run.current_step is not None:  # the cycle the expiry cut short
             run.record.error(str(exc))
             self._cycle(run)
         if cut is not None:

@@ -51,6 +51,7 @@ _BY_COMPONENT = {
     "profiler": ("INCOMPLETE_PROFILE", (), "INCOMPLETE_PROFILE"),
     "validator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
     "convergence": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
+    "evaluator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
 }
 
 
@@ -124,25 +125,28 @@ class PhaseRunner:
         run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
         run.record.notify("phase", {"phase": phase.value, "pass": run.state.pass_number})
         outcome = "failure"
-        try:
-            result = await body()
-            self._hold_to_contracts(phase, result, kept)
-            outcome = "success"
-            return result
-        except BudgetExhausted:
-            outcome = "expired"
-            raise
-        except asyncio.CancelledError:
-            outcome = "interrupted"
-            raise
-        except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
-            err = self.classify(exc, transition, "orchestrator")
-            run.record.event("phase_error", **err.record())
-            if err is exc:
+        attrs = {"aeon.phase": phase.value, "aeon.pass_number": run.state.pass_number}
+        with run.tracer.span(f"phase {phase.value}", attrs) as span:
+            try:
+                result = await body()
+                self._hold_to_contracts(phase, result, kept)
+                outcome = "success"
+                return result
+            except BudgetExhausted:
+                outcome = "expired"
                 raise
-            raise err from exc
-        finally:
-            self._exit(phase, fields, start, t0, before, outcome)
+            except asyncio.CancelledError:
+                outcome = "interrupted"
+                raise
+            except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
+                err = self.classify(exc, transition, "orchestrator")
+                run.record.event("phase_error", **err.record())
+                if err is exc:
+                    raise
+                raise err from exc
+            finally:
+                span.set({"aeon.outcome": outcome})
+                self._exit(phase, fields, start, t0, before, outcome)
 
     def _hold_to_contracts(self, phase: Phase, result: PhaseWork, kept: tuple[Any, ...]) -> None:
         s = self._run.state

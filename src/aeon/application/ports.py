@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -127,3 +128,35 @@ class ClockPort(Protocol):
     def monotonic(self) -> float: ...
 
     async def sleep(self, seconds: float) -> None: ...
+
+
+class SpanPort(Protocol):
+    """One span of a trace, open while its work runs. Never raises."""
+
+    def set(self, attributes: Mapping[str, Any]) -> None:
+        """Add attributes (None values are left out)."""
+        ...
+
+    def fail(self, error_type: str) -> None:
+        """Mark the span as failed with `error.type` (an error code), without ending it."""
+        ...
+
+
+@runtime_checkable
+class TracerPort(Protocol):
+    """Traces and the token-usage metric, named by the OpenTelemetry GenAI semantic conventions (application/tracing).
+
+    `span` opens a span as a context manager; spans nest as they are opened (the run's span holds its phases'
+    spans, which hold their calls' spans); an exception leaving the block marks the span failed and passes on.
+    `capture_content`: the user opted in to prompt and answer text on spans (off by default). `token_usage` records
+    one value of the `gen_ai.client.token.usage` histogram. `shutdown` exports what is pending (end of a run or of
+    the process). Never raises: a failing exporter must not break a run.
+    """
+
+    capture_content: bool
+
+    def span(self, name: str, attributes: Mapping[str, Any]) -> AbstractContextManager[SpanPort]: ...
+
+    def token_usage(self, tokens: int, attributes: Mapping[str, Any]) -> None: ...
+
+    def shutdown(self) -> None: ...

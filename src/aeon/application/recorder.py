@@ -17,6 +17,7 @@ from aeon.domain.advisories import Advisory
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import TTLExpirationResponse
 from aeon.domain.history import DepthRecord
+from aeon.domain.ledger import CallEntry
 from aeon.domain.llm import Completion
 from aeon.domain.phases import PassPhase
 from aeon.domain.plan import Plan
@@ -94,22 +95,21 @@ class Recorder:
     def llm_output(self, text: str) -> None:
         self._cycle.llm_output.append(text)
 
-    def llm_call(
-        self, purpose: str, label: PassPhase, step_id: str | None, completion: Completion, seconds: float
-    ) -> None:
-        u = completion.usage
+    def llm_call(self, completion: Completion, entry: CallEntry, label: PassPhase) -> None:
         self.logger.emit(
             "llm_call",
-            purpose=purpose,
+            purpose=entry.purpose,
             phase=label.value,
-            step_id=step_id,
+            step_id=entry.step_id,
             output=completion.text,
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            cached_tokens=u.cached_tokens,
+            prompt_tokens=entry.prompt_tokens,
+            completion_tokens=entry.completion_tokens,
+            cached_tokens=entry.cached_tokens,
             request_id=completion.request_id,
             finish_reason=completion.finish_reason,
-            seconds=round(seconds, 6),
+            seconds=entry.seconds,
+            model=entry.model,
+            cost=entry.cost,
         )
         self.llm_output(completion.text)
 
@@ -170,6 +170,7 @@ class Recorder:
             llm_calls=result.budget.llm_calls,
             counts=plain(result.counts),
             expired_cap=expired_cap,
+            ledger=_ledger_summary(result),
         )
 
     def expired(self, response: TTLExpirationResponse) -> None:
@@ -178,3 +179,12 @@ class Recorder:
     def snapshot(self, plan: Plan | None) -> msgspec.Raw | None:
         """The plan as it is now, for records that outlive this moment: its JSON, which the log writes as it is."""
         return msgspec.Raw(msgspec.json.encode(plan)) if plan is not None else None
+
+
+def _ledger_summary(result: RunResult) -> dict[str, Any] | None:
+    """The run_end record's ledger: totals per run, pass and phase (the calls are the llm_call records)."""
+    if result.ledger is None:
+        return None
+    summary: dict[str, Any] = plain(result.ledger)
+    summary.pop("calls", None)
+    return summary

@@ -13,6 +13,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.run import Run, RunSettings
 from aeon.application.semantic_validation import final_answer
 from aeon.domain.advisories import Advisory, ManualIntervention
+from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import ExpiryMetrics, TTLExpirationResponse
@@ -26,6 +27,7 @@ from aeon.domain.history import (
     StepResult,
     step_results,
 )
+from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PhaseTransitionError
 from aeon.domain.plan import ExecutionMode, Plan
 from aeon.domain.records import Counters, LostRecords
@@ -60,6 +62,24 @@ class BudgetReport(msgspec.Struct, kw_only=True):
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    cost: float | None = None  # USD from the price table; None when a call's model has no price
+
+    @classmethod
+    def of(cls, b: BudgetState, *, cost: float | None) -> BudgetReport:
+        return cls(
+            ttl=b.limits.ttl,
+            ttl_remaining=b.ttl_remaining,
+            max_llm_calls=b.limits.max_llm_calls,
+            llm_calls=b.llm_calls,
+            prompt_tokens=b.prompt_tokens,
+            completion_tokens=b.completion_tokens,
+            cached_tokens=b.cached_tokens,
+            max_tokens=b.limits.max_tokens,
+            max_cost=b.limits.max_cost,
+            cost=cost,
+        )
 
 
 class MissingToolCall(msgspec.Struct, kw_only=True):
@@ -89,6 +109,7 @@ class RunResult(msgspec.Struct, kw_only=True):
     history: ExecutionHistory | None = None  # written by --history; the --json document leaves it out
     advisories: list[Advisory] = msgspec.field(default_factory=list)  # rejected refinements, manual work …
     tool_calls_not_made: list[MissingToolCall] = msgspec.field(default_factory=list)
+    ledger: LedgerReport | None = None  # every LLM call; sums per phase, per pass and for the run
 
     def with_lost_records(self, lost: LostRecords) -> RunResult:
         """This result when the run's event log lost records: an error whatever the run's own outcome, since the
@@ -145,7 +166,13 @@ def error_info(exc: AeonError, run: Run) -> ErrorInfo:
 
 
 def history_of(
-    run: Run, settings: RunSettings, *, converged: bool, status: RunStatus, extra: dict[str, Any]
+    run: Run,
+    settings: RunSettings,
+    *,
+    converged: bool,
+    status: RunStatus,
+    extra: dict[str, Any],
+    ledger: LedgerReport | None = None,
 ) -> ExecutionHistory:
     s, b = run.state, run.state.budget
     answer = final_answer(s.plan) if s.plan else None
@@ -176,9 +203,11 @@ def history_of(
             prompt_tokens=b.prompt_tokens,
             completion_tokens=b.completion_tokens,
             cached_tokens=b.cached_tokens,
+            cost=ledger.total.cost if ledger is not None else None,
         ),
         profiles=list(s.profiles),
         advisories=list(s.advisories),
+        ledger=ledger,
     )
 
 
@@ -195,9 +224,9 @@ def assemble(
     run.meter.tick(run.clock.monotonic())
     last = s.assessments[-1] if s.assessments else None
     converged = (last.converged if last else False) if settings.evaluate else None
-    history = history_of(
-        run, settings, converged=bool(converged), status=status, extra={"error": error, "ttl_expiration": expired}
-    )
+    ledger = s.usage.report()
+    extra = {"error": error, "ttl_expiration": expired}
+    history = history_of(run, settings, converged=bool(converged), status=status, extra=extra, ledger=ledger)
     steps = s.plan.steps if s.plan else []
     return RunResult(
         status=status,
@@ -205,15 +234,7 @@ def assemble(
         request=s.request,
         plan=s.plan,
         outputs=step_results(s.plan),
-        budget=BudgetReport(
-            ttl=b.limits.ttl,
-            ttl_remaining=b.ttl_remaining,
-            max_llm_calls=b.limits.max_llm_calls,
-            llm_calls=b.llm_calls,
-            prompt_tokens=b.prompt_tokens,
-            completion_tokens=b.completion_tokens,
-            cached_tokens=b.cached_tokens,
-        ),
+        budget=BudgetReport.of(b, cost=ledger.total.cost),
         counts=s.counters,
         warnings=list(s.warnings),
         ttl_expiration=expired,
@@ -229,4 +250,5 @@ def assemble(
             for st in steps
             if st.mode is ExecutionMode.FALLBACK and st.tool is not None
         ],
+        ledger=ledger,
     )

@@ -6,10 +6,12 @@ import msgspec
 
 from aeon.application.errors import BudgetExhausted
 from aeon.application.guard import ContextGuard
-from aeon.application.ports import ClockPort, LoggerPort, ProgressPort
+from aeon.application.ports import ClockPort, LoggerPort, ProgressPort, TracerPort
 from aeon.application.recorder import Recorder
-from aeon.domain.budget import BudgetMeter, Cap, ExpirationType
+from aeon.application.tracing import NULL_TRACER
+from aeon.domain.budget import BudgetLimits, BudgetMeter, Cap, ExpirationType
 from aeon.domain.evaluation import ConvergenceCriteria
+from aeon.domain.ledger import ModelPrice
 from aeon.domain.phases import PassPhase, Phase, Stage
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -23,7 +25,19 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_plan_steps: int = 10
     llm_max_tokens: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
+    ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given
     criteria: ConvergenceCriteria = ConvergenceCriteria()
+    max_cost: float | None = None  # USD; checked before every call against its worst case
+    prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens
+
+    def limits(self) -> BudgetLimits:
+        return BudgetLimits(
+            ttl=self.ttl,
+            max_llm_calls=self.max_llm_calls,
+            max_tokens=self.max_tokens,
+            max_seconds=self.max_seconds,
+            max_cost=self.max_cost,
+        )
 
 
 class Run:
@@ -31,9 +45,18 @@ class Run:
     writes records and progress; the guard checks LLM-call contexts. `stage` and `current_step` say where the run
     is, for records and errors."""
 
-    def __init__(self, state: RunState, *, logger: LoggerPort, progress: ProgressPort, clock: ClockPort) -> None:
+    def __init__(
+        self,
+        state: RunState,
+        *,
+        logger: LoggerPort,
+        progress: ProgressPort,
+        clock: ClockPort,
+        tracer: TracerPort = NULL_TRACER,
+    ) -> None:
         self.state = state
         self.clock = clock
+        self.tracer = tracer
         self.meter = BudgetMeter(state.budget, now=clock.monotonic())
         self.record = Recorder(logger, progress, state)
         self.guard = ContextGuard(state)

@@ -244,11 +244,11 @@ class SemanticValidator:
             "validate", VALIDATE, values, schema=VALIDATION_SCHEMA, target="validation", validate=validation_problems
         )
         facts = deterministic_issues(plan, self._tools)
-        issues = facts + self._llm_issues(value["issues"], plan, facts, artifact_type)
+        issues = facts + self.llm_issues(value["issues"], plan, facts, artifact_type)
         return SemanticValidationReport.build(self._new_id(), artifact_type, issues)
 
     @staticmethod
-    def _llm_issues(
+    def llm_issues(
         items: list[dict[str, Any]], plan: Plan, facts: list[ValidationIssue], artifact_type: ArtifactType
     ) -> list[ValidationIssue]:
         ids = {s.step_id for s in plan.steps}

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aeon.application.convergence import ConvergenceEngine
+from aeon.application.evaluator import Evaluator
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
 from aeon.application.phase_runner import PhaseRunner
@@ -34,6 +35,7 @@ class RunServices:
     executor: Executor
     validator: SemanticValidator
     engine: ConvergenceEngine
+    evaluator: Evaluator
     refiner: Refiner
     gate: RefinementGate
     resolver: ToolResolver
@@ -50,9 +52,11 @@ def wire(
 ) -> RunServices:
     specs = tools.list()
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
-    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble)
+    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
     supervisor = Supervisor(gateway, run, specs)
     resolver = ToolResolver(tools.get)
+    validator = SemanticValidator(supervisor, specs, new_id=new_id)
+    engine = ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs])
     return RunServices(
         settings=settings,
         specs=specs,
@@ -63,8 +67,9 @@ def wire(
         executor=Executor(
             tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run
         ),
-        validator=SemanticValidator(supervisor, specs, new_id=new_id),
-        engine=ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs]),
+        validator=validator,
+        engine=engine,
+        evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
         refiner=Refiner(supervisor, specs),
         gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
         resolver=resolver,

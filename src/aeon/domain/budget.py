@@ -21,6 +21,7 @@ class Cap(enum.StrEnum):
     MAX_LLM_CALLS = "max_llm_calls"
     MAX_TOKENS = "max_tokens"
     MAX_SECONDS = "max_seconds"
+    MAX_COST = "max_cost"
 
 
 class BudgetLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -28,6 +29,7 @@ class BudgetLimits(msgspec.Struct, frozen=True, kw_only=True):
     max_llm_calls: int
     max_tokens: int | None = None
     max_seconds: float | None = None
+    max_cost: float | None = None  # USD, priced from the config's price table
 
 
 class CapHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,6 +94,27 @@ class BudgetMeter:
             return CapHit(cap=Cap.MAX_TOKENS, text=f"max_tokens ({lim.max_tokens})")
         if lim.max_seconds is not None and elapsed >= lim.max_seconds:
             return CapHit(cap=Cap.MAX_SECONDS, text=f"max_seconds ({lim.max_seconds:g})")
+        return None
+
+    def would_cross(self, *, worst_tokens: int, worst_cost: float | None, spent_cost: float | None) -> CapHit | None:
+        """Before a call: the token or cost cap its worst case (estimated prompt + its max_tokens) could cross.
+
+        A cost cap cannot be kept for a model whose price is unknown (`worst_cost` or `spent_cost` None): that call
+        is not sent either."""
+        s, lim = self.state, self.limits
+        if lim.max_tokens is not None and s.tokens + worst_tokens > lim.max_tokens:
+            text = f"max_tokens ({lim.max_tokens}): {s.tokens} spent, this call could take {worst_tokens} more"
+            return CapHit(cap=Cap.MAX_TOKENS, text=text)
+        if lim.max_cost is None:
+            return None
+        if worst_cost is None or spent_cost is None:
+            text = (
+                f"max_cost (${lim.max_cost:g}): the model's price is not in the price table, so no call can be priced"
+            )
+            return CapHit(cap=Cap.MAX_COST, text=text)
+        if spent_cost + worst_cost > lim.max_cost:
+            text = f"max_cost (${lim.max_cost:g}): ${spent_cost:.6f} spent, this call could cost ${worst_cost:.6f} more"
+            return CapHit(cap=Cap.MAX_COST, text=text)
         return None
 
     def time_cap(self) -> CapHit:

@@ -9,6 +9,7 @@ import msgspec
 
 from aeon.domain.advisories import Advisory
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
+from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PassPhase
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, StepStatus
 from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
@@ -183,6 +184,7 @@ class OverallStatistics(msgspec.Struct, kw_only=True):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    cost: float | None = None  # USD; None when some call's model has no price
 
 
 class ExecutionHistory(msgspec.Struct, kw_only=True):
@@ -194,3 +196,4 @@ class ExecutionHistory(msgspec.Struct, kw_only=True):
     overall_statistics: OverallStatistics = msgspec.field(default_factory=OverallStatistics)
     profiles: list[TaskProfile] = msgspec.field(default_factory=list)
     advisories: list[Advisory] = msgspec.field(default_factory=list)
+    ledger: LedgerReport | None = None  # every LLM call with tokens, latency and cost; per phase, pass and run

@@ -11,6 +11,7 @@ from aeon.domain.advisories import Advisory
 from aeon.domain.budget import BudgetState
 from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport
 from aeon.domain.history import ExecutionPass, PassUsage, PhaseTiming
+from aeon.domain.ledger import Ledger
 from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
@@ -54,6 +55,7 @@ class RunState(msgspec.Struct, kw_only=True):
     revise: list[str] = msgspec.field(default_factory=list)  # why the coming cycle re-enters phase A
     escalations: int = 0  # passes added by phase D, kept when a re-profiling reallocates TTL
     counters: Counters = msgspec.field(default_factory=Counters)
+    usage: Ledger = msgspec.field(default_factory=Ledger)  # every LLM call: tokens, latency, cost
     warnings: list[str] = msgspec.field(default_factory=list)
     tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
     supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)

@@ -134,6 +134,14 @@ def run(
     max_llm_calls: Annotated[
         int | None, typer.Option("--max-llm-calls", min=0, help="Cap on LLM calls for the whole run.")
     ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            help="Cap in USD for the whole run, priced from the config's price table; a call that could cross it "
+            "is not sent.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")] = False,
     log_file: Annotated[Path | None, typer.Option("--log-file", help="Append the JSONL event log here.")] = None,
     history: Annotated[
@@ -161,8 +169,11 @@ def run(
     overrides: dict[str, Any] = {}
     if ttl is not None:
         overrides["run.ttl"] = ttl
+        overrides["run.ttl_given"] = True
     if max_llm_calls is not None:
         overrides["run.max_llm_calls"] = max_llm_calls
+    if max_cost is not None:
+        overrides["run.max_cost"] = max_cost
     if log_file is not None:
         overrides["log.path"] = str(log_file)
     progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
@@ -237,6 +248,7 @@ async def _run(container: Container, request: str, plan: Any, received: list[int
         for signum in handled:
             loop.remove_signal_handler(signum)
         await llm.aclose()
+        container.tracer().shutdown()  # export the run's spans and metrics (nothing to do when tracing is off)
         log.close()
 
 

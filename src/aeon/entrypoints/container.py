@@ -18,6 +18,7 @@ from aeon.adapters.llm.local import LocalLlamaLLM
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
@@ -30,8 +31,10 @@ from aeon.application.ports import (
     MemoryPort,
     ProgressPort,
     ToolPort,
+    TracerPort,
 )
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
+from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
@@ -55,6 +58,11 @@ def build_tools(
         register_builtins(registry)
     load_tool_modules(registry, modules, search=search)
     return registry
+
+
+def price_table(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, ModelPrice]:
+    """The config's `prices` section (validated by the settings schema) as the domain's price table."""
+    return {model: ModelPrice(**price) for model, price in (prices or {}).items()}
 
 
 class Container(containers.DeclarativeContainer):
@@ -143,6 +151,9 @@ class Container(containers.DeclarativeContainer):
         max_plan_steps=config.run.max_plan_steps,
         llm_max_tokens=config.llm.max_tokens,
         evaluate=config.run.evaluate,
+        ttl_given=config.run.ttl_given,
+        max_cost=config.run.max_cost,
+        prices=providers.Factory(price_table, config.prices),
         criteria=providers.Factory(
             ConvergenceCriteria,
             min_completeness=config.convergence.min_completeness,
@@ -154,6 +165,16 @@ class Container(containers.DeclarativeContainer):
     # overridden by durable runs with the store that keeps each phase boundary's run state
     checkpoint: providers.Object[CheckpointPort | None] = providers.Object(None)
 
+    # no-op unless otel.enabled: then the OpenTelemetry adapter ([otel] extra), imported only then
+    tracer = providers.Singleton(
+        build_tracer,
+        enabled=config.otel.enabled,
+        exporter=config.otel.exporter,
+        endpoint=config.otel.endpoint,
+        service_name=config.otel.service_name,
+        capture_content=config.otel.capture_content,
+    )
+
     orchestrator = providers.Factory(
         Orchestrator,
         llm=llm,
@@ -164,6 +185,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         settings=run_settings,
         checkpoint=checkpoint,
+        tracer=tracer,
     )
 
 
@@ -178,6 +200,7 @@ def run_scope(
     progress: ProgressPort | None = None,
     clock: ClockPort | None = None,
     checkpoint: CheckpointPort | None = None,
+    tracer: TracerPort | None = None,
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
     with any port replaced by the object given: what tests, benchmarks and embedding programs use."""
@@ -191,6 +214,7 @@ def run_scope(
         (container.progress, progress),
         (container.clock, clock),
         (container.checkpoint, checkpoint),
+        (container.tracer, tracer),
     ]
     for provider, value in overrides:
         if value is not None:

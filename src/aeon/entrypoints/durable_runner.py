@@ -26,11 +26,11 @@ from aeon.adapters.durable.steps import (
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import InputError
 from aeon.application.orchestrator import Orchestrator
-from aeon.application.ports import ProgressPort
+from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.container import Container, build_container, load_settings
 from aeon.entrypoints.settings import Settings
 
 RUN_WORKFLOW = "aeon.run"
@@ -80,6 +80,7 @@ class Built:
     orchestrator: Orchestrator
     llm: DurableLLM
     log: ReplayLog
+    shared_model: bool = False  # the process's model client, closed at exit rather than after this run
 
 
 def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
@@ -97,7 +98,8 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
     log = ReplayLog(container.event_log(), written=written)
     container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
     cursor = Cursor()
-    llm = DurableLLM(container.llm(), cursor, log)
+    model, shared = model_client(settings, container)
+    llm = DurableLLM(model, cursor, log)
     tools = DurableTools(
         registry,
         cursor,
@@ -112,7 +114,23 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
     orchestrator: Orchestrator = container.orchestrator()
     ids = itertools.count(1)
     orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
-    return Built(orchestrator=orchestrator, llm=llm, log=log)
+    return Built(orchestrator=orchestrator, llm=llm, log=log, shared_model=shared)
+
+
+_MODELS: dict[str, LLMPort] = {}
+
+
+def model_client(settings: Settings, container: Container) -> tuple[LLMPort, bool]:
+    """The model client for a run: one per process and model configuration, shared by every run the process
+    executes (a batch, a worker), so the local llama-server starts once and stays warm — its KV cache keeps the
+    prompt prefixes all runs share. The scripted model answers each run from the start of its script, so each run
+    gets its own. A shared client is closed when the process exits (the local server by its atexit hook)."""
+    if settings.llm.adapter == "scripted":
+        return container.llm(), False
+    key = settings.llm.model_dump_json()
+    if key not in _MODELS:
+        _MODELS[key] = container.llm()
+    return _MODELS[key], True
 
 
 _CONFIGURED: dict[str, tuple[Settings, ToolRegistry]] = {}
@@ -160,7 +178,8 @@ async def run_workflow(spec_json: str) -> str:
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
     finally:
-        await built.llm.aclose()
+        if not built.shared_model:
+            await built.llm.aclose()
         built.log.close()
     if (lost := built.log.lost()) is not None:
         result = result.with_lost_records(lost)

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from aeon.application.errors import InputError
+from aeon.entrypoints.ledger_view import render_ledger
 
 _NOT_HISTORY = "not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)"
 
@@ -42,6 +43,7 @@ def _analyse(doc: dict[str, Any]) -> dict[str, Any]:
         "profiles": doc.get("profiles") or [],
         "passes": passes,
         "advisories": doc.get("advisories") or [],
+        "ledger": doc.get("ledger"),
         "patterns": {
             "fragments_refined_repeatedly": sorted(s for s, n in refined.items() if n > 1),
             "convergence_blockers": dict(blockers.most_common()),
@@ -154,6 +156,7 @@ def render_inspection(report: dict[str, Any], out: TextIO) -> None:
                 f"allocated TTL {d.get('allocated_ttl')} — {d.get('adjustment_reason')} "
                 f"[{', '.join(d.get('heuristics_used') or [])}]\n"
             )
+    render_ledger(report.get("ledger"), out)
     pat = report["patterns"]
     w("\npatterns:\n")
     w(f"  fragments refined in several passes: {', '.join(pat['fragments_refined_repeatedly']) or 'none'}\n")

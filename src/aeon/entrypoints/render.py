@@ -22,6 +22,7 @@ _CAPS = {
     "max_llm_calls": "the LLM-call cap was reached",
     "max_tokens": "the token cap was reached",
     "max_seconds": "the time cap ran out",
+    "max_cost": "the cost cap would have been crossed",
 }
 
 

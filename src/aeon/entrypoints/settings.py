@@ -83,9 +83,13 @@ class RunSection(_Section):
     max_llm_calls: int = Field(30, ge=0)
     max_tokens: int | None = Field(None, ge=1)
     max_seconds: float | None = Field(None, gt=0)
+    # USD for the whole run, priced from `prices`; each call's worst case is checked before it is sent
+    max_cost: float | None = Field(None, gt=0)
     # what the model is asked to stay under; hand-written plans (--plan) are bound only by MAX_PLAN_STEPS
     max_plan_steps: int = Field(8, ge=1, le=MAX_PLAN_STEPS)
     evaluate: bool = Field(True, description="False: one plan → execute pass without profile or evaluation")
+    # true (what --ttl sets): with a given plan (--plan) no profiling call is made and the TTL is used as given
+    ttl_given: bool = False
 
 
 class ConvergenceSettings(_Section):
@@ -93,6 +97,30 @@ class ConvergenceSettings(_Section):
     min_coherence: float = Field(0.7, ge=0.0, le=1.0)
     max_severity: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"] = "MEDIUM"
     require_consistency: bool = True
+
+
+class PriceSettings(_Section):
+    """USD per million tokens for one model; cached input tokens cost `input` when `cached_input` is not given."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(None, ge=0)
+
+
+class OtelSettings(_Section):
+    """OpenTelemetry traces and the token-usage metric (needs the [otel] extra); off by default."""
+
+    enabled: bool = False
+    exporter: Literal["console", "otlp"] = "console"
+    # OTLP over HTTP: the collector's base URL (…/v1/traces and …/v1/metrics are added); empty: the OTEL_* env vars
+    endpoint: str | None = None
+    service_name: str = "aeon"
+    capture_content: bool = Field(False, description="put prompt and answer text on the chat spans")
+
+    @field_validator("endpoint", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
 
 
 class ToolsSettings(_Section):
@@ -149,6 +177,14 @@ class Settings(_Section):
     log: LogSettings = LogSettings()
     convergence: ConvergenceSettings = ConvergenceSettings()
     durable: DurableSettings = DurableSettings()
+    # USD per million tokens by model; the local and the scripted model cost nothing
+    prices: dict[str, PriceSettings] = Field(
+        default_factory=lambda: {
+            "gemma-3-270m": PriceSettings(input=0.0, output=0.0),
+            "scripted": PriceSettings(input=0.0, output=0.0),
+        }
+    )
+    otel: OtelSettings = OtelSettings()
     _config_dir: Path | None = PrivateAttr(None)
 
     @property

@@ -1,4 +1,5 @@
-"""Phase C2: the advisory semantic validation of plan and outputs, then the convergence assessment built on it."""
+"""Phase C2: one evaluation call: the advisory semantic validation of plan and outputs, and the convergence
+assessment built on it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from aeon.application.profiler import describe
 from aeon.application.refinement_gate import follow_up_questions
 from aeon.application.run import Run
 from aeon.application.wiring import RunServices
-from aeon.domain.evaluation import ArtifactType
 from aeon.domain.history import Evaluation, StepResult
 from aeon.domain.phases import Stage
 
@@ -17,25 +17,14 @@ async def evaluate_pass(run: Run, k: RunServices, results: Mapping[str, StepResu
     s, plan = run.state, run.plan
     run.enter(Stage.EVALUATE, task_profile=s.profile, plan_state=plan, execution_results=results)
     profile_text = describe(s.profile) if s.profile else "unknown"
-    report = await k.runner.step(
+    report, assessment = await k.runner.step(
         "C->D",
-        "validator",
-        lambda: k.validator.validate(
-            request=s.request,
-            profile_text=profile_text,
-            plan=plan,
-            execution_results=results,
-            artifact_type=ArtifactType.CROSS_PHASE,
+        "evaluator",
+        lambda: k.evaluator.evaluate(
+            request=s.request, profile_text=profile_text, plan=plan, results=results, tool_calls=s.tool_calls
         ),
     )
     s.report = report
-    assessment = await k.runner.step(
-        "C->D",
-        "convergence",
-        lambda: k.engine.assess(
-            request=s.request, profile_text=profile_text, plan=plan, report=report, tool_calls=s.tool_calls
-        ),
-    )
     s.assessments.append(assessment)
     run.record.assessment(assessment)
     for question in follow_up_questions(plan, report, s.pass_number):  # every pass, the last one too

@@ -9,7 +9,7 @@ import msgspec
 
 from aeon.application.adaptive_depth import allocate
 from aeon.application.profiler import static_profile
-from aeon.application.run import Run
+from aeon.application.run import Run, RunSettings
 from aeon.application.wiring import RunServices
 from aeon.domain.advisories import ProfileClamped
 from aeon.domain.phases import Stage
@@ -37,17 +37,12 @@ class PlanReady(msgspec.Struct, kw_only=True):
 async def profile_and_plan(run: Run, k: RunServices, given: Plan | None) -> PlanReady:
     s, settings = run.state, k.settings
     run.enter(Stage.PROFILE_AND_PLAN)
-    if settings.evaluate:
+    fixed = _fixed_depth(settings, given is not None or s.plan_given)
+    if fixed is None:
         profile = await _profile(run, k)
         s.depth = allocate(profile, cap=settings.ttl, revised_because=s.revise, escalations=s.escalations)
-    else:
-        profile = static_profile()
-        s.depth = AdaptiveDepthConfiguration(
-            detected_complexity="very_low",
-            allocated_ttl=settings.ttl,
-            reasoning_mode=ReasoningMode.SHALLOW,
-            adjustment_reason="evaluation is off (run.evaluate: false): one pass, TTL as configured",
-        )
+    else:  # nothing for a profile to decide: no profiling call
+        profile, s.depth = static_profile(), fixed
     s.profiles.append(profile)
     run.meter.allocate(s.depth.allocated_ttl, s.pass_number)  # allocated_ttl counts whole-run cycles
     run.record.depth("ttl_allocated", s.depth)
@@ -70,3 +65,20 @@ async def _profile(run: Run, k: RunServices) -> TaskProfile:
         run.record.event("profile_clamped", note=clamp, profile_version=version)
         s.advisories.append(ProfileClamped(pass_number=s.pass_number, reason=clamp))
     return profile
+
+
+def _fixed_depth(settings: RunSettings, plan_given: bool) -> AdaptiveDepthConfiguration | None:
+    """The depth when a profile would decide nothing (evaluation off, or a fixed TTL with a given plan), else None."""
+    if settings.evaluate and not (settings.ttl_given and plan_given):
+        return None
+    reason = (
+        "evaluation is off (run.evaluate: false): one pass, TTL as configured"
+        if not settings.evaluate
+        else "TTL given (--ttl) and plan given (--plan): no profiling call, TTL as given"
+    )
+    return AdaptiveDepthConfiguration(
+        detected_complexity="very_low",
+        allocated_ttl=settings.ttl,
+        reasoning_mode=ReasoningMode.SHALLOW,
+        adjustment_reason=reason,
+    )

@@ -1,0 +1,34 @@
+"""The ledger as `aeon inspect` shows it: one row per phase of each pass, then the run's total."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+_HEAD = (
+    f"  {'pass':>4} {'phase':<5} {'calls':>5} {'prompt':>7} {'cached':>7} {'compl':>6} {'seconds':>8} "
+    f"{'cost USD':>10}\n"
+)
+
+
+def _cost(value: Any) -> str:
+    return "unknown" if value is None else f"{value:.6f}"
+
+
+def _row(pass_label: str, phase: str, t: Mapping[str, Any]) -> str:
+    return (
+        f"  {pass_label:>4} {phase:<5} {t.get('calls', 0):>5} {t.get('prompt_tokens', 0):>7} "
+        f"{t.get('cached_tokens', 0):>7} {t.get('completion_tokens', 0):>6} {t.get('seconds', 0.0):>8.3f} "
+        f"{_cost(t.get('cost')):>10}\n"
+    )
+
+
+def render_ledger(ledger: Mapping[str, Any] | None, out: TextIO) -> None:
+    """The per-phase table; cost "unknown" when a call's model has no price in the table (never a guess)."""
+    if not ledger:
+        return
+    out.write("\nledger (LLM calls per phase; cost from the price table):\n")
+    out.write(_HEAD)
+    for row in ledger.get("by_phase") or []:
+        out.write(_row(str(row.get("pass_number")), str(row.get("phase")), row.get("tally") or {}))
+    out.write(_row("all", "total", ledger.get("total") or {}))
