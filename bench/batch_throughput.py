@@ -2,7 +2,7 @@
 answers every call in 200 ms, compared with the ideal (total LLM latency / concurrency). Target: within 1.3×.
 
 The wall time is `aeon batch` from its start (imports included) to the results file, on an existing system
-database. The provider runs in its own process (tests/unit/fake_provider.py), so that it takes no CPU from Aeon's.
+database. The provider runs in its own process (tests/support/fake_provider.py), so that it takes no CPU from Aeon's.
 `--workers K` adds K `aeon worker` processes serving the same queue (one Aeon process needs about 0.1 s of CPU per
 run, so at 10 runs at once it is CPU-bound about as soon as it is latency-bound). Also printed: the CPU Aeon's
 processes used and the machine's load average, since on a shared machine the figure depends on both.
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=0)
     args = ap.parse_args()
     code = SERVER.format(
-        tests=str(ROOT / "tests/unit"), script=str(ROOT / "config/scripts/sum-5-and-10.yaml"), delay=args.latency
+        tests=str(ROOT / "tests/support"), script=str(ROOT / "config/scripts/sum-5-and-10.yaml"), delay=args.latency
     )
     load = os.getloadavg()
     server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

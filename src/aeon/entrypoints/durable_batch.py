@@ -70,20 +70,24 @@ class Tally:
 
     def __init__(self, engine: DurableEngine, ids: list[str]) -> None:
         self._engine, self.ids = engine, ids
+        self._line_of = {run_id: i + 1 for i, run_id in enumerate(ids)}
         self.results: dict[str, dict[str, Any]] = {}
         self.running = 0
         self.tokens = 0
         self.failed = 0
 
     def poll(self) -> None:
-        statuses = self._engine.client.list_workflows(workflow_ids=self.ids, load_input=False, load_output=False)
-        ended = [w.workflow_id for w in statuses if w.status in _DONE and w.workflow_id not in self.results]
+        """Ask the system database about the runs not yet ended only: a 10,000-run batch near its end asks about a
+        few (listing every run each time took as much CPU as the runs themselves)."""
+        waiting = [run_id for run_id in self.ids if run_id not in self.results]
+        statuses = self._engine.client.list_workflows(workflow_ids=waiting, load_input=False, load_output=False)
+        ended = [w.workflow_id for w in statuses if w.status in _DONE]
         self.running = sum(1 for w in statuses if w.status == "PENDING")
         for w in self._engine.client.list_workflows(workflow_ids=ended, load_input=False) if ended else []:
             self.results[w.workflow_id] = self._line(w)
 
     def _line(self, w: Any) -> dict[str, Any]:
-        line = {"line": self.ids.index(w.workflow_id) + 1, "run_id": w.workflow_id}
+        line = {"line": self._line_of[w.workflow_id], "run_id": w.workflow_id}
         if w.status != "SUCCESS":
             self.failed += 1
             return {**line, "status": "failed", "error": {"code": "AEON.DURABLE.FAILED", "message": str(w.error)}}
@@ -102,7 +106,7 @@ class Tally:
         return len(self.results)
 
 
-def watch(tally: Tally, err: TextIO, *, every: float = 0.2, clock: Callable[[], float] = time.monotonic) -> None:
+def watch(tally: Tally, err: TextIO, *, every: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
     """Poll until every run has ended, printing progress (done, running, failed, tokens, ETA) when it changes."""
     start, first, last = clock(), None, ""
     total = len(tally.ids)
