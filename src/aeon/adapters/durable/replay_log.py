@@ -68,14 +68,20 @@ class ReplayLog:
 
 def mend_tail(path: Path) -> None:
     """End a line a crash cut short, so that the next record starts a line of its own (the fragment stays, as a
-    line that is not a record, rather than swallowing the record appended to it)."""
+    line that is not a record, rather than swallowing the record appended to it).
+
+    The newline is appended (O_APPEND), never written at an offset: other processes may be appending to the log,
+    and one of their records may be half-way into the file when its end is read here. Then the record is not
+    touched and only an empty line follows it, which no reader takes for a record."""
     try:
-        with path.open("rb+") as f:
+        with path.open("rb") as f:
             if f.seek(0, 2) == 0:
                 return
             f.seek(-1, 2)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
+            if f.read(1) == b"\n":
+                return
+        with path.open("ab") as f:
+            f.write(b"\n")
     except OSError:
         return
 
