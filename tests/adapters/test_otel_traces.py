@@ -20,17 +20,11 @@ from aeon.application.run import RunSettings
 from aeon.domain.llm import Completion, Usage
 
 from cli_harness import REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
+from multipass import profile
 
-PROFILE = {
-    "reasoning_depth": 1,
-    "information_sufficiency": 1.0,
-    "expected_tool_usage": "minimal",
-    "output_breadth": "narrow",
-    "confidence_requirement": "low",
-    "raw_inference": "depth 1 task",
-}
+PROFILE = profile(1, sufficiency=1.0, breadth="narrow", confidence="low")
 EVALUATION = {"issues": [], "completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok"}
-ANSWERS = [json.dumps(PROFILE), plan_json(SUM_STEP), json.dumps(EVALUATION)]
+ANSWERS = [PROFILE, plan_json(SUM_STEP), json.dumps(EVALUATION)]
 
 
 def metered() -> testing.FunctionLLM:

@@ -7,20 +7,10 @@ import json
 from pathlib import Path
 
 from cli_harness import REQUEST, SUM_STEP, assert_exit, invoke, log_of, plan_json, records, scripted_config
+from multipass import profile, verdict
 
-PROFILE = json.dumps(
-    {
-        "reasoning_depth": 1,
-        "information_sufficiency": 1.0,
-        "expected_tool_usage": "minimal",
-        "output_breadth": "narrow",
-        "confidence_requirement": "low",
-        "raw_inference": "depth 1 task",
-    }
-)
-EVALUATION = json.dumps(
-    {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "done", "issues": []}
-)
+PROFILE = profile(1, sufficiency=1.0, breadth="narrow", confidence="low")
+EVALUATION = verdict(True)
 
 
 def purposes(tmp_path: Path) -> list[str]:

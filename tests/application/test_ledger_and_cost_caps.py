@@ -16,21 +16,11 @@ from aeon.domain.ledger import ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Usage
 
 from cli_harness import REQUEST, SUM_STEP, assert_exit, invoke, log_of, plan_json, records, scripted_config
+from multipass import profile, verdict
 
 PLAN = plan_json(SUM_STEP)
-PROFILE = json.dumps(
-    {
-        "reasoning_depth": 1,
-        "information_sufficiency": 1.0,
-        "expected_tool_usage": "minimal",
-        "output_breadth": "narrow",
-        "confidence_requirement": "low",
-        "raw_inference": "depth 1 task",
-    }
-)
-EVALUATION = json.dumps(
-    {"issues": [], "completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "done"}
-)
+PROFILE = profile(1, sufficiency=1.0, breadth="narrow", confidence="low")
+EVALUATION = verdict(True)
 PRICE = ModelPrice(input=2.0, cached_input=0.5, output=8.0)  # USD per million tokens
 
 
