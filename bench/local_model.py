@@ -41,23 +41,7 @@ def one(request: str, workdir: Path, config: str | None) -> dict[str, object]:
     except json.JSONDecodeError:
         raise SystemExit(f"aeon run failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}") from None
     calls = [json.loads(line) for line in log.read_text().splitlines()]
-    llm = [c for c in calls if c["event"] == "llm_call"]
-    gen_seconds = sum(c["seconds"] for c in llm)
-    b = doc["budget"]
-    return {
-        "request": request,
-        "exit": proc.returncode,
-        "status": doc["status"],
-        "passes": doc["passes"],
-        "wall_s": wall,
-        "llm_calls": b["llm_calls"],
-        "prompt_tokens": b["prompt_tokens"],
-        "completion_tokens": b["completion_tokens"],
-        "cached_tokens": b["cached_tokens"],
-        "tok_per_s": b["completion_tokens"] / gen_seconds if gen_seconds else 0.0,
-        "cache_share": b["cached_tokens"] / b["prompt_tokens"] if b["prompt_tokens"] else 0.0,
-        "answer": doc.get("answer"),
-    }
+    return row(doc, [c for c in calls if c["event"] == "llm_call"], wall, proc.returncode)
 
 
 def row(doc: dict[str, object], llm: list[dict[str, object]], wall: float, exit_code: int) -> dict[str, object]:
@@ -99,9 +83,8 @@ def batch(workdir: Path, config: str | None) -> list[dict[str, object]]:
     records = [json.loads(line) for line in log.read_text().splitlines()]
     rows = []
     for doc in docs:
-        result = doc.get("result", doc)
-        calls = [r for r in records if r["event"] == "llm_call" and r["correlation_id"] == result["correlation_id"]]
-        rows.append(row(result, calls, wall, proc.returncode))
+        calls = [r for r in records if r["event"] == "llm_call" and r["correlation_id"] == doc["correlation_id"]]
+        rows.append(row(doc, calls, wall, proc.returncode))
     return rows
 
 

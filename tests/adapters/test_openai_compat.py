@@ -298,3 +298,13 @@ def test_the_api_key_is_sent_as_bearer_and_leaks_nowhere_else() -> None:
         assert KEY not in repr(error)
     assert logger.events
     assert KEY not in repr(logger.events)
+
+
+def test_half_a_surrogate_pair_in_an_answer_becomes_a_replacement_character_and_a_whole_pair_an_emoji() -> None:
+    body = b'{"id": "c", "model": "m", "choices": [{"index": 0, "message": {"role": "assistant", "content": '
+    body += b'"half \\ud83d, whole \\ud83d\\ude00"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, '
+    body += b'"completion_tokens": 1, "total_tokens": 2}}'
+    llm, _ = make(Server(httpx.Response(200, content=body, headers={"content-type": "application/json"})))
+    completion = complete(llm)
+    assert completion.text == "half \ufffd, whole \U0001f600"
+    completion.text.encode("utf-8")  # what the log, the result and the terminal need

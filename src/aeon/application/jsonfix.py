@@ -31,8 +31,7 @@ def parse_json(raw: str) -> RepairOutcome | None:
     """
     text = raw.strip()
     try:
-        value = json.loads(text)
-        return RepairOutcome(without_lone_surrogates(value) if may_hold_surrogates(text) else value, repaired=False)
+        return RepairOutcome(loads(text), repaired=False)
     except (json.JSONDecodeError, ValueError):
         pass
     for span in _candidates(text):
@@ -137,11 +136,18 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def may_hold_surrogates(text: str) -> bool:
-    """False when JSON text surely decodes to no surrogate (no `\\ud8..` escape, no raw surrogate): no walk needed."""
-    return _SURROGATE_ESCAPE.search(text) is not None or _LONE_SURROGATE.search(text) is not None
+def loads(text: str | bytes) -> Any:
+    """json.loads, with every lone surrogate as U+FFFD. The value is walked only when the text could make one: a
+    `\\ud8..` escape, or a raw surrogate in a str (UTF-8 bytes cannot hold one)."""
+    value = json.loads(text)
+    if isinstance(text, bytes):
+        suspect = _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    else:
+        suspect = _SURROGATE_ESCAPE.search(text) is not None or _LONE_SURROGATE.search(text) is not None
+    return without_lone_surrogates(value) if suspect else value
 
 
 def without_lone_surrogates(value: Any) -> Any:

@@ -6,7 +6,6 @@ import asyncio
 import email.utils
 import functools
 import json
-import re
 import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -17,13 +16,12 @@ import httpx
 
 from aeon.adapters.llm._retry import RetryPolicy, Sleep
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient
-from aeon.application.jsonfix import without_lone_surrogates
+from aeon.application.jsonfix import loads
 from aeon.application.ports import LoggerPort
 
 # The timeouts and retryable statuses of the official OpenAI and Anthropic Python SDKs (the waits: _retry.py).
 CONNECT_TIMEOUT = 5.0
 _RETRYABLE_4XX = frozenset({408, 409, 429})  # and every status >= 500, Anthropic's 529 "overloaded" included
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SNIPPET_CHARS = 200
 
 _TIMEOUT_CAUSES: tuple[tuple[type[httpx.TimeoutException], str], ...] = (
@@ -209,9 +207,7 @@ class JsonPoster:
 
     def _decode_object(self, content: bytes, status: int) -> dict[str, Any]:
         try:
-            data = json.loads(content)
-            if _SURROGATE_ESCAPE.search(content):  # a "\\ud83d" without its pair becomes U+FFFD
-                data = without_lone_surrogates(data)
+            data = loads(content)  # a "\\ud83d" without its pair becomes U+FFFD
         except ValueError as exc:
             snippet = self._scrub(_snippet(content))
             raise LLMBadResponse(f"undecodable response body (HTTP {status}): {snippet}", status=status) from exc
