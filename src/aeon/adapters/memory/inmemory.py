@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
+from copy import deepcopy
 from typing import Any
 
 from aeon.application.errors import MemoryKeyNotFound, MemoryUnavailable
@@ -46,7 +46,7 @@ def _copy(key: str, value: Any) -> Any:
         try:
             return _copy_json(value)
         except RecursionError:  # a value that holds itself: deepcopy keeps the cycle
-            return copy.deepcopy(value)
+            return deepcopy(value)
     except Exception as exc:
         # Only port errors may escape an adapter: a value that cannot be copied (a lock, a socket) cannot be stored.
         raise MemoryUnavailable(f"memory cannot copy the value for {key!r}: {type(exc).__name__}: {exc}") from exc
@@ -58,14 +58,10 @@ _ATOMS = (str, int, float, bool, type(None))
 def _copy_json(value: Any) -> Any:
     """deepcopy, fast for what memory mostly holds (dicts, lists and scalars); anything else goes to deepcopy."""
     kind = type(value)
-    if kind is dict:
-        return {k: _copy_json(v) for k, v in value.items()} if all(type(k) in _ATOMS for k in value) else _deep(value)
+    if kind is dict and all(type(k) in _ATOMS for k in value):
+        return {k: _copy_json(v) for k, v in value.items()}
     if kind is list:
         return [_copy_json(v) for v in value]
     if kind in _ATOMS:
         return value
-    return _deep(value)
-
-
-def _deep(value: Any) -> Any:
-    return copy.deepcopy(value)
+    return deepcopy(value)
