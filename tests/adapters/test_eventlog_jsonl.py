@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from aeon.adapters.eventlog import JsonlEventLog
+from aeon.adapters.eventlog.jsonl import UtcStamps
 from aeon.application.errors import EventLogUnavailable
 from aeon.application.ports import LoggerPort
 from aeon.domain.records import LostRecords
@@ -112,6 +113,34 @@ def test_naive_clock_values_are_taken_as_utc() -> None:
     stream = io.StringIO()
     JsonlEventLog(None, stream=stream, clock=lambda: datetime(2025, 1, 1)).emit("e")
     assert json.loads(stream.getvalue())["timestamp"] == "2025-01-01T00:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    "nanos",
+    [
+        1_767_225_600_000_000_000,  # 2026-01-01 00:00:00 exactly: no fraction, as isoformat writes it
+        1_767_225_600_000_000_999,  # under a microsecond past: still none
+        1_767_225_600_000_001_000,
+        1_767_225_659_999_999_999,  # microseconds are cut, never rounded up into the next second
+        1_767_225_660_123_456_789,
+        951_782_400_500_000_000,  # 2000-02-29, a leap day
+    ],
+)
+def test_system_clock_stamps_are_what_datetime_isoformat_writes(nanos: int) -> None:
+    seconds, rest = divmod(nanos, 10**9)
+    expected = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest // 1000).isoformat()
+    assert UtcStamps(lambda: nanos)() == expected
+
+
+def test_system_clock_stamps_follow_the_clock_across_seconds() -> None:
+    ticks = iter([5 * 10**9 + 7_000, 5 * 10**9 + 9_000, 6 * 10**9, 3_600 * 10**9 + 1_000])
+    stamps = UtcStamps(ticks.__next__)
+    assert [stamps() for _ in range(4)] == [
+        "1970-01-01T00:00:05.000007+00:00",
+        "1970-01-01T00:00:05.000009+00:00",
+        "1970-01-01T00:00:06+00:00",
+        "1970-01-01T01:00:00.000001+00:00",
+    ]
 
 
 def test_correlation_id_is_null_until_bound_and_fixed_after() -> None:

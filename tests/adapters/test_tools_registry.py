@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import msgspec
@@ -86,6 +87,32 @@ def test_async_tool_is_awaited_and_defaults_apply() -> None:
     registry = ToolRegistry()
     registry.register_function(slow_add)
     assert invoke(registry, "slow_add", {"a": 2}).output == 3
+
+
+@tool(inline=True)
+def where_am_i() -> str:
+    """Name the thread it runs on."""
+    return threading.current_thread().name
+
+
+@tool(inline=True, timeout=0.05)
+def hands_back_a_wait(seconds: float) -> Any:
+    """Inline, but what it returns is a coroutine to await."""
+    return asyncio.sleep(seconds, result="waited")
+
+
+def test_an_inline_tool_runs_on_the_event_loop_thread_not_a_daemon_thread() -> None:
+    registry = ToolRegistry()
+    registry.register_function(where_am_i)
+    assert invoke(registry, "where_am_i", {}).output == threading.current_thread().name
+
+
+def test_an_awaitable_from_an_inline_tool_is_awaited_within_the_tool_timeout() -> None:
+    registry = ToolRegistry()
+    registry.register_function(hands_back_a_wait)
+    assert invoke(registry, "hands_back_a_wait", {"seconds": 0}).output == "waited"
+    late = invoke(registry, "hands_back_a_wait", {"seconds": 5})
+    assert late.error == "TimeoutError: did not finish within 0.05 s (its timeout); abandoned"
 
 
 def test_tool_exception_becomes_an_error_result_and_never_propagates() -> None:

@@ -6,7 +6,6 @@ where a cycle's LLM outputs, supervisor actions, tool calls and errors are gathe
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +38,8 @@ def fields(record: msgspec.Struct) -> dict[str, Any]:
     out: dict[str, Any] = {config.tag_field: config.tag} if config.tag_field is not None else {}
     out |= msgspec.structs.asdict(record)
     if config.omit_defaults:
-        return {k: v for k, v in out.items() if k in plain(record)}
+        written = plain(record)
+        return {k: v for k, v in out.items() if k in written}
     return out
 
 
@@ -69,8 +69,10 @@ class Recorder:
 
     # -- live progress ------------------------------------------------------------------------------------------
     def notify(self, event: str, data: Mapping[str, Any]) -> None:
-        with contextlib.suppress(Exception):  # a progress display must never break a run
+        try:
             self._progress.update(event, data)
+        except Exception:  # a progress display must never break a run
+            return
 
     def plan_made(self, plan: Plan) -> None:
         self.notify("plan", {"plan": plain(plan)})

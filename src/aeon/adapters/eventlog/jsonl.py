@@ -8,6 +8,7 @@ import io
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,7 +62,7 @@ class JsonlEventLog:
             raise ValueError(f"rotation needs keep >= 1 and rotate_bytes >= 1, got {keep} and {rotate_bytes}")
         self.path = path
         self.dropped = 0
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._now: Callable[[], str] = UtcStamps() if clock is None else (lambda: _iso_utc(clock()))
         self._stream = stream
         self._file: io.FileIO | None = None
         self._rotate_bytes, self._keep = rotate_bytes, keep
@@ -76,7 +77,7 @@ class JsonlEventLog:
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
         )
         self._redactor = Redactor(secrets)
-        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[_stamp, self._render], context={})
+        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[self._render], context={})
 
     @property
     def next_seq(self) -> int:
@@ -114,7 +115,7 @@ class JsonlEventLog:
             try:
                 if self._closed:
                     raise ValueError("the event log is closed")
-                self._write(event, seq, _iso_utc(self._clock()), fields)
+                self._write(event, seq, self._now(), fields)
             except Exception as exc:
                 self.dropped += 1
                 self._failure = self._failure or self._why(exc)
@@ -210,8 +211,10 @@ class JsonlEventLog:
             file=sys.stderr,
         )
 
-    def _render(self, _: WrappedLogger, __: str, record: EventDict) -> bytes:
-        """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
+    def _render(self, _: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
+        """The record (stamps first, then its fields) encoded once, straight from its Structs; walked only to redact
+        a secret or shrink a text."""
+        record = _stamped(event_dict)
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
         except (TypeError, UnicodeEncodeError):
@@ -239,11 +242,27 @@ def _open_file(path: Path) -> io.FileIO:
     return path.open("ab", buffering=0)
 
 
-def _stamp(_: WrappedLogger, __: str, event_dict: EventDict) -> EventDict:
+def _stamped(event_dict: EventDict) -> EventDict:
     record: EventDict = {key: event_dict[key] for key in _STAMPS}
     for key, value in event_dict["fields"].items():
         record[f"_{key}" if key in _STAMPS else key] = value
     return record
+
+
+class UtcStamps:
+    """Now as an ISO 8601 UTC timestamp, exactly as `datetime.now(UTC).isoformat()` writes it (no fraction when the
+    microseconds are 0), from `time_ns`; the date and time of day are formatted once per second."""
+
+    def __init__(self, time_ns: Callable[[], int] = time.time_ns) -> None:
+        self._time_ns = time_ns
+        self._second, self._prefix = -1, ""
+
+    def __call__(self) -> str:
+        second, nanos = divmod(self._time_ns(), 1_000_000_000)
+        if second != self._second:
+            self._second, self._prefix = second, datetime.fromtimestamp(second, UTC).isoformat()[:19]
+        micros = nanos // 1000
+        return f"{self._prefix}.{micros:06d}+00:00" if micros else f"{self._prefix}+00:00"
 
 
 def _iso_utc(moment: datetime) -> str:

@@ -102,12 +102,15 @@ class ToolRegistry:
         limit = min(limits) if limits else None
         try:
             kwargs = self._arguments(name, args)
-            try:
-                async with asyncio.timeout(limit):
-                    output = await self._call(fn, kwargs, inline=options.inline)
-            except TimeoutError:
-                why = "the run's time cap" if time_left is not None and limit == time_left else "its timeout"
-                return ToolResult(error=f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned")
+            output = self._start(fn, kwargs, inline=options.inline)
+            if inspect.isawaitable(output):  # a sync inline tool has already returned: no deadline could cut it
+                try:
+                    async with asyncio.timeout(limit):
+                        output = await output
+                        output = await output if inspect.isawaitable(output) else output
+                except TimeoutError:
+                    why = "the run's time cap" if time_left is not None and limit == time_left else "its timeout"
+                    return ToolResult(error=f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned")
             data, converted = to_json_data(output)
             return ToolResult(output=data, converted=converted)
         except ValidationError as exc:
@@ -116,12 +119,11 @@ class ToolRegistry:
             return ToolResult(error=f"{type(exc).__name__}: {exc}")
 
     @staticmethod
-    async def _call(fn: Callable[..., Any], kwargs: dict[str, Any], *, inline: bool) -> Any:
+    def _start(fn: Callable[..., Any], kwargs: dict[str, Any], *, inline: bool) -> Any:
+        """The tool's result, or what to await for it: its coroutine, or its call on a daemon thread."""
         if inspect.iscoroutinefunction(fn) or inline:
-            output = fn(**kwargs)
-        else:
-            output = await run_on_daemon_thread(fn, **kwargs)
-        return await output if inspect.isawaitable(output) else output
+            return fn(**kwargs)
+        return run_on_daemon_thread(fn, **kwargs)
 
     def _arguments(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         model = self._models.get(name)
