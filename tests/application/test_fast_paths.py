@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
+import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.adapters.eventlog.redact import REDACTED, Redactor
-from aeon.application.schemas import schema_problems
+from aeon.application.schemas import _fast_type, _message, schema_problems
 from aeon.application.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
 from aeon.domain.plan import PlanStep
 from aeon.domain.tools import ToolSpec
@@ -96,3 +99,87 @@ def test_redaction_finds_secret_named_keys_in_any_case_and_spelling() -> None:
     assert redactor.may_hold(b'{"note":"uses SK-SECRET-123"}')
     assert redactor.scrub({"note": "uses sk-Secret-123"}) == {"note": f"uses {REDACTED}"}
     assert not redactor.may_hold(b'{"event":"cycle","plan_state":{"goal":"add 2 and 3"}}')
+
+
+_scalar_kinds = st.sampled_from(["string", "integer", "number", "boolean", "null"])
+_leaf_schema = st.one_of(
+    st.builds(lambda k: {"type": k}, _scalar_kinds),
+    st.builds(lambda ks: {"type": ks}, st.lists(_scalar_kinds, min_size=1, max_size=3, unique=True)),
+    st.builds(lambda ks: {"anyOf": [{"type": k} for k in ks]}, st.lists(_scalar_kinds, min_size=1, max_size=3)),
+    st.just({}),
+    st.just({"type": "object"}),
+    st.just({"type": "string", "minLength": 1}),  # a keyword the fast path does not take: the schema decides
+    st.just({"type": "array", "items": {"type": "integer"}}),
+)
+_tool_schema = st.recursive(
+    _leaf_schema,
+    lambda inner: st.builds(
+        lambda props, required, extra: {
+            "type": "object",
+            "properties": props,
+            "required": [n for n in props if n in required],
+            **({} if extra is None else {"additionalProperties": extra}),
+        },
+        st.dictionaries(st.sampled_from(["a", "b", "text", "class", "_x"]), inner, max_size=3),
+        st.sets(st.sampled_from(["a", "b", "text", "class", "_x"])),
+        st.none() | st.booleans(),
+    ),
+    max_leaves=5,
+)
+_odd = st.sampled_from([(1,), b"x", 1.0, 2**70, float("inf"), {1: 2}, frozenset()])
+_value = st.recursive(
+    _json | _odd,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "text", "class", "_x", "c"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(schema=_tool_schema, instance=_value)
+def test_the_msgspec_form_of_a_tool_schema_accepts_only_what_the_schema_accepts(
+    schema: dict[str, Any], instance: Any
+) -> None:
+    slow = jsonschema.Draft202012Validator(schema)
+    assert schema_problems(instance, schema) == sorted(
+        ("/".join(str(p) for p in e.absolute_path) or "(root)", _message(e)) for e in slow.iter_errors(instance)
+    )
+    fast = _fast_type(schema)
+    if fast is not None:
+        try:
+            msgspec.convert(instance, fast)
+        except msgspec.ValidationError:
+            return
+        assert slow.is_valid(instance)
+
+
+def test_the_builtin_tools_schemas_take_the_fast_path_and_still_name_problems() -> None:
+    echo = {
+        "additionalProperties": False,
+        "properties": {"text": {"title": "Text", "type": "string"}},
+        "required": ["text"],
+        "type": "object",
+    }
+    assert _fast_type(echo) is not None and _fast_type({"type": "number"}) is float
+    assert schema_problems({"text": "hi"}, echo) == []
+    assert schema_problems({"text": 3, "loud": True}, echo) == [
+        ("(root)", "Additional properties are not allowed ('loud' was unexpected)"),
+        ("text", "expected string, got integer 3"),
+    ]
+    assert schema_problems(5, {"type": "number"}) == [] and schema_problems(True, {"type": "number"}) != []
+
+
+@pytest.mark.parametrize("kind", ["string", "integer", "number", "boolean", "null", "object"])
+def test_every_json_type_takes_exactly_the_values_the_schema_takes(kind: str) -> None:
+    schema = {"type": kind}
+    slow = jsonschema.Draft202012Validator(schema)
+    for value in ["s", 1, 1.5, 1.0, True, None, {}, {"a": 1}, [], 2**70]:
+        try:
+            msgspec.convert(value, _fast_type(schema))
+            fast = True
+        except msgspec.ValidationError:
+            fast = False
+        assert not fast or slow.is_valid(value), (kind, value)
+        assert (schema_problems(value, schema) == []) == slow.is_valid(value), (kind, value)

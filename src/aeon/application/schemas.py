@@ -2,30 +2,104 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import keyword
 from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
+import msgspec
 
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
+
+class _Checks(msgspec.Struct, frozen=True):
+    schema: Mapping[str, Any]  # held, so that its id is not reused while the entry lives
+    validator: jsonschema.Draft202012Validator
+    fast: Any  # a msgspec type that accepts only what the schema accepts, or None
 
 
-def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
-    """One compiled validator per schema object (tool schemas are validated on every step); bounded cache."""
-    hit = _VALIDATORS.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    if len(_VALIDATORS) > 256:
-        _VALIDATORS.clear()
-    validator = jsonschema.Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)  # keeping the schema keeps its id from being reused
-    return validator
+_CHECKS: dict[int, _Checks] = {}
+# Keywords that never change what a schema accepts.
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated"})
+_SCALARS: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
+
+
+def _checks(schema: Mapping[str, Any]) -> _Checks:
+    """One compiled validator per schema object (tool schemas are checked on every step); bounded cache."""
+    hit = _CHECKS.get(id(schema))
+    if hit is not None and hit.schema is schema:
+        return hit
+    if len(_CHECKS) > 256:
+        _CHECKS.clear()
+    checks = _Checks(schema, jsonschema.Draft202012Validator(schema), _fast_type(schema))
+    _CHECKS[id(schema)] = checks
+    return checks
+
+
+def _fast_type(schema: Any) -> Any:
+    """The schema as a msgspec type, for the plain shapes tool schemas mostly take: scalar types (alone, in a type
+    list or an anyOf) and objects of named properties. msgspec accepts a subset of what the schema accepts (an int
+    where a number is asked, never 5.0 for an integer), checked in C; None for any other keyword or shape."""
+    if not isinstance(schema, dict):
+        return None
+    if not schema.keys() - _ANNOTATIONS:
+        return Any  # the empty schema: anything
+    kind, rest = schema.get("type"), schema.keys() - _ANNOTATIONS - {"type"}
+    if kind == "object" and rest <= {"properties", "required", "additionalProperties"}:
+        return _fast_object(schema)
+    if rest == {"anyOf"} and kind is None and isinstance(schema["anyOf"], list) and schema["anyOf"]:
+        members = [_fast_type(member) for member in schema["anyOf"]]
+        return _union(members) if all(m is not None for m in members) else None
+    if rest or not isinstance(kind, str | list):
+        return None
+    kinds = [kind] if isinstance(kind, str) else kind
+    if not kinds or not all(isinstance(k, str) and k in _SCALARS for k in kinds):
+        return None
+    return _union([_SCALARS[k] for k in kinds])
+
+
+def _union(members: list[Any]) -> Any:
+    try:
+        kind = functools.reduce(lambda a, b: a | b, members)
+        msgspec.json.Decoder(kind)  # msgspec refuses some unions (two kinds of object): then no fast type
+    except TypeError:
+        return None
+    return kind
+
+
+def _fast_object(schema: Mapping[str, Any]) -> Any:
+    properties, required = schema.get("properties", {}), schema.get("required", [])
+    extra = schema.get("additionalProperties", True)
+    if not (isinstance(properties, dict) and isinstance(required, list) and isinstance(extra, bool)):
+        return None
+    if not set(required) <= properties.keys():
+        return None
+    if not properties:
+        return dict[str, Any] if extra else None
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for name, sub in properties.items():
+        kind = _fast_type(sub)
+        if kind is None or not (name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")):
+            return None
+        fields.append((name, kind) if name in required else (name, kind | msgspec.UnsetType, msgspec.UNSET))
+    try:
+        struct = msgspec.defstruct("Arguments", fields, kw_only=True, forbid_unknown_fields=not extra)
+        msgspec.json.Decoder(struct)  # msgspec refuses some field types (an anyOf of two objects)
+    except TypeError:
+        return None
+    return struct
 
 
 def schema_problems(instance: Any, schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(json path, message) for every violation, sorted for stable output."""
-    validator = _validator(schema)
+    checks = _checks(schema)
+    if checks.fast is not None:
+        try:
+            msgspec.convert(instance, checks.fast)
+            return []
+        except msgspec.ValidationError:
+            pass  # the schema decides, and names every problem
+    validator = checks.validator
     if validator.is_valid(instance):
         return []
     out = []
