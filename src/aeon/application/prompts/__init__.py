@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Mapping
 
@@ -23,11 +24,16 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def slots(self) -> frozenset[str]:
-        names = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(self.text)}
-        return frozenset(n for n in names if n)
+        return _slots(self.text)
 
     def render(self, values: Mapping[str, str]) -> str:
         missing = sorted(s for s in self.slots if not str(values.get(s) or "").strip())
         if missing:
             raise PromptSlotError(f"prompt {self.name!r}: empty or missing slot(s) {', '.join(missing)}")
         return string.Template(self.text).substitute({k: str(v) for k, v in values.items()})
+
+
+@functools.lru_cache(maxsize=256)  # a template is parsed once, not on every render
+def _slots(text: str) -> frozenset[str]:
+    names = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)}
+    return frozenset(n for n in names if n)
