@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+import json
 from typing import Any
 
 import jsonschema
@@ -11,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.adapters.eventlog.redact import REDACTED, Redactor
-from aeon.application.schemas import _fast_type, _message, schema_problems
+from aeon.application.schemas import _fast_type, _message, as_text, schema_problems
 from aeon.application.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
 from aeon.domain.plan import PlanStep
 from aeon.domain.tools import ToolSpec
+
+AN_ENUM_MEMBER = enum.Enum("Phase", {"PLAN": "PLAN"}).PLAN
 
 _text = st.one_of(st.just(""), st.text(max_size=5))
 _json = st.recursive(
@@ -183,3 +187,16 @@ def test_every_json_type_takes_exactly_the_values_the_schema_takes(kind: str) ->
             fast = False
         assert not fast or slow.is_valid(value), (kind, value)
         assert (schema_problems(value, schema) == []) == slow.is_valid(value), (kind, value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.recursive(
+        _json | st.sampled_from([float("nan"), float("inf"), "é ✓ \n", 2**70]),
+        lambda v: st.lists(v, max_size=3) | st.dictionaries(_text, v, max_size=3),
+        max_leaves=6,
+    )
+)
+def test_the_shared_json_text_is_what_json_dumps_writes(value: Any) -> None:
+    assert as_text(value) == (value if isinstance(value, str) else json.dumps(value, default=str))
+    assert as_text({"when": AN_ENUM_MEMBER}) == json.dumps({"when": AN_ENUM_MEMBER}, default=str)  # its str

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aeon.application.errors import MemoryError_, ToolNotFound
@@ -11,6 +10,7 @@ from aeon.application.jsonfix import parse_json
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.prompts import templates
 from aeon.application.run import Run
+from aeon.application.schemas import as_text, clip
 from aeon.application.supervisor import Supervisor
 from aeon.application.tracing import tool_attributes, tool_outcome
 from aeon.application.validation import ToolCheck, ToolResolver, output_problem
@@ -204,9 +204,8 @@ def blocked_by(plan: Plan, step: PlanStep) -> list[str]:
     return [d for d in step.dependencies if d not in done]
 
 
-def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _short(value: Any) -> str:
+    return clip(as_text(value), 200)
 
 
 def _handoff_before(plan: Plan, step: PlanStep) -> str:

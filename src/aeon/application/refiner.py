@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from aeon.application.prompts import templates
+from aeon.application.schemas import one_line
 from aeon.application.supervisor import Supervisor
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.evaluation import ValidationIssue
@@ -26,15 +27,9 @@ def plan_lines(plan: Plan) -> str:
     lines = []
     for s in plan.steps:
         call = f"{s.tool} {json.dumps(s.args)}" if s.tool else "agent llm"
-        out = f" -> {_short(s.step_output)}" if s.step_output is not None else ""
+        out = f" -> {one_line(s.step_output, 160)}" if s.step_output is not None else ""
         lines.append(f"{s.step_id} [{s.status.value}] {s.description} | {call}{out}")
     return "\n".join(lines)
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Refiner:

@@ -128,9 +128,23 @@ def json_kind(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
+# json.dumps(value, default=str) builds an encoder on every call; this one writes the same text.
+_JSON_TEXT = json.JSONEncoder(default=str)
+
+
+def as_text(value: Any) -> str:
+    """A string as it is, any other value as its JSON text (an unknown object as its str)."""
+    return value if isinstance(value, str) else _JSON_TEXT.encode(value)
+
+
+def one_line(value: Any, limit: int) -> str:
+    """`as_text`, whitespace runs made one space, clipped to `limit` characters."""
+    return clip(" ".join(as_text(value).split()), limit)
+
+
 def preview(value: Any, limit: int = 80) -> str:
     """A short one-line rendering of a JSON value: a string quoted, anything else as JSON, clipped."""
-    return clip(repr(value) if isinstance(value, str) else json.dumps(value, default=str), limit)
+    return clip(repr(value) if isinstance(value, str) else _JSON_TEXT.encode(value), limit)
 
 
 def clip(text: str, limit: int) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
+from aeon.application.schemas import one_line
 from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.history import StepResult
@@ -50,9 +51,7 @@ _ACTIONS = {
 
 # -- plan as the evaluation prompts show it ---------------------------------------------------------------------
 def _clip(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= _OUTPUT_CHARS else text[: _OUTPUT_CHARS - 1] + "…"
+    return one_line(value, _OUTPUT_CHARS)
 
 
 def _result_of(step: PlanStep, results: Mapping[str, Any] | None) -> tuple[str, Any]:

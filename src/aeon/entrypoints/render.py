@@ -10,6 +10,7 @@ import msgspec
 from rich.console import Console
 
 from aeon.application.result import RunResult, RunStatus
+from aeon.application.schemas import one_line
 from aeon.domain.tools import ToolSpec
 
 MARKS = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
@@ -38,9 +39,7 @@ class Lines:
 
 
 def short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return one_line(value, limit)
 
 
 def counted(n: int, singular: str, plural: str | None = None) -> str:
