@@ -143,6 +143,18 @@ def test_system_clock_stamps_follow_the_clock_across_seconds() -> None:
     ]
 
 
+def test_a_line_holds_the_stamps_first_then_the_fields_in_the_order_given() -> None:
+    stream = io.StringIO()
+    log = JsonlEventLog(None, stream=stream, clock=lambda: T0)
+    log.bind("c")
+    log.emit("e", b=1, seq=5, a=2)
+    log.emit("f", z=1)
+    assert stream.getvalue().splitlines() == [
+        '{"event":"e","correlation_id":"c","seq":0,"timestamp":"2025-01-02T03:04:05+00:00","b":1,"_seq":5,"a":2}',
+        '{"event":"f","correlation_id":"c","seq":1,"timestamp":"2025-01-02T03:04:05+00:00","z":1}',
+    ]
+
+
 def test_correlation_id_is_null_until_bound_and_fixed_after() -> None:
     stream = io.StringIO()
     log = JsonlEventLog(None, stream=stream)

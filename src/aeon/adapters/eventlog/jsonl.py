@@ -77,7 +77,7 @@ class JsonlEventLog:
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
         )
         self._redactor = Redactor(secrets)
-        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[self._render], context={})
+        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[self._render], context={"event": None})
 
     @property
     def next_seq(self) -> int:
@@ -163,11 +163,14 @@ class JsonlEventLog:
         self.close()
 
     def _write(self, event: str, seq: int, timestamp: str, fields: dict[str, Any]) -> None:
+        # The bound context holds "event" first, so the record is: event, the other stamps, then the fields.
         stamps = {"correlation_id": self._correlation_id, "seq": seq, "timestamp": timestamp}
-        line: bytes = self._log.msg(event, **stamps, fields=fields)
+        if not fields.keys().isdisjoint(_STAMPS):
+            fields = {f"_{key}" if key in _STAMPS else key: value for key, value in fields.items()}
+        line: bytes = self._log.msg(event, **stamps, **fields)
         if self.path is not None and self._make_room(len(line) + 1):
             # A new file: a repeat marker must not point into the one just rotated away, so render again.
-            line = self._log.msg(event, **stamps, fields=fields)
+            line = self._log.msg(event, **stamps, **fields)
         # One write call per record keeps a line whole even when other processes append to the same file.
         if self._stream is not None:
             self._stream.write(line.decode() + "\n")
@@ -211,10 +214,8 @@ class JsonlEventLog:
             file=sys.stderr,
         )
 
-    def _render(self, _: WrappedLogger, __: str, event_dict: EventDict) -> bytes:
-        """The record (stamps first, then its fields) encoded once, straight from its Structs; walked only to redact
-        a secret or shrink a text."""
-        record = _stamped(event_dict)
+    def _render(self, _: WrappedLogger, __: str, record: EventDict) -> bytes:
+        """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
         except (TypeError, UnicodeEncodeError):
@@ -240,13 +241,6 @@ def _open_file(path: Path) -> io.FileIO:
     with contextlib.suppress(FileExistsError):
         path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("ab", buffering=0)
-
-
-def _stamped(event_dict: EventDict) -> EventDict:
-    record: EventDict = {key: event_dict[key] for key in _STAMPS}
-    for key, value in event_dict["fields"].items():
-        record[f"_{key}" if key in _STAMPS else key] = value
-    return record
 
 
 class UtcStamps:

@@ -34,7 +34,7 @@ class Redactor:
 
     def may_hold(self, encoded: bytes) -> bool:
         blob = encoded.translate(_FOLD, b"_-")
-        return any(n in blob for n in self._needles)
+        return any(map(blob.__contains__, self._needles))  # `needle in blob`, iterated in C: runs on every record
 
     def scrub(self, value: Any) -> Any:
         """A copy of the plain JSON tree `value` with every secret value and secret-named key's value REDACTED."""
