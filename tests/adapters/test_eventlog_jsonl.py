@@ -407,3 +407,38 @@ def test_a_lone_surrogate_in_a_field_is_written_as_a_replacement_character_and_n
     log.close()
     (record,) = [_json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert record["output"] == "broken \ufffd emoji, whole \U0001f600" and log.lost() is None
+
+
+class _Trickle(io.RawIOBase):
+    """The log's own file, taking at most `most` bytes per write call (0: none at all)."""
+
+    def __init__(self, real: Any, most: int) -> None:
+        self.real, self.most = real, most
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return int(self.real.fileno())
+
+    def write(self, data: Any) -> int:
+        return int(self.real.write(bytes(data[: self.most])))
+
+
+def test_a_short_write_is_followed_by_the_rest_of_the_line(tmp_path: Path) -> None:
+    log = JsonlEventLog(tmp_path / "log.jsonl", clock=lambda: T0)
+    log.open()
+    log._file = _Trickle(log._file, 7)  # type: ignore[assignment]
+    log.emit("e", text="x" * 50)
+    log.emit("f")
+    lines = (tmp_path / "log.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in lines] == ["e", "f"] and log.dropped == 0
+
+
+def test_a_file_that_takes_no_bytes_loses_the_record_and_says_why(tmp_path: Path) -> None:
+    log = JsonlEventLog(tmp_path / "log.jsonl", clock=lambda: T0)
+    log.emit("first")  # opens the file
+    log._file = _Trickle(log._file, 0)  # type: ignore[assignment]
+    log.emit("e")
+    lost = log.lost()
+    assert lost is not None and lost.count == 1 and "the file took no bytes" in lost.reason

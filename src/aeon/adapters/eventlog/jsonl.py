@@ -176,13 +176,19 @@ class JsonlEventLog:
             self._stream.write(line.decode() + "\n")
             self._stream.flush()
         if self._file is not None:
-            data = memoryview(line + b"\n")
-            while data:  # unbuffered: a failed record leaves nothing behind to be written twice or late
-                written = self._file.write(data)
-                if not written:
-                    raise OSError(errno.EIO, "the file took no bytes")
-                data = data[written:]
+            data = line + b"\n"
+            written = self._file.write(data)  # unbuffered: a failed record leaves nothing to be written twice or late
+            if written != len(data):  # a short write (a full disk, a signal): the rest, or the reason it cannot
+                self._write_rest(memoryview(data)[written or 0 :])
         self._shrinker.commit()
+
+    def _write_rest(self, data: memoryview) -> None:
+        assert self._file is not None
+        while data:
+            written = self._file.write(data)
+            if not written:
+                raise OSError(errno.EIO, "the file took no bytes")
+            data = data[written:]
 
     def _make_room(self, incoming: int) -> bool:
         """Open the file, rotating it first when full; True when a file other than the last one is now open."""

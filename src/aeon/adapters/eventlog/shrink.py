@@ -51,7 +51,8 @@ class RecordShrinker:
     def shrink(self, record: EventDict, line: bytes) -> bytes:
         """`line` (the record's encoding, from `encode`) within the caps; `record` may hold Structs, which are
         turned into plain JSON values only when a text has to be replaced."""
-        self._pending, self._cuts = {}, {}
+        if self._pending or self._cuts:  # left from a record that was not written
+            self._pending, self._cuts = {}, {}
         converted = False
         # Fast path: most records hold no large string, and only a long line can; the scan runs at C speed.
         if len(line) >= LARGE and _may_hold_large_text(line):
@@ -63,8 +64,9 @@ class RecordShrinker:
         return self._fit(record if converted else plain(record), line)
 
     def commit(self) -> None:
-        self._written.update(self._pending)
-        self._pending = {}
+        if self._pending:
+            self._written.update(self._pending)
+            self._pending = {}
 
     def forget(self) -> None:
         self._written, self._pending = {}, {}
