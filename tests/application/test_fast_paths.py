@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.adapters.eventlog.redact import REDACTED, Redactor
+from aeon.adapters.eventlog.shrink import LARGE, _may_hold_large_text
 from aeon.application.schemas import _fast_type, _message, as_text, schema_problems
 from aeon.application.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
 from aeon.domain.plan import PlanStep
@@ -200,3 +201,39 @@ def test_every_json_type_takes_exactly_the_values_the_schema_takes(kind: str) ->
 def test_the_shared_json_text_is_what_json_dumps_writes(value: Any) -> None:
     assert as_text(value) == (value if isinstance(value, str) else json.dumps(value, default=str))
     assert as_text({"when": AN_ENUM_MEMBER}) == json.dumps({"when": AN_ENUM_MEMBER}, default=str)  # its str
+
+
+_piece = st.sampled_from(["a", '"', "\\", "\n", "é", "✓", '\\\\"', "\x00", '\\"', " "])
+_long_text = st.builds(
+    lambda parts, n: "".join(parts)[:n], st.lists(_piece, min_size=1, max_size=1400), st.integers(0, 1400)
+)
+_with_texts = st.recursive(
+    _json | _long_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text | _long_text, inner, max_size=3),
+    max_leaves=5,
+)
+
+
+def _longest_text(node: Any) -> int:
+    if isinstance(node, str):
+        return len(node)
+    if isinstance(node, dict):
+        return max([0, *map(len, node), *map(_longest_text, node.values())])
+    if isinstance(node, list):
+        return max([0, *map(_longest_text, node)])
+    return 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(record=_with_texts)
+def test_the_large_text_probe_never_misses_a_text_of_1_kib_characters(record: Any) -> None:
+    if _longest_text(record) >= LARGE:
+        assert _may_hold_large_text(msgspec.json.encode(record))
+
+
+def test_the_large_text_probe_measures_a_run_and_probes_on_after_it() -> None:
+    # a text of 1000 characters lies across a whole probe block: measured, it is too short to walk for
+    assert not _may_hold_large_text(msgspec.json.encode({"pad": "p" * 480, "out": "q" * 1000}))
+    # a run just short of 1 KiB, then a text of exactly 1 KiB right after it: the probing goes on and finds it
+    assert not _may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * 1023}))
+    assert _may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * LARGE}))
