@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aeon.adapters.eventlog.redact import REDACTED, Redactor
+from aeon.adapters.eventlog.redact import KELVIN, REDACTED, Redactor
 from aeon.adapters.eventlog.shrink import LARGE, _may_hold_large_text
 from aeon.application.schemas import _fast_type, _message, as_text, schema_problems
 from aeon.application.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
@@ -104,6 +104,16 @@ def test_redaction_finds_secret_named_keys_in_any_case_and_spelling() -> None:
     assert redactor.may_hold(b'{"note":"uses SK-SECRET-123"}')
     assert redactor.scrub({"note": "uses sk-Secret-123"}) == {"note": f"uses {REDACTED}"}
     assert not redactor.may_hold(b'{"event":"cycle","plan_state":{"goal":"add 2 and 3"}}')
+
+
+def test_a_key_spelled_with_the_kelvin_sign_is_found_raw_or_escaped() -> None:
+    assert [c for c in map(chr, range(128, 0x110000)) if c.lower().isascii()] == [KELVIN]
+    redactor = Redactor([])
+    for key in (f"access_to{KELVIN}en", f"API_{KELVIN}EY"):
+        record = {"headers": {key: "v"}}
+        assert redactor.may_hold(msgspec.json.encode(record)), key
+        assert redactor.may_hold(json.dumps(record).encode()), key  # as \u212a
+        assert redactor.scrub(record) == {"headers": {key: REDACTED}}
 
 
 _scalar_kinds = st.sampled_from(["string", "integer", "number", "boolean", "null"])

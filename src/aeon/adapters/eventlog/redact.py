@@ -16,6 +16,7 @@ SECRET_KEYS = frozenset(
 _KEY_WORDS = ("apikey", "authorization", "password", "accesstoken")
 assert all(any(word in key.replace("_", "") for word in _KEY_WORDS) for key in SECRET_KEYS)
 # Case folded and "_" and "-" dropped in one pass over the bytes: "X-Api-Key" is searched as "xapikey".
+KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
@@ -30,6 +31,9 @@ class Redactor:
         # Key names as bare words: each one is part of a secret key's name, "_" and "-" dropped ("x_api_key" holds
         # "apikey"), so a record holding a secret-named key always matches; a false alarm only costs a walk.
         needles |= {key.encode() for key in _KEY_WORDS}
+        # str.lower() makes one non-ASCII character ASCII: the Kelvin sign becomes "k" ("access_to\u212aen" is a
+        # secret key), which the byte fold cannot see; the sign itself, raw or escaped, is a needle of its own.
+        needles |= {KELVIN.encode(), b"\\u212a"}
         self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
 
     def may_hold(self, encoded: bytes) -> bool:
