@@ -17,6 +17,7 @@ _KEY_WORDS = ("apikey", "authorization", "password", "accesstoken")
 assert all(any(word in key.replace("_", "") for word in _KEY_WORDS) for key in SECRET_KEYS)
 # Case folded and "_" and "-" dropped in one pass over the bytes: "X-Api-Key" is searched as "xapikey".
 KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
+_KELVIN_RAW = KELVIN.encode()
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
@@ -31,14 +32,17 @@ class Redactor:
         # Key names as bare words: each one is part of a secret key's name, "_" and "-" dropped ("x_api_key" holds
         # "apikey"), so a record holding a secret-named key always matches; a false alarm only costs a walk.
         needles |= {key.encode() for key in _KEY_WORDS}
-        # str.lower() makes one non-ASCII character ASCII: the Kelvin sign becomes "k" ("access_to\u212aen" is a
-        # secret key), which the byte fold cannot see; the sign itself, raw or escaped, is a needle of its own.
-        needles |= {KELVIN.encode(), b"\\u212a"}
         self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
 
     def may_hold(self, encoded: bytes) -> bool:
         blob = encoded.translate(_FOLD, b"_-")
-        return any(map(blob.__contains__, self._needles))  # `needle in blob`, iterated in C: runs on every record
+        if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
+            return True
+        # str.lower() makes one non-ASCII character ASCII: the Kelvin sign becomes "k" ("access_to\u212aen" is a
+        # secret key), which the byte fold cannot see. Only a line with non-ASCII bytes or an escape can hold it.
+        if blob.isascii() and b"\\" not in blob:
+            return False
+        return _KELVIN_RAW in blob or b"\\u212a" in blob
 
     def scrub(self, value: Any) -> Any:
         """A copy of the plain JSON tree `value` with every secret value and secret-named key's value REDACTED."""
