@@ -6,19 +6,16 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from aeon.entrypoints.cli import app
+from cli_harness import DEMO_CONFIG, REQUEST, SUM_STEP, assert_exit, invoke, log_of, plan_json, records, scripted_config
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO_CONFIG = ROOT / "config" / "scripted-demo.yaml"
-REQUEST = "calculate the sum of 5 and 10"
 FR038_FIELDS = (
     "step_number",
     "plan_state",
@@ -29,59 +26,16 @@ FR038_FIELDS = (
     "errors",
 )
 
-SUM_STEP = {"step_id": "s1", "description": "Add 5 and 10", "tool": "calculator", "args": {"expression": "5 + 10"}}
 SAY_STEP = {"step_id": "s2", "description": "State the result of s1", "agent": "llm"}
 ADDER_STEP = {"step_id": "s1", "description": "Add 5 and 10", "tool": "adder", "args": {"a": 5, "b": 10}}
 REPAIRED_STEP = json.dumps(SUM_STEP)
 
-runner = CliRunner()
-
-
-def plan_json(*steps: Mapping[str, Any], goal: str = REQUEST) -> str:
-    return json.dumps({"goal": goal, "steps": list(steps)})
-
-
 pytestmark = pytest.mark.usefixtures("isolated_env")
-
-
-def scripted_config(tmp_path: Path, responses: Sequence[str | Mapping[str, Any]], **sections: Any) -> Path:
-    """A config file using the scripted model; the script path is relative to the config file, as users write it."""
-    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"responses": list(responses)}), encoding="utf-8")
-    data: dict[str, Any] = {
-        "llm": {"adapter": "scripted", "script": "script.yaml"},
-        "log": {"path": str(log_of(tmp_path))},
-        "run": {"evaluate": False},  # Sprint 1 behaviour: one plan → execute pass
-    }
-    for key, value in sections.items():
-        data[key] = {**data.get(key, {}), **value}
-    config = tmp_path / "aeon.yaml"
-    config.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return config
-
-
-def log_of(tmp_path: Path) -> Path:
-    return tmp_path / "logs" / "run.jsonl"
-
-
-def invoke(*args: str | Path) -> Result:
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def run_json(config: Path, *extra: str | Path) -> tuple[Result, dict[str, Any]]:
     result = invoke("run", REQUEST, "--config", config, "--json", *extra)
     return result, json.loads(result.stdout)
-
-
-def assert_exit(result: Result, code: int) -> None:
-    """The exit code, and a clean exit: no exception escaped typer, no traceback in any output."""
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.stdout
-    assert "Traceback" not in result.stderr
-
-
-def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def step(doc: Mapping[str, Any], step_id: str) -> dict[str, Any]:

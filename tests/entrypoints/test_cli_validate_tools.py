@@ -9,27 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner, Result
 
-from aeon.entrypoints.cli import app
+from cli_harness import SUM_STEP, assert_exit, invoke
 
 USER_MODULE = "fixtures_user_tools"  # tests/support/fixtures_user_tools.py, on pytest's pythonpath
-SUM_STEP = {"step_id": "s1", "description": "Add 5 and 10", "tool": "calculator", "args": {"expression": "5 + 10"}}
-
-runner = CliRunner()
-
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
-
-
-def invoke(*args: str | Path) -> Result:
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def assert_exit(result: Result, code: int) -> None:
-    assert result.exit_code == code, (result.stdout, result.stderr)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.stdout + result.stderr
 
 
 def write_json(path: Path, doc: Any) -> Path:
