@@ -101,6 +101,19 @@ def hands_back_a_wait(seconds: float) -> Any:
     return asyncio.sleep(seconds, result="waited")
 
 
+@tool
+def hands_back_a_wait_from_its_thread() -> Any:
+    """Runs on a daemon thread; what it returns is a coroutine to await."""
+    return asyncio.sleep(0, result=threading.current_thread().name)
+
+
+def test_an_awaitable_returned_by_a_sync_tool_on_its_thread_is_awaited_for_its_result() -> None:
+    registry = ToolRegistry()
+    registry.register_function(hands_back_a_wait_from_its_thread)
+    output = invoke(registry, "hands_back_a_wait_from_its_thread", {}).output
+    assert output == "aeon-tool-hands_back_a_wait_from_its_thread"  # the awaited result, made on the tool's thread
+
+
 def test_an_inline_tool_runs_on_the_event_loop_thread_not_a_daemon_thread() -> None:
     registry = ToolRegistry()
     registry.register_function(where_am_i)

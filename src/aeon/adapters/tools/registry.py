@@ -6,7 +6,7 @@ import asyncio
 import builtins
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from jsonschema.exceptions import SchemaError
@@ -107,7 +107,6 @@ class ToolRegistry:
                 try:
                     async with asyncio.timeout(limit):
                         output = await output
-                        output = await output if inspect.isawaitable(output) else output
                 except TimeoutError:
                     why = "the run's time cap" if time_left is not None and limit == time_left else "its timeout"
                     return ToolResult(error=f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned")
@@ -123,7 +122,7 @@ class ToolRegistry:
         """The tool's result, or what to await for it: its coroutine, or its call on a daemon thread."""
         if inspect.iscoroutinefunction(fn) or inline:
             return fn(**kwargs)
-        return run_on_daemon_thread(fn, **kwargs)
+        return _settled(run_on_daemon_thread(fn, **kwargs))
 
     def _arguments(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         model = self._models.get(name)
@@ -132,6 +131,12 @@ class ToolRegistry:
         # Validation turns JSON values into what the signature asks for (e.g. a dict into a pydantic model).
         validated = model.model_validate(dict(args))
         return {field: getattr(validated, field) for field in type(validated).model_fields}
+
+
+async def _settled(pending: Awaitable[Any]) -> Any:
+    """What a sync tool returned on its thread, awaited in turn when it is itself awaitable (a coroutine)."""
+    output = await pending
+    return await output if inspect.isawaitable(output) else output
 
 
 def _check_spec(spec: ToolSpec, *, taken: bool) -> None:
