@@ -46,6 +46,8 @@ from aeon.adapters.llm.anthropic import AnthropicLLM
 from aeon.application.errors import LLMTruncated
 from aeon.domain.llm import Completion, Message, Usage
 
+from harness import Provider
+
 pytestmark = pytest.mark.block_network
 
 RECORDED = CASSETTES / "test_llm_contract"
@@ -112,18 +114,6 @@ def test_every_recorded_anthropic_answer_reports_the_token_usage_of_its_response
 
 
 # -- provider-shaped answers ------------------------------------------------------------------------------------------
-
-
-class Provider:
-    """Answers each request with the next response; keeps the request bodies."""
-
-    def __init__(self, *responses: httpx.Response) -> None:
-        self.responses = list(responses)
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.bodies.append(json.loads(request.content))
-        return self.responses.pop(0)
 
 
 def claude(provider: Provider, dialect: str | None = None) -> AnthropicLLM:

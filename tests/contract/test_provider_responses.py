@@ -27,7 +27,7 @@ from aeon.application.errors import (
 )
 from aeon.domain.llm import Completion, Message
 
-from harness import ListLog
+from harness import ListLog, Provider
 
 pytestmark = pytest.mark.block_network
 MESSAGES = [Message(role="user", content="Plan it")]
@@ -36,18 +36,6 @@ SCHEMA = {
     "properties": {"goal": {"type": "string", "minLength": 1}, "args": {"type": "object"}},
     "required": ["goal"],
 }
-
-
-class Provider:
-    """Answers each request with the next response; keeps the request bodies."""
-
-    def __init__(self, *responses: httpx.Response) -> None:
-        self.responses = list(responses)
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.bodies.append(json.loads(request.content))
-        return self.responses.pop(0)
 
 
 def openai(provider: Provider, *, model: str = "gpt-4.1", dialect: str | None = None, **kw: Any) -> OpenAICompatLLM:

@@ -7,7 +7,6 @@ Response bodies come from `wire_rules`' builders, validated against the provider
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -25,23 +24,11 @@ from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult
 from aeon.domain.llm import Message, Usage
 
-from harness import SUM_STEP, FakeClock, ListLog, Recorder, plan_json
+from harness import SUM_STEP, FakeClock, ListLog, Provider, Recorder, plan_json
 
 pytestmark = pytest.mark.block_network
 MESSAGES = [Message(role="user", content="Plan it")]
 PLAN = plan_json(SUM_STEP)
-
-
-class Provider:
-    """Answers each request with the next response; keeps the request bodies."""
-
-    def __init__(self, *responses: httpx.Response) -> None:
-        self.responses = list(responses)
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.bodies.append(json.loads(request.content))
-        return self.responses.pop(0)
 
 
 def openai(provider: Provider) -> OpenAICompatLLM:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
@@ -24,6 +26,18 @@ from aeon.entrypoints.render import result_document
 
 FakeClock = testing.FakeClock
 ListLog = testing.ListLog
+
+
+class Provider:
+    """Answers each request with the next response; keeps the request bodies."""
+
+    def __init__(self, *responses: httpx.Response) -> None:
+        self.responses = list(responses)
+        self.bodies: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.bodies.append(json.loads(request.content))
+        return self.responses.pop(0)
 
 
 def tool_specs() -> list[Any]:
