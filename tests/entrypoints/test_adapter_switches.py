@@ -12,21 +12,18 @@ import pytest
 import respx
 
 from cli_harness import CONFIG_DIR, REQUEST, assert_exit, invoke, one_line
+from multipass import profile
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
 
-PROFILE = {
-    "reasoning_depth": 1,
-    "information_sufficiency": 1.0,
-    "expected_tool_usage": "minimal",
-    "output_breadth": "narrow",
-    "confidence_requirement": "low",
-    "raw_inference": "one sum",
-}
 PLAN = {"goal": REQUEST, "steps": [{"step_id": "s1", "description": "Add", "tool": "calculator", "args": "{}"}]}
 PLAN["steps"][0]["args"] = json.dumps({"expression": "5 + 10"})  # strict structured outputs send it as JSON text
 VERDICT = {"completeness_score": 1, "coherence_score": 1, "consistent": True, "explanation": "done", "issues": []}
-ANSWERS = {"task_profile": PROFILE, "plan": PLAN, "evaluation": {"issues": [], **VERDICT}}
+ANSWERS = {
+    "task_profile": json.loads(profile(1, 1.0, "narrow", "low")),
+    "plan": PLAN,
+    "evaluation": {"issues": [], **VERDICT},
+}
 
 
 def answer_for(body: dict[str, Any]) -> str:

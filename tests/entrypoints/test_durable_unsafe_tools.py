@@ -13,6 +13,8 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 
+from multipass import profile
+
 PLAN = {
     "goal": "record slowly",
     "steps": [
@@ -20,16 +22,8 @@ PLAN = {
         {"step_id": "s2", "description": "Record two, slowly", "tool": "record_slowly", "args": {"text": "two"}},
     ],
 }
-PROFILE = {
-    "reasoning_depth": 1,
-    "information_sufficiency": 1.0,
-    "expected_tool_usage": "minimal",
-    "output_breadth": "narrow",
-    "confidence_requirement": "low",
-    "raw_inference": "records",
-}
 ANSWERS = [
-    json.dumps(PROFILE),
+    profile(1, 1.0, "narrow", "low"),
     json.dumps(PLAN),
     json.dumps({"issues": []}),
     json.dumps(
