@@ -27,8 +27,9 @@ def plan_file(tmp_path: Path) -> Path:
 def test_a_fallback_tool_step_is_marked_and_listed_as_a_tool_call_that_did_not_happen(tmp_path: Path) -> None:
     config = scripted_config(tmp_path, [STILL_BAD, STILL_BAD, FALLBACK_TEXT])
     result = invoke("run", REQUEST, "--plan", plan_file(tmp_path), "--config", config, "--json")
-    assert_exit(result, 0)  # a single pass without evaluation ends as it always did …
+    assert_exit(result, 5)  # a script's `aeon run … && next-step` stops here: the tool never ran
     doc = json.loads(result.stdout)
+    assert doc["status"] == "unverified"
     s1 = doc["plan"]["steps"][0]
     assert s1["mode"] == "fallback" and s1["step_output"] == "5 plus 10 is 15."
     assert any("tool 'calculator' was not called" in note for note in s1["notes"])  # … but says what it is
@@ -46,3 +47,18 @@ def test_convergence_does_not_accept_fallback_text_for_a_tool_result(tmp_path: P
     assert doc["converged"] is False
     assert "unverified_step:s1" in doc["convergence"]["reason_codes"]
     assert any("tool 'calculator' never ran" in i for i in doc["convergence"]["detected_issues"])
+
+
+def test_the_human_status_line_names_the_tool_that_never_ran(tmp_path: Path) -> None:
+    config = scripted_config(tmp_path, [STILL_BAD, STILL_BAD, FALLBACK_TEXT])
+    result = invoke("run", REQUEST, "--plan", plan_file(tmp_path), "--config", config)
+    assert_exit(result, 5)
+    assert "unverified: the tool never ran for s1 (calculator); LLM text stands in its place" in result.stdout
+
+
+def test_a_run_whose_tool_steps_all_ran_is_completed_with_exit_0(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(plan_json({**BAD_ARGS, "args": {"expression": "5 + 10"}}), encoding="utf-8")
+    result = invoke("run", REQUEST, "--plan", path, "--config", scripted_config(tmp_path, []), "--json")
+    assert_exit(result, 0)
+    assert json.loads(result.stdout)["status"] == "completed"

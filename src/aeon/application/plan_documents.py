@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.errors import InputError
@@ -15,16 +16,33 @@ from aeon.domain.tools import ToolSpec
 _STATUSES = ", ".join(s.value for s in StepStatus)
 
 
-def plan_from_document(doc: Any, *, source: str) -> Plan:
+def plan_from_document(doc: Any, *, source: str, tools: Mapping[str, ToolSpec] | None = None) -> Plan:
     """A hand-written plan from a parsed JSON/YAML document; structural problems refuse it (InputError).
 
-    A step status outside the state machine is structural here. Tool, argument and dependency problems are left to
-    the run: they are flagged as step errors, repaired, fall back or leave the step invalid.
+    A step status outside the state machine is structural here. Given the registered `tools`, a step naming a tool
+    that is not among them refuses the plan too: its author named the tool on purpose, so a guess by repair or an
+    LLM fallback standing in for it would hide the mistake. Argument and dependency problems are left to the run:
+    they are flagged as step errors, repaired, fall back or leave the step invalid.
     """
     problems = structural_problems(doc) + status_problems(doc)
     if problems:
         raise InputError(f"plan {source} is invalid: {'; '.join(str(p) for p in problems)}")
-    return build_plan(doc)
+    plan = build_plan(doc)
+    missing = [] if tools is None else unregistered_tools(plan.steps, tools)
+    if missing:
+        raise InputError(f"plan {source}: {'; '.join(missing)}")
+    return plan
+
+
+def unregistered_tools(steps: Sequence[PlanStep], tools: Mapping[str, ToolSpec]) -> list[str]:
+    """One line per step naming an unregistered tool, with the registered names closest to it."""
+    out = []
+    for step in steps:
+        if step.tool is not None and step.tool not in tools:
+            close = difflib.get_close_matches(step.tool, list(tools), n=3, cutoff=0.5)
+            hint = f"closest: {', '.join(close)}" if close else f"registered: {', '.join(sorted(tools)) or 'none'}"
+            out.append(f"step {step.step_id!r} names tool {step.tool!r}, which is not registered ({hint})")
+    return out
 
 
 def validate_document(doc: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:

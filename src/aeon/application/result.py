@@ -40,6 +40,7 @@ class RunStatus(enum.StrEnum):
     TTL_EXPIRED = "ttl_expired"
     ERROR = "error"
     INTERRUPTED = "interrupted"  # SIGINT/SIGTERM: the steps done so far, a run_end record, no more work
+    UNVERIFIED = "unverified"  # ran to its end, but a tool step's output is LLM fallback text: the tool never ran
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -211,6 +212,15 @@ def history_of(
     )
 
 
+def tool_calls_not_made(plan: Plan | None) -> list[MissingToolCall]:
+    """The tool steps that fell back to LLM text: their tools never ran."""
+    return [
+        MissingToolCall(step_id=st.step_id, tool=st.tool, args=st.args, reason="; ".join(st.errors))
+        for st in (plan.steps if plan is not None else [])
+        if st.mode is ExecutionMode.FALLBACK and st.tool is not None
+    ]
+
+
 def assemble(
     run: Run,
     settings: RunSettings,
@@ -222,12 +232,14 @@ def assemble(
     """Close the history (final result, statistics) and build the RunResult."""
     s, b = run.state, run.state.budget
     run.meter.tick(run.clock.monotonic())
+    not_made = tool_calls_not_made(s.plan)
+    if status is RunStatus.COMPLETED and not_made:  # a script's `aeon run … && next` must not go on as if it ran
+        status = RunStatus.UNVERIFIED
     last = s.assessments[-1] if s.assessments else None
     converged = (last.converged if last else False) if settings.evaluate else None
     ledger = s.usage.report()
     extra = {"error": error, "ttl_expiration": expired}
     history = history_of(run, settings, converged=bool(converged), status=status, extra=extra, ledger=ledger)
-    steps = s.plan.steps if s.plan else []
     return RunResult(
         status=status,
         correlation_id=s.correlation_id,
@@ -245,10 +257,6 @@ def assemble(
         convergence=last,
         history=history,
         advisories=list(s.advisories),
-        tool_calls_not_made=[
-            MissingToolCall(step_id=st.step_id, tool=st.tool, args=st.args, reason="; ".join(st.errors))
-            for st in steps
-            if st.mode is ExecutionMode.FALLBACK and st.tool is not None
-        ],
+        tool_calls_not_made=not_made,
         ledger=ledger,
     )

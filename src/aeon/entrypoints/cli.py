@@ -26,6 +26,7 @@ from aeon.entrypoints.failures import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_UNVERIFIED,
     JsonAwareCommand,
     fail,
     reported,
@@ -40,6 +41,7 @@ _EXIT = {
     RunStatus.TTL_EXPIRED: EXIT_EXPIRED,
     RunStatus.ERROR: EXIT_ERROR,
     RunStatus.INTERRUPTED: EXIT_INTERRUPTED,
+    RunStatus.UNVERIFIED: EXIT_UNVERIFIED,
 }
 _SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
 
@@ -161,7 +163,8 @@ def run(
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
 
     Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL or budget expired (result still printed),
-    4 unrecoverable error (structured error printed).
+    4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM text
+    stands in its place (result still printed).
     """
     if not request.strip():
         empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
@@ -180,10 +183,11 @@ def run(
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
         container = build_container(settings, progress=progress, status=None if quiet else _status)
-        container.tools()  # load configured tool modules now: a broken one is a usage error before the run
+        registry = container.tools()  # load configured tool modules now: a broken one is a usage error before the run
         given = None
         if plan is not None:
-            given = plan_from_document(read_document(plan), source=str(plan))
+            known = {spec.name: spec for spec in registry.list()}
+            given = plan_from_document(read_document(plan), source=str(plan), tools=known)
         if problem := preflight(container):
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
         container.event_log().open()  # a log that cannot be written stops the run here, before anything is spent

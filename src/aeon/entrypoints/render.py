@@ -112,6 +112,9 @@ def status_line(result: RunResult) -> str:
     c, b = result.counts, result.budget
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
         head = f"stopped early: {_CAPS.get(result.ttl_expiration.cap, result.ttl_expiration.cap)}"
+    elif result.status is RunStatus.UNVERIFIED:
+        missing = ", ".join(f"{m.step_id} ({m.tool})" for m in result.tool_calls_not_made)
+        head = f"unverified: the tool never ran for {missing}; LLM text stands in its place"
     else:
         head = result.status.value
     return (

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
@@ -76,37 +78,62 @@ def tool(
     """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., idempotent=True)`.
 
     The function is returned unchanged (still directly callable); its ToolDefinition is attached and read back with
-    `tool_definition`. On a method in a class body only the options are recorded: the tool is built from the bound
-    method (without `self`) when an instance is registered (`register_toolset`, or `register_function(obj.method)`).
-    Given a bound method, `tool(obj.method)` returns a function wrapping it, with the definition attached. Raises
-    ToolRegistrationError when the signature or docstring cannot describe a tool.
+    `tool_definition`. Applied in a class body (decided by where it runs, never by `__qualname__`, which a
+    `functools.wraps` wrapper copies from the method it wraps), only the options are recorded: the tool is built
+    from the bound method (without `self`) when an instance is registered (`register_toolset`, or
+    `register_function(obj.method)`). Anything else callable becomes a tool at once with its real signature: a
+    function or wrapper, a `functools.partial` (named after its function), a callable object (named after its class,
+    described by its `__call__`), or a bound method (returned wrapped in a function, with the definition attached).
+    Raises ToolRegistrationError when the signature or docstring cannot describe a tool.
     """
 
     if timeout is not None and timeout <= 0:
         raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: timeout must be positive")
     options = ToolOptions(name=name, example=example, timeout=timeout, inline=inline, idempotent=idempotent)
 
-    def decorate(func: F) -> F:
+    def decorate(func: F, applied_in: FrameType | None = None) -> F:
         if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
-            bound = func
-
-            @functools.wraps(bound)
-            def call(*args: Any, **kwargs: Any) -> Any:
-                return bound(*args, **kwargs)
-
-            func = call  # type: ignore[assignment]
-        elif _in_class_body(func):
+            func = _forwarding(func)  # type: ignore[assignment]
+        elif _is_class_body(applied_in or sys._getframe(1)):
+            # A method being defined: its tool is built from the bound method when an instance is registered.
             setattr(func, _OPTIONS, options)
             return func
-        setattr(func, _ATTR, build_definition(func, options))
+        definition = build_definition(func, options)
+        try:
+            setattr(func, _ATTR, definition)
+            setattr(func, _OPTIONS, options)
+        except (AttributeError, TypeError):  # a callable object with __slots__: carry it on a forwarding function
+            func = _forwarding(func)  # type: ignore[assignment]
+            setattr(func, _ATTR, definition)
+            setattr(func, _OPTIONS, options)
         return func
 
-    return decorate if fn is None else decorate(fn)
+    return decorate if fn is None else decorate(fn, sys._getframe(1))
 
 
-def _in_class_body(func: Callable[..., Any]) -> bool:
-    *outer, _ = getattr(func, "__qualname__", "").split(".")
-    return bool(outer) and outer[-1] != "<locals>"
+def _forwarding(target: Callable[..., Any]) -> Callable[..., Any]:
+    """A plain function calling `target`, showing its name, docstring and signature (via `__wrapped__`)."""
+
+    @functools.wraps(target)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return target(*args, **kwargs)
+
+    return call
+
+
+def _is_class_body(frame: FrameType) -> bool:
+    """Whether `frame` runs a class statement's body: the one place where a decorated function becomes a method.
+
+    A class body's code is not optimised (its names live in a dict, unlike a function's) and, unlike a module's, its
+    namespace is not the globals; Python puts `__module__` and `__qualname__` in it before the body runs. The
+    function's own `__qualname__` says nothing reliable: `functools.wraps` copies a method's onto any wrapper.
+    """
+    return (
+        not frame.f_code.co_flags & inspect.CO_OPTIMIZED
+        and frame.f_locals is not frame.f_globals
+        and "__qualname__" in frame.f_locals
+        and "__module__" in frame.f_locals
+    )
 
 
 def tool_options(obj: object) -> ToolOptions | None:
@@ -125,18 +152,19 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
     """Derive the ToolSpec (input/output JSON schemas, description, example) from `fn`'s signature and docstring."""
     options = options or ToolOptions()
     example = options.example
-    tool_name = options.name or getattr(fn, "__name__", "")
+    default_name, doc, annotated = _described_by(fn)
+    tool_name = options.name or default_name
     if not tool_name:
         raise ToolRegistrationError("tool has no name: pass @tool(name=...)")
 
     def fail(problem: str) -> ToolRegistrationError:
         return ToolRegistrationError(f"tool {tool_name!r}: {problem}")
 
-    description = _first_paragraph(inspect.getdoc(fn))
+    description = _first_paragraph(doc)
     if not description:
         raise fail("has no docstring; its first paragraph becomes the tool description")
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(annotated, include_extras=True)
         signature = inspect.signature(fn)
     except Exception as exc:
         raise fail(f"cannot read the signature: {type(exc).__name__}: {exc}") from exc
@@ -175,6 +203,17 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         example=example_args,
     )
     return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
+
+
+def _described_by(fn: Callable[..., Any]) -> tuple[str, str | None, Callable[..., Any]]:
+    """The name, docstring and type-hinted callable behind `fn`: a partial's function, a callable object's
+    `__call__` (named after its class), a `functools.wraps` wrapper's own copies (hints resolved where it points)."""
+    if isinstance(fn, functools.partial):
+        return _described_by(fn.func)
+    if inspect.isroutine(fn):
+        return getattr(fn, "__name__", ""), inspect.getdoc(fn), fn
+    call: Callable[..., Any] = fn.__call__  # type: ignore[operator]  # a callable object's bound __call__
+    return type(fn).__name__, inspect.getdoc(call) or inspect.getdoc(type(fn)), call
 
 
 def _first_paragraph(doc: str | None) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 from collections.abc import Iterable, Sequence
 from importlib.machinery import PathFinder
 from pathlib import Path
 from types import ModuleType
 
-from aeon.adapters.tools.decorator import ToolDefinition, tool_definition
+from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool_definition, tool_options
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ToolRegistrationError
@@ -110,9 +111,55 @@ def _execute(name: str, spec: importlib.machinery.ModuleSpec, folder: Path) -> M
 
 
 def _tools_in(module: ModuleType) -> list[ToolDefinition | Toolset]:
+    """The module's tools, in order. Raises ToolRegistrationError for anything marked `@tool` that would not become
+    one, naming it and saying why, so that no decorated object is ever dropped without a word."""
     found: list[ToolDefinition | Toolset] = []
-    for value in vars(module).values():
-        member = value if isinstance(value, Toolset) else tool_definition(value)
+    classes: dict[str, type] = {}
+    for name, value in vars(module).items():
+        if isinstance(value, type):
+            if value.__module__ == module.__name__ and (_tool_methods(value) or issubclass(value, Toolset)):
+                classes[name] = value
+            continue
+        member = value if isinstance(value, Toolset) else _definition(value, module.__name__, name)
         if member is not None and all(member is not other for other in found):
             found.append(member)
+    for name, cls in classes.items():
+        if not any(_comes_from(member, cls) for member in found):
+            raise ToolRegistrationError(f"tools module {module.__name__!r}: {_unregistered(name, cls)}")
     return found
+
+
+def _definition(value: object, module: str, name: str) -> ToolDefinition | None:
+    definition = tool_definition(value)
+    options = tool_options(value)
+    if definition is not None or options is None:
+        return definition
+    if inspect.ismethod(value):  # an instance's method marked in its class body: a tool of that instance
+        return build_definition(value, options)
+    raise ToolRegistrationError(
+        f"tools module {module!r}: {name!r} is marked @tool as a method of a class, so it has no tool of its own; "
+        "register an instance's bound method (tool(obj.method)) or a Toolset instance"
+    )
+
+
+def _tool_methods(cls: type) -> list[str]:
+    return [name for name, value in vars(cls).items() if tool_options(value) is not None]
+
+
+def _comes_from(member: ToolDefinition | Toolset, cls: type) -> bool:
+    if isinstance(member, Toolset):
+        return isinstance(member, cls)
+    return isinstance(getattr(inspect.unwrap(member.fn), "__self__", None), cls)
+
+
+def _unregistered(name: str, cls: type) -> str:
+    marked = ", ".join(_tool_methods(cls)) or "its public methods"
+    if issubclass(cls, Toolset):
+        return (
+            f"Toolset class {name!r} needs a module-level instance (e.g. {name.lower()} = {name}()), "
+            f"or {marked} are not tools"
+        )
+    return (
+        f"class {name!r} marks {marked} with @tool, but only a Toolset instance or a bound method registers; "
+        f"subclass aeon.adapters.tools.Toolset and create an instance at module level"
+    )
