@@ -99,11 +99,41 @@ def test_the_strict_form_makes_every_property_required_and_optional_ones_nullabl
     assert "minLength" not in json.dumps(wire) and "maxLength" not in json.dumps(wire)
 
 
-def test_the_anthropic_form_closes_objects_and_drops_the_bounds_it_rejects() -> None:
+def test_the_anthropic_form_closes_objects_and_moves_the_bounds_it_rejects_into_the_description() -> None:
     wire = to_wire(REASON_SCHEMA, "anthropic")
     assert wire["additionalProperties"] is False
-    assert wire["properties"]["answer"] == {"type": "string"}
+    assert wire["properties"]["answer"] == {"type": "string", "description": "{minLength: 1, maxLength: 600}"}
     assert wire["required"] == REASON_SCHEMA["required"]  # optional stays optional there
+    steps = to_wire(plan_schema(["echo"], max_steps=12), "anthropic")["properties"]["steps"]
+    assert "maxItems" not in steps and steps["description"] == "{maxItems: 12}"
+    assert steps["minItems"] == 1  # 0 and 1 are accepted; only a larger minimum moves
+    described = {"type": "array", "description": "Pick some.", "minItems": 2, "uniqueItems": True}
+    assert to_wire(described, "anthropic") == {
+        "type": "array",
+        "description": "Pick some. {minItems: 2, uniqueItems: true}",
+    }
+
+
+def test_the_anthropic_form_writes_a_nullable_type_list_as_an_any_of_with_a_null_branch() -> None:
+    schema = {"type": ["string", "integer", "null"], "description": "An id.", "enum": ["a", 7, None], "maxLength": 4}
+    assert to_wire(schema, "anthropic") == {
+        "description": "An id. {maxLength: 4}",
+        "anyOf": [{"type": "string", "enum": ["a"]}, {"type": "integer", "enum": [7]}, {"type": "null"}],
+    }
+
+
+def test_the_anthropic_form_sends_recursion_as_json_text_and_reverts_it() -> None:
+    node = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+        "required": ["name", "kids"],
+    }
+    tree = {"$ref": "#/$defs/node", "$defs": {"node": node}}
+    wire = to_wire(tree, "anthropic")
+    assert "$ref" not in json.dumps(wire) and "$defs" not in wire
+    assert wire["properties"]["kids"]["items"]["type"] == "string"
+    answer = {"name": "root", "kids": [json.dumps({"name": "leaf", "kids": []})]}
+    assert revert(answer, tree) == {"name": "root", "kids": [{"name": "leaf", "kids": []}]}
 
 
 def test_keywords_a_provider_refused_are_left_out_of_every_later_schema() -> None:

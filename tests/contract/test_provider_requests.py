@@ -22,6 +22,7 @@ import respx
 from typer.testing import CliRunner
 from wire_rules import (
     anthropic_message_response,
+    anthropic_output_schema_problems,
     anthropic_request_problems,
     openai_chat_response,
     openai_request_problems,
@@ -120,14 +121,20 @@ class FakeProvider:
     model: str
     thinking: bool = False
     refuse_once: dict[str, Any] | None = None  # an error body answered (HTTP 400) to the first request
+    strict_schemas: bool = False  # answer a structured-output schema the API refuses with its 400, as it does
     bodies: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         if self.refuse_once is not None:
             refusal, self.refuse_once = self.refuse_once, None
             return httpx.Response(400, json=refusal)
+        if self.strict_schemas and (refusal := self.schema_refusal(body)) is not None:
+            self.refused.append(refusal)
+            error = {"type": "invalid_request_error", "message": refusal}
+            return httpx.Response(400, json={"type": "error", "error": error})
         self.bodies.append(body)
         n = len(self.bodies)
         self.problems += [f"request {n} ({SCRIPT[n - 1][0]}): {p}" for p in self.check(body)]
@@ -148,6 +155,17 @@ class FakeProvider:
         if self.thinking:
             blocks.insert(0, {"type": "thinking", "thinking": "Let me see.", "signature": "sig"})
         return httpx.Response(200, json=anthropic_message_response(blocks=blocks, model=self.model))
+
+    @staticmethod
+    def schema_refusal(body: Mapping[str, Any]) -> str | None:
+        """Anthropic's 400 for a structured-output schema its grammar compiler refuses, else None."""
+        schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
+        problems = anthropic_output_schema_problems(schema) if schema is not None else []
+        if not problems:
+            return None
+        where, _, what = problems[0].partition(": ")
+        keyword = what.split(" ")[0]
+        return f"output_config.format.schema: For '{where}', property '{keyword}' is not supported"
 
     def check(self, body: dict[str, Any]) -> list[str]:
         hosted = self.dialect in ("openai-chat", "openai-reasoning", "anthropic", "anthropic-thinking")
@@ -261,3 +279,20 @@ def test_a_parameter_the_model_refuses_is_dropped_once_for_the_whole_run_and_rep
     refused = [w for w in run.doc["warnings"] if w.startswith("provider refused")]  # the others: the scripted plan
     assert len(refused) == 1 and message in refused[0] and "no longer sent" in refused[0]
     assert [r["refused"] for r in run.records if r["event"] == "llm_downgrade"] == ["temperature"]
+
+
+@pytest.mark.block_network
+def test_a_two_pass_anthropic_run_sends_no_schema_keyword_the_api_refuses(run_through: Any) -> None:
+    # The fake answers a refused keyword with the API's 400, so a run that still sent one would show a downgrade
+    # round trip (and its warning) instead of failing quietly.
+    provider = FakeProvider("anthropic", "anthropic", "claude-haiku-5-5", strict_schemas=True)
+    env = {"ANTHROPIC_API_KEY": "sk-test-key", "AEON_LLM_MODEL": "claude-haiku-5-5"}
+    run = run_through(provider, CONFIG / "anthropic.yaml", ANTHROPIC_URL, env)
+    assert run.exit_code == 0, (run.stderr, run.doc.get("error"))
+    assert run.doc["passes"] == 2
+    assert provider.refused == []
+    assert [r for r in run.records if r["event"] == "llm_downgrade"] == []
+    assert not [w for w in run.doc["warnings"] if w.startswith("provider refused")]
+    schemas = [body["output_config"]["format"]["schema"] for body in provider.bodies]
+    assert len(schemas) == len(SCRIPT)  # every call kept its native structured output
+    assert "{maxItems: " in json.dumps(schemas)  # the plan's step bound reached the model, in the description

@@ -336,6 +336,19 @@ def test_closed_output_schema_is_accepted() -> None:
         ({"type": "string", "maxLength": 200}, "maxLength"),
         ({"type": "integer", "minimum": 0}, "minimum"),
         ({"type": "number", "maximum": 1}, "maximum"),
+        ({"type": "integer", "exclusiveMinimum": 0}, "exclusiveMinimum"),
+        ({"type": "number", "exclusiveMaximum": 1}, "exclusiveMaximum"),
+        ({"type": "integer", "multipleOf": 5}, "multipleOf"),
+        ({"type": "array", "maxItems": 12, "items": {"type": "string"}}, "maxItems"),
+        ({"type": "array", "uniqueItems": True, "items": {"type": "string"}}, "uniqueItems"),
+        (
+            {"type": "object", "minProperties": 1, "properties": {"a": {}}, "additionalProperties": False},
+            "minProperties",
+        ),
+        (
+            {"type": "object", "maxProperties": 3, "properties": {"a": {}}, "additionalProperties": False},
+            "maxProperties",
+        ),
     ],
 )
 def test_output_schema_bounds_are_rejected(bounded: dict[str, Any], keyword: str) -> None:
@@ -350,6 +363,37 @@ def test_output_schema_min_items_above_one_is_rejected() -> None:
     schema = {**CLOSED_OUTPUT_SCHEMA, "properties": {"tags": tags}}
     assert anthropic_output_schema_problems(schema) == [
         "properties.tags: minItems above 1 is not supported in structured outputs (got 2)"
+    ]
+
+
+def test_output_schema_recursion_is_rejected() -> None:
+    node = {
+        "type": "object",
+        "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+        "additionalProperties": False,
+    }
+    assert anthropic_output_schema_problems({"$ref": "#/$defs/node", "$defs": {"node": node}}) == [
+        "$defs.node: recursive schemas are not supported in structured outputs"
+    ]
+    leaf = {"type": "object", "properties": {"name": {"type": "string"}}, "additionalProperties": False}
+    assert anthropic_output_schema_problems({"$ref": "#/$defs/leaf", "$defs": {"leaf": leaf}}) == []
+
+
+def test_output_schema_nullable_must_be_an_any_of_with_a_null_branch() -> None:
+    listed = {**CLOSED_OUTPUT_SCHEMA, "properties": {"summary": {"type": ["string", "null"]}}}
+    assert anthropic_output_schema_problems(listed) == [
+        "properties.summary: a nullable field must be anyOf with a null branch, not the type list ['string', 'null']"
+    ]
+    branched = {**CLOSED_OUTPUT_SCHEMA, "properties": {"summary": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    assert anthropic_output_schema_problems(branched) == []
+
+
+def test_a_strict_tool_is_held_to_structured_output_rules_and_a_plain_one_is_not() -> None:
+    bounded = {**ANSWER_TOOL["input_schema"], "properties": {"text": {"type": "string", "maxLength": 9}}}
+    tool = {**ANSWER_TOOL, "input_schema": {**bounded, "additionalProperties": False}}
+    assert anthropic_request_problems({**ANTHROPIC_BODY, "tools": [tool]}) == []
+    assert anthropic_request_problems({**ANTHROPIC_BODY, "tools": [{**tool, "strict": True}]}) == [
+        "$.tools[0].input_schema.properties.text: maxLength is not supported in structured outputs"
     ]
 
 

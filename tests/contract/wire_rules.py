@@ -40,7 +40,20 @@ _THINKING_ON = frozenset({"enabled", "adaptive"})
 _OPENAI_FORBIDDEN_COMBINATORS = ("allOf", "oneOf", "not", "if", "then", "else")
 # JSON Schema's string keywords minus the two strict mode supports (pattern, format).
 _OPENAI_UNSUPPORTED_STRING_KEYWORDS = ("minLength", "maxLength", "contentEncoding", "contentMediaType", "contentSchema")
-_ANTHROPIC_UNSUPPORTED_KEYWORDS = ("minLength", "maxLength", "minimum", "maximum")
+# Refused by Anthropic's structured-output grammar compiler (wire/README.md), besides minItems above 1.
+_ANTHROPIC_UNSUPPORTED_KEYWORDS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+)
 
 _REASONING_MODEL = re.compile(r"^(?:o[134]|gpt-5)(?:$|[.-])")
 _STOPLESS_MODEL = re.compile(r"^(?:o3|o4-mini)(?:-\d{4}-\d{2}-\d{2})?$")
@@ -277,14 +290,48 @@ def openai_request_problems(body: Mapping[str, Any], *, model: str | None = None
 def anthropic_output_schema_problems(schema: Mapping[str, Any]) -> list[str]:
     """Why Anthropic native structured outputs (``output_config.format.schema``) would refuse ``schema``, by path.
 
-    ``minLength``, ``maxLength``, ``minimum``, ``maximum`` and ``minItems`` above 1 are refused, and every object
-    needs ``additionalProperties: false``.
+    The numeric, length and count bounds (``minimum`` … ``maxProperties``), ``minItems`` above 1 and recursive
+    ``$ref``s are refused; every object needs ``additionalProperties: false``; a nullable field is ``anyOf`` with a
+    ``{"type": "null"}`` branch, not a type list.
     """
     return _anthropic_output_problems(schema, "")
 
 
+def _recursive_defs(schema: Mapping[str, Any]) -> list[str]:
+    defs = schema.get("$defs")
+    if not isinstance(defs, Mapping):
+        return []
+    edges = {name: _def_refs(node) for name, node in defs.items()}
+    recursive = []
+    for start in edges:
+        seen: set[str] = set()
+        stack = list(edges[start])
+        while stack:
+            name = stack.pop()
+            if name == start:
+                recursive.append(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(edges.get(name, ()))
+    return recursive
+
+
+def _def_refs(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return set().union(*map(_def_refs, node)) if node else set()
+    if not isinstance(node, Mapping):
+        return set()
+    ref = node.get("$ref")
+    own = {ref.removeprefix("#/$defs/")} if isinstance(ref, str) and ref.startswith("#/$defs/") else set()
+    return own.union(*map(_def_refs, node.values()))
+
+
 def _anthropic_output_problems(schema: Mapping[str, Any], base: str) -> list[str]:
-    problems = []
+    problems = [
+        f"{_where(_join(base, '$defs', name))}: recursive schemas are not supported in structured outputs"
+        for name in _recursive_defs(schema)
+    ]
     for path, node in _walk(schema, base):
         where = _where(path)
         if _is_object_schema(node) and node.get("additionalProperties") is not False:
@@ -297,6 +344,9 @@ def _anthropic_output_problems(schema: Mapping[str, Any], base: str) -> list[str
         min_items = node.get("minItems")
         if isinstance(min_items, int) and min_items > 1:
             problems.append(f"{where}: minItems above 1 is not supported in structured outputs (got {min_items})")
+        types = node.get("type")
+        if isinstance(types, list) and "null" in types:
+            problems.append(f"{where}: a nullable field must be anyOf with a null branch, not the type list {types}")
     return problems
 
 
@@ -305,8 +355,8 @@ def anthropic_request_problems(body: Mapping[str, Any], *, thinking_model: bool 
 
     Checks the published (closed) request schema, then the documented rules it cannot express: no ``temperature`` /
     ``top_p`` / ``top_k``; no forced tool (``tool_choice`` type ``tool`` or ``any``) with thinking on in the body or on
-    an always-thinking model (``thinking_model``); ``output_config.format.schema`` follows the structured-outputs
-    rules.
+    an always-thinking model (``thinking_model``); ``output_config.format.schema`` and a strict tool's
+    ``input_schema`` follow the structured-outputs rules.
     """
     # The legacy keys get their own message below rather than the schema's generic "unexpected property".
     rest = {key: value for key, value in body.items() if key not in ANTHROPIC_LEGACY_SAMPLING}
@@ -329,6 +379,10 @@ def anthropic_request_problems(body: Mapping[str, Any], *, thinking_model: bool 
     output_format = output_config.get("format") if isinstance(output_config, Mapping) else None
     if isinstance(output_format, Mapping) and isinstance(output_format.get("schema"), Mapping):
         problems.extend(_anthropic_output_problems(output_format["schema"], "$.output_config.format.schema"))
+    for index, tool in enumerate(body.get("tools") or []):
+        # A strict tool's input schema is compiled by the same grammar as structured outputs.
+        if isinstance(tool, Mapping) and tool.get("strict") is True and isinstance(tool.get("input_schema"), Mapping):
+            problems.extend(_anthropic_output_problems(tool["input_schema"], f"$.tools[{index}].input_schema"))
     return problems
 
 

