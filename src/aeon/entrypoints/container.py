@@ -234,6 +234,8 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
     with resources.as_file(BASE_CONFIG) as base:
         for f in [base] if config_file is None else [base, config_file]:
             layer, layer_uses = _layer(f, "the built-in base.yaml" if f == base else str(f))
+            if not layer:
+                continue  # an empty file (or only comments) overrides nothing
             forget_replaced(uses, layer)
             uses.update(layer_uses)
             raw.from_dict(layer)
