@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import signal
 import sys
@@ -35,6 +36,7 @@ from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import counted, render_result, render_tools, result_document
 from aeon.entrypoints.stdout import guarded_stdout
+from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 _EXIT = {
     RunStatus.COMPLETED: EXIT_OK,
@@ -84,7 +86,7 @@ def _main(
 
 
 def _status(message: str) -> None:
-    typer.echo(f"aeon: {message}", err=True)
+    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
 
 
 def scripted_mismatch(info: dict[str, str], request: str) -> str | None:
@@ -215,15 +217,16 @@ def present(result: RunResult, *, as_json: bool, history: Path | None, received:
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
-            history.write_bytes(msgspec.json.format(msgspec.json.encode(result.history), indent=2))
+            document = msgspec.json.format(msgspec.json.encode(result.history), indent=2).decode()
+            history.write_text(json_safe(document), encoding="utf-8")
         except OSError as exc:
             typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
     if as_json:
-        sys.stdout.write(msgspec.json.encode(result_document(result)).decode() + "\n")
+        sys.stdout.write(json_safe(msgspec.json.encode(result_document(result)).decode()) + "\n")
     else:
         render_result(result, sys.stdout)
     if result.error is not None and not as_json:
-        typer.echo(f"aeon: {result.error.message}", err=True)
+        typer.echo(f"aeon: {terminal_safe(result.error.message)}", err=True)
     if result.status is RunStatus.INTERRUPTED and received:
         raise typer.Exit(_SIGNAL_EXIT.get(signal.Signals(received[0]), EXIT_INTERRUPTED))
     raise typer.Exit(_EXIT[result.status])
@@ -269,10 +272,10 @@ def validate(
         doc = read_document(plan_file)
         problems = validate_document(doc, {t.name: t for t in tools.list()})
     if not problems:
-        typer.echo(f"{plan_file}: valid")
+        typer.echo(terminal_safe(f"{plan_file}: valid"))
         raise typer.Exit(EXIT_OK)
     for p in problems:
-        typer.echo(f"{plan_file}: {p}")
+        typer.echo(terminal_safe(f"{plan_file}: {p}"))
     typer.echo(counted(len(problems), "problem"), err=True)
     raise typer.Exit(EXIT_INVALID)
 
@@ -303,9 +306,11 @@ def inspect(
         doc = read_document(history_file)
         report = analyse(doc)
     if as_json:
-        typer.echo(json.dumps(report, indent=2, default=str))
+        typer.echo(json.dumps(report, indent=2, default=str))  # ASCII only: every control character escaped
     else:
-        render_inspection(report, sys.stdout)
+        text = io.StringIO()
+        render_inspection(report, text)
+        sys.stdout.write(terminal_safe(text.getvalue()))
 
 
 register_durable_commands(app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -9,7 +10,6 @@ from typing import Any
 
 import yaml
 from dependency_injector import containers, providers
-from dependency_injector.errors import Error as DIError
 
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
@@ -35,6 +35,7 @@ from aeon.application.ports import (
 )
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.domain.ledger import ModelPrice
+from aeon.entrypoints.env_markers import EnvUses, forget_replaced, hidden, notes, substitute
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
@@ -224,33 +225,35 @@ def run_scope(
 
 
 def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
-    """Merge the built-in base.yaml, the chosen file (env markers interpolated) and CLI overrides; validate once."""
+    """Merge the built-in base.yaml, the chosen file and CLI overrides, each file's env markers replaced in its
+    parsed values (never in its text); validate once, naming the variable behind any value that does not fit."""
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"config file not found: {config_file}")
+    raw = providers.Configuration(strict=True)
+    uses: EnvUses = {}
     with resources.as_file(BASE_CONFIG) as base:
-        raw = _merged([base] if config_file is None else [base, config_file])
+        for f in [base] if config_file is None else [base, config_file]:
+            layer, layer_uses = _layer(f, "the built-in base.yaml" if f == base else str(f))
+            if not layer:
+                continue  # an empty file (or only comments) overrides nothing
+            forget_replaced(uses, layer)
+            uses.update(layer_uses)
+            raw.from_dict(layer)
     if overrides:
-        raw.from_dict(_nest(overrides))
+        nested = _nest(overrides)
+        forget_replaced(uses, nested)
+        raw.from_dict(nested)
     sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
     config_dir = config_file.resolve().parent if config_file is not None else None
-    return validate_settings(raw() or {}, sources=sources, config_dir=config_dir)
+    data = raw() or {}
+    return validate_settings(data, sources=sources, config_dir=config_dir, env_notes=notes(uses), hidden=hidden(uses))
 
 
-def _merged(files: Sequence[Path]) -> providers.Configuration:
-    raw = providers.Configuration(strict=True)
-    for f in files:
-        literal = _literal_layer(f)
-        if not literal:
-            continue  # an empty file (or only comments) overrides nothing
-        layer = providers.Configuration(strict=True)
-        try:
-            layer.from_yaml(f, required=True, envs_required=True)
-        except (DIError, ValueError) as exc:
-            raise ConfigError(f"cannot use config file {f}: {str(exc).splitlines()[0]}") from exc
-        except Exception as exc:  # YAML syntax errors arrive as yaml.YAMLError
-            raise ConfigError(f"config file {f} is not valid YAML: {str(exc).splitlines()[0]}") from exc
-        raw.from_dict(_relative_to(layer() or {}, literal, f))
-    return raw
+def _layer(f: Path, name: str) -> tuple[dict[str, Any], EnvUses]:
+    """One config file as data: parsed, env markers replaced in its values, its own relative paths resolved."""
+    literal = _literal_layer(f)
+    data, uses = substitute(literal, os.environ, name)
+    return _relative_to(data, literal, f), uses
 
 
 _KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}

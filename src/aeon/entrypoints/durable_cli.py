@@ -24,6 +24,7 @@ from aeon.domain.plan import Plan
 from aeon.entrypoints.container import load_settings
 from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 ConfigOpt = Annotated[
     Path | None,
@@ -36,7 +37,7 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for int
 
 
 def _say(message: str) -> None:
-    typer.echo(f"aeon: {message}", err=True)
+    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
 
 
 def run_durable(
@@ -113,7 +114,7 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
         with ops.engine_for(_settings(config), "runs") as engine:
             rows = ops.list_runs(engine)
     if as_json:
-        typer.echo(msgspec.json.encode(rows).decode())
+        typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
     if not rows:
         typer.echo("no durable runs recorded yet (aeon run --durable …)")

@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperCommand
 
 from aeon.domain.errors import AeonError
+from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_UNVERIFIED = 5  # the run ended, but a tool step's output is LLM fallback text
@@ -27,9 +28,9 @@ def fail(message: str, exit_code: int = EXIT_USAGE, *, code: str = "AEON.USAGE",
     """Report `message` once (stderr, or the JSON error document on stdout) and return the Exit to raise."""
     if as_json:
         doc = {"status": "error", "error": {"code": code, "message": message}}
-        sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
+        sys.stdout.write(json_safe(msgspec.json.encode(doc).decode()) + "\n")
     else:
-        typer.echo(f"aeon: {message}", err=True)
+        typer.echo(f"aeon: {terminal_safe(message)}", err=True)
     return typer.Exit(exit_code)
 
 

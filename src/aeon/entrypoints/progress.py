@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, TextIO
 
 from aeon.entrypoints.render import MARKS, Lines, counted, short, verdict
+
+# a step's args as progress shows them: enough to recognise the call; the log and --history keep them whole
+ARGS_SHOWN = 200
 
 
 class ConsoleProgress:
@@ -24,7 +26,7 @@ class ConsoleProgress:
             plan = d["plan"]
             self._line(f"plan: {plan['goal']} ({counted(len(plan['steps']), 'step')})")
             for s in plan["steps"]:
-                how = f"tool {s['tool']} {json.dumps(s.get('args') or {})}" if s.get("tool") else "agent llm"
+                how = f"tool {s['tool']} {short(s.get('args') or {}, ARGS_SHOWN)}" if s.get("tool") else "agent llm"
                 self._line(f"  {s['step_index']}. [{s['step_id']}] {s['description']} — {how}")
         elif event == "step_start":
             self._line(f"▶ [{d['index']}/{d['total']}] {d['step_id']}: {d['description']}")
@@ -35,7 +37,7 @@ class ConsoleProgress:
         elif event == "warning":
             self._line(f"⚠ {d['message']}")
         elif event == "step_repaired":
-            self._line(f"↻ {d['step_id']} repaired: now calls {d['tool']} {json.dumps(d.get('args') or {})}")
+            self._line(f"↻ {d['step_id']} repaired: now calls {d['tool']} {short(d.get('args') or {}, ARGS_SHOWN)}")
         elif event == "step_fallback":
             self._line(f"⤷ {d['step_id']} could not be repaired: falling back to LLM reasoning")
         elif event == "supervisor" and self._verbose:

@@ -12,6 +12,7 @@ from rich.console import Console
 from aeon.application.result import RunResult, RunStatus
 from aeon.application.schemas import one_line
 from aeon.domain.tools import ToolSpec
+from aeon.entrypoints.terminal import terminal_safe
 
 MARKS = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
 
@@ -35,7 +36,7 @@ class Lines:
 
     def __call__(self, text: str, style: str | None = None) -> None:
         stripped = text.lstrip()
-        self._console.print(text, style=style or _STYLES.get(stripped[:1]))
+        self._console.print(terminal_safe(text), style=style or _STYLES.get(stripped[:1]))
 
 
 def short(value: Any, limit: int = 160) -> str:
@@ -61,7 +62,8 @@ def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
         rows.append((s.name, args or "-", _type(s.output_schema), example, s.description))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(r[:4], widths, strict=True)) + "  " + r[4] + "\n")
+        row = "  ".join(cell.ljust(w) for cell, w in zip(r[:4], widths, strict=True)) + "  " + r[4]
+        out.write(terminal_safe(row) + "\n")
 
 
 def _type(schema: Mapping[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -218,24 +219,42 @@ class Settings(_Section):
         return sorted({k.get_secret_value() for k in keys if k is not None and k.get_secret_value()})
 
 
-def validate_settings(data: dict[str, Any], *, sources: str, config_dir: Path | None = None) -> Settings:
-    """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigError line."""
+def validate_settings(
+    data: dict[str, Any],
+    *,
+    sources: str,
+    config_dir: Path | None = None,
+    env_notes: Mapping[tuple[str | int, ...], str] | None = None,
+    hidden: Sequence[str] = (),
+) -> Settings:
+    """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigError line.
+
+    `env_notes` says, by key path, which environment variables a value came from (the error names them); no text
+    in `hidden` (values of secret-named variables) is ever quoted.
+    """
     try:
         settings = Settings.model_validate(data)
         settings._config_dir = config_dir
         return settings
     except ValidationError as exc:
-        problems = [_problem(err) for err in exc.errors()]
+        problems = [_problem(err, env_notes or {}) for err in exc.errors()]
         if len(problems) == 1:
             text = f"config error {problems[0]}" if problems[0].startswith("at ") else f"config error: {problems[0]}"
         else:
             text = f"{len(problems)} config errors: {'; '.join(problems)}"
-        raise ConfigError(f"{text} [from {sources}]") from exc
+        for secret in hidden:
+            text = text.replace(secret, "[hidden]")
+        raise ConfigError(f"{text} [from {sources}]") from None  # the cause would repeat the inputs, secrets too
 
 
-def _problem(err: Any) -> str:
-    """One validation error as `at key.path: what`; a whole-tree check (no key) speaks for itself."""
+def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str]) -> str:
+    """One validation error as `at key.path: what (from the environment: VAR=…)`; a whole-tree check (no key)
+    speaks for itself."""
     if err["type"] == "value_error" and not err["loc"]:
         return str(err["ctx"]["error"])
-    where = ".".join(str(p) for p in err["loc"]) or "(root)"
-    return f"at {where}: " + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])
+    loc = tuple(err["loc"])
+    where = ".".join(str(p) for p in loc) or "(root)"
+    what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+    # a union adds the tried type to the path: the value's own path is the longest one that starts it
+    note = next((env_notes[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in env_notes), None)
+    return f"at {where}: {what}" + (f" ({note})" if note else "")
