@@ -126,6 +126,15 @@ def test_an_awaitable_from_an_inline_tool_is_awaited_within_the_tool_timeout() -
     assert invoke(registry, "hands_back_a_wait", {"seconds": 0}).output == "waited"
     late = invoke(registry, "hands_back_a_wait", {"seconds": 5})
     assert late.error == "TimeoutError: did not finish within 0.05 s (its timeout); abandoned"
+    assert not late.cut_at_time_left  # the tool's own limit: its step fails and the run goes on
+
+
+def test_a_call_cut_at_the_callers_time_left_says_so_as_a_flag_not_only_in_its_text() -> None:
+    registry = ToolRegistry()
+    registry.register_function(hands_back_a_wait)
+    cut = asyncio.run(registry.invoke("hands_back_a_wait", {"seconds": 5}, time_left=0.01))
+    assert cut.error == "TimeoutError: did not finish within 0.01 s (the run's time cap); abandoned"
+    assert cut.cut_at_time_left  # the run's time is up: the caller ends the run
 
 
 def test_tool_exception_becomes_an_error_result_and_never_propagates() -> None:

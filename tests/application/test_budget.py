@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
+from aeon import testing
+from aeon.adapters.tools import tool
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.run import RunSettings
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.tools import ToolResult, ToolSpec
 
 from harness import SUM_STEP, FakeClock, document, plan_json, run
+from multipass import profile, verdict
 
 REASON = {"step_id": "s2", "description": "Explain the result of s1", "agent": "llm"}
 
@@ -92,6 +99,58 @@ def test_a_running_tool_is_never_interrupted_by_a_cap(tmp_path):
     assert r.result.status == "ttl_expired"
     assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["complete", "pending"]
     assert "max_seconds (5)" in r.result.ttl_expiration.message
+
+
+@tool
+async def hang() -> str:
+    """Wait for ever."""
+    await asyncio.Event().wait()
+    return "never"
+
+
+def test_a_tool_cut_by_max_seconds_ends_the_run_expired_with_that_cap_even_as_the_last_step(tmp_path):
+    registry = ToolRegistry()
+    register_builtins(registry)
+    registry.register_function(hang)
+    plan = Plan(
+        goal="g",
+        steps=[
+            PlanStep(step_id="s1", description="d", tool="echo", args={"text": "a"}),
+            PlanStep(step_id="s2", description="d", tool="hang", args={}),
+        ],
+    )
+    # a real 0.05 s cap: the registry abandons the tool at the run's deadline (no later step checks the caps)
+    r = run(tmp_path, [], plan=plan, tools=registry, max_seconds=0.05)
+    assert r.result.status == "ttl_expired"
+    t = r.result.ttl_expiration
+    assert t is not None and t.cap == "max_seconds" and t.expiration_type == "mid_phase"
+    assert "max_seconds (0.05) ran out during tool 'hang' of step s2" in t.message
+    assert [s["status"] for s in document(r.result)["plan"]["steps"]] == ["complete", "failed"]
+    records = r.records()
+    hung = next(c for c in records if c["event"] == "tool_call" and c["step_id"] == "s2")
+    assert "the run's time cap" in hung["error"]  # the call itself is on the record, with why it ended
+    assert records[-1]["event"] == "run_end" and records[-1]["status"] == "ttl_expired"
+
+
+@pytest.mark.parametrize("slow", ["task_profile", "plan", "step_result", "evaluation"])
+def test_a_run_cut_by_max_seconds_during_any_llm_call_ends_expired_with_that_cap(slow: str) -> None:
+    texts = {
+        "task_profile": profile(),
+        "plan": plan_json(SUM_STEP, REASON),
+        "step_result": '{"answer": "15", "clarity_state": "CLEAR", "handoff_to_next": ""}',
+        "evaluation": verdict(True),
+    }
+    clock = FakeClock()
+
+    def answer(call: testing.LLMCall) -> str:
+        if call.schema_name == slow:
+            clock.advance(10.0)  # this call takes 10 s of the 5 s cap
+        return texts[call.schema_name]
+
+    orch = testing.orchestrator(testing.FunctionLLM(answer), run=RunSettings(max_seconds=5.0, ttl=1), clock=clock)
+    result = asyncio.run(orch.run("calculate the sum of 5 and 10"))
+    assert result.status == "ttl_expired"
+    assert result.ttl_expiration is not None and result.ttl_expiration.cap == "max_seconds"
 
 
 def test_call_cap_still_lets_tool_steps_run_but_not_llm_steps(tmp_path):

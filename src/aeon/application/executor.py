@@ -141,6 +141,8 @@ class Executor:
             step.errors.append(f"tool {step.tool!r} failed: {error}")
             self._record.error(f"step {step.step_id}: tool {step.tool!r} failed: {error}")
             step.transition(StepStatus.FAILED)
+        if result is not None and result.cut_at_time_left:  # the run's time ran out, not the tool's: the run ends
+            raise self._run.out_of_time(f"during tool {step.tool!r} of step {step.step_id}")
 
     async def _run_llm(self, plan: Plan, step: PlanStep) -> None:
         """LLM reasoning (agent: llm) and fallback: the step description is the prompt, with memory context.

@@ -51,7 +51,8 @@ class ToolPort(Protocol):
     `list` returns every registered tool, `get` one or None. `invoke` runs a tool with already-validated arguments
     and returns a ToolResult whose output is JSON data (values JSON cannot hold are kept as text and listed in
     `converted`); a tool that raises is reported as ToolResult(error=…), never as an exception. The caller checks
-    the output against the tool's output_schema.
+    the output against the tool's output_schema. A call still running when `time_left` seconds have passed is
+    abandoned and reported with `cut_at_time_left` set.
     Raises ToolNotFound when `invoke` names an unregistered tool.
     """
 

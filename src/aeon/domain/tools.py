@@ -35,11 +35,16 @@ class Conversion(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A tool's answer. `error` set means the tool failed; the step is marked failed and the plan goes on."""
+    """A tool's answer. `error` set means the tool failed; the step is marked failed and the plan goes on.
+
+    `cut_at_time_left` says the call was abandoned at the caller's deadline (`time_left`, the run's time cap), not
+    at the tool's own timeout: the run is out of time, so it ends there rather than going on to its next step.
+    """
 
     output: Any = None
     error: str | None = None
     converted: list[Conversion] = msgspec.field(default_factory=list)
+    cut_at_time_left: bool = False
 
     @property
     def ok(self) -> bool:

@@ -20,7 +20,7 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.loader import load_tool_modules
+from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
@@ -52,12 +52,20 @@ class NullProgress:
 
 
 def build_tools(
-    builtins: bool, modules: Sequence[str], search: Sequence[Path] = (), timeout: float | None = DEFAULT_TIMEOUT
+    builtins: bool,
+    modules: Sequence[str],
+    search: Sequence[Path] = (),
+    timeout: float | None = DEFAULT_TIMEOUT,
+    import_timeout: float = DEFAULT_IMPORT_TIMEOUT,
+    max_seconds: float | None = None,
 ) -> ToolRegistry:
+    """The registry: built-ins, then the tools of each module, each import bounded by tools.import_timeout and by
+    run.max_seconds (importing is part of what the run's time cap promises to bound)."""
     registry = ToolRegistry(timeout=timeout)
     if builtins:
         register_builtins(registry)
-    load_tool_modules(registry, modules, search=search)
+    bound = min(import_timeout, max_seconds) if max_seconds is not None else import_timeout
+    load_tool_modules(registry, modules, search=search, import_timeout=bound)
     return registry
 
 
@@ -90,6 +98,8 @@ class Container(containers.DeclarativeContainer):
         modules=config.tools.modules,
         search=tool_folders,
         timeout=config.tools.timeout,
+        import_timeout=config.tools.import_timeout,
+        max_seconds=config.run.max_seconds,
     )
     memory = providers.Factory(InMemoryKV)
     progress = providers.Object(NullProgress())

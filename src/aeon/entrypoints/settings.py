@@ -129,6 +129,8 @@ class ToolsSettings(_Section):
     modules: list[str] = Field(default_factory=list)
     # the most seconds one tool call may take (a tool's @tool(timeout=...) overrides it); run.max_seconds applies too
     timeout: float = Field(60.0, gt=0)
+    # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
+    import_timeout: float = Field(30.0, gt=0)
 
 
 class LogSettings(_Section):

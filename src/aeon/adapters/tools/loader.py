@@ -14,11 +14,20 @@ from types import ModuleType
 from aeon.adapters.tools.decorator import ToolDefinition, build_definition, tool_definition, tool_options
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.adapters.tools.toolset import Toolset
+from aeon.adapters.tools.untrusted import DidNotFinish, LeftEarly, run_untrusted
 from aeon.application.errors import ToolRegistrationError
 from aeon.domain.tools import ToolSpec
 
+DEFAULT_IMPORT_TIMEOUT = 30.0
 
-def load_tool_modules(registry: ToolRegistry, modules: Iterable[str], *, search: Sequence[Path] = ()) -> list[ToolSpec]:
+
+def load_tool_modules(
+    registry: ToolRegistry,
+    modules: Iterable[str],
+    *,
+    search: Sequence[Path] = (),
+    import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT,
+) -> list[ToolSpec]:
     """Import each module and register its `@tool` functions and module-level Toolset instances, in order.
 
     An entry is a dotted module name ("mytools", "mypkg.tools") or a path to a .py file. A name is looked for in
@@ -27,11 +36,13 @@ def load_tool_modules(registry: ToolRegistry, modules: Iterable[str], *, search:
     the instance (`files = Files()`), so it decides how. A tool or toolset reachable from several listed modules (a
     package re-exporting a submodule's tools) is registered once. Raises ToolRegistrationError when a module cannot
     be found or imported, defines no tool, or a tool is invalid or clashes with one already registered.
+    A module's top level is the user's code, run with the user's rights: it may not end the process, print on
+    stdout or take longer than `import_timeout` seconds to import.
     """
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
     for entry in modules:
-        members = _tools_in(_import(entry, search))
+        members = _tools_in(_import(entry, search, import_timeout))
         if not members:
             raise ToolRegistrationError(
                 f"tools module {entry!r} defines no @tool function and no Toolset instance "
@@ -48,20 +59,20 @@ def load_tool_modules(registry: ToolRegistry, modules: Iterable[str], *, search:
     return loaded
 
 
-def _import(entry: str, search: Sequence[Path]) -> ModuleType:
+def _import(entry: str, search: Sequence[Path], timeout: float | None = DEFAULT_IMPORT_TIMEOUT) -> ModuleType:
+    """The module, imported as the untrusted code it is (see run_untrusted): what it prints goes to stderr, and
+    sys.exit(), a KeyboardInterrupt or an import past `timeout` seconds is a ToolRegistrationError naming it."""
     try:
-        if entry.endswith(".py") or "/" in entry or "\\" in entry:
-            return _import_file(entry, search)
-        top = entry.partition(".")[0]
-        if top not in sys.modules:
-            for folder in search:
-                spec = PathFinder.find_spec(top, [str(folder)])
-                if spec is not None:
-                    _execute(top, spec, folder)
-                    break
-        return importlib.import_module(entry)
+        return run_untrusted(lambda: _find_and_import(entry, search), timeout=timeout, name=entry)
     except ToolRegistrationError:
         raise
+    except DidNotFinish as exc:
+        raise ToolRegistrationError(
+            f"tools module {entry!r} did not finish importing within {exc.seconds:g} s (tools.import_timeout, or "
+            "run.max_seconds when smaller); an import cannot be stopped, so Aeon stops here"
+        ) from None
+    except LeftEarly as exc:
+        raise ToolRegistrationError(f"cannot import tools module {entry!r}: its top level {exc}") from None
     except Exception as exc:
         # Any failure while running the module's top level (missing module, syntax error, a bad @tool) lands here.
         missing = isinstance(exc, ModuleNotFoundError) and exc.name == entry.partition(".")[0]
@@ -69,6 +80,19 @@ def _import(entry: str, search: Sequence[Path]) -> ModuleType:
         raise ToolRegistrationError(
             f"cannot import tools module {entry!r}{where}: {type(exc).__name__}: {exc}"
         ) from exc
+
+
+def _find_and_import(entry: str, search: Sequence[Path]) -> ModuleType:
+    if entry.endswith(".py") or "/" in entry or "\\" in entry:
+        return _import_file(entry, search)
+    top = entry.partition(".")[0]
+    if top not in sys.modules:
+        for folder in search:
+            spec = PathFinder.find_spec(top, [str(folder)])
+            if spec is not None:
+                _execute(top, spec, folder)
+                break
+    return importlib.import_module(entry)
 
 
 def _import_file(entry: str, search: Sequence[Path]) -> ModuleType:

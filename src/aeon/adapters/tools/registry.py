@@ -108,8 +108,10 @@ class ToolRegistry:
                     async with asyncio.timeout(limit):
                         output = await output
                 except TimeoutError:
-                    why = "the run's time cap" if time_left is not None and limit == time_left else "its timeout"
-                    return ToolResult(error=f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned")
+                    caller = time_left is not None and limit == time_left
+                    why = "the run's time cap" if caller else "its timeout"
+                    error = f"TimeoutError: did not finish within {limit:g} s ({why}); abandoned"
+                    return ToolResult(error=error, cut_at_time_left=caller)
             data, converted = to_json_data(output)
             return ToolResult(output=data, converted=converted)
         except ValidationError as exc:
