@@ -6,6 +6,7 @@ DBOS is imported only when one of them runs, so the other commands start as fast
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import signal
 import sys
@@ -197,32 +198,53 @@ def batch(
     serve: Annotated[
         bool, typer.Option("--serve/--no-serve", help="Run requests in this process too (else only aeon worker).")
     ] = True,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Run every line again as new runs, though this file ran before.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout (runs, reused, …).")] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Queue one durable run per line and wait for all; progress on stderr (done, running, failed, tokens, ETA).
 
-    Killed and started again with the same file, it goes on where it stopped: finished runs are not run again.
-    Exit 0 when every run finished without error, 4 otherwise (the results say which).
+    Killed and started again with the same file, it goes on where it stopped: finished runs are not run again (their
+    results are reused, and it says so); --fresh runs the file again. Exit 0 when every run finished without error,
+    4 otherwise (the results say which).
     """
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
     from aeon.entrypoints import durable_batch as b
     from aeon.entrypoints import durable_ops as ops
 
-    with reported(debug=debug):
+    with reported(as_json=as_json, debug=debug):
         settings = load_settings(config)
         requests = b.read_requests(file)
         bid = b.batch_id(file, requests)
         target = out or file.with_name(file.stem + ".results.jsonl")
         listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
         limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
-        stays = f"batch {bid} is on the record; start the same command again to go on"
-        with ops.engine_for(settings, "batch", name=bid, listen=listen, queues=limits) as engine, stoppable(stays):
-            ids = b.enqueue(bid, requests, lambda r: ops.spec_for(r, config, {}, log_path=settings.log.path, plan=None))
-            _say(f"batch {bid}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
+        name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
+        again = "again without --fresh" if fresh else "the same command again"
+        stays = f"batch {name} is on the record; start {again} to go on"
+        with (
+            ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve) as engine,
+            stoppable(stays),
+        ):
+            log_path = settings.log.path
+            ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
+            _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
+            if reused:
+                _say(
+                    f"batch {name}: {reused} of {len(ids)} runs already finished when this file ran before: their "
+                    f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
+                )
+            if going_on:
+                _say(f"batch {name}: {going_on} runs started before go on where they stopped")
             tally = b.Tally(engine, ids)
             b.watch(tally, sys.stderr)
             b.write_results(tally, target)
         _say(f"{len(ids)} results in {target}")
+    if as_json:
+        summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
+        typer.echo(json.dumps(summary))
     raise typer.Exit(EXIT_OK if not tally.failed else EXIT_ERROR)
 
 
@@ -230,11 +252,12 @@ def worker(
     config: ConfigOpt = None,
     name: Annotated[
         str | None,
-        typer.Option("--name", help="This worker's stable name: started again, it finishes its own cut-off runs."),
+        typer.Option("--name", help="This worker's stable name: started again, it takes its cut-off runs back."),
     ] = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM."""
+    """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM. It keeps a lease in the system
+    database and takes over the runs of a batch or worker process unheard for durable.recover_after_seconds."""
     import socket
 
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
@@ -247,10 +270,11 @@ def worker(
         settings = _settings(config)
         serving = {BATCH_QUEUE: QueueLimits()}
         host = name or socket.gethostname()
-        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving) as engine:
+        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
-            # runs under way stay pending: this worker, started again under its name, finishes them
+            # runs under way stay pending: this worker started again under its name takes them back at once, any
+            # other live worker once its lease has expired
             _say("worker stopped")
             _leave_pending(EXIT_OK)
 

@@ -64,10 +64,16 @@ def engine_for(
     name: str | None = None,
     listen: tuple[str, ...] = (),
     queues: dict[str, QueueLimits] | None = None,
+    lease: bool = False,
 ) -> DurableEngine:
-    """This process's engine on the configured system database (`with engine_for(...) as engine:`)."""
+    """This process's engine on the configured system database (`with engine_for(...) as engine:`). `lease`: it
+    serves the batch queue, so it keeps a lease and takes over the runs of serving processes that died."""
     engine = DurableEngine(
-        system_database(settings), executor_id=executor_name(kind, name), listen=listen, queues=queues
+        system_database(settings),
+        executor_id=executor_name(kind, name),
+        listen=listen,
+        queues=queues,
+        grace=settings.durable.recover_after_seconds if lease else None,
     )
     Live.engine = engine
     return engine
