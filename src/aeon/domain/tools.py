@@ -40,6 +40,8 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     output: Any = None
     error: str | None = None
     converted: list[Conversion] = msgspec.field(default_factory=list)
+    # who gave this output instead of the tool ("operator": a durable run's cut-off call marked done by hand)
+    supplied_by: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -135,21 +135,65 @@ def resume(
         bool,
         typer.Option("--rerun-unsafe", help="Run again a non-idempotent tool call that a crash cut off."),
     ] = False,
+    mark_done: Annotated[
+        bool,
+        typer.Option(
+            "--mark-done", help="The cut-off call did have its effect: take --output as its result, never run it."
+        ),
+    ] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", help="With --mark-done: what the tool returned, as JSON.")
+    ] = None,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", help="With --mark-done: a file holding that JSON.")
+    ] = None,
     as_json: JsonOpt = False,
     history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Finish an interrupted durable run: recorded LLM and tool calls are not made again; the log goes on.
 
-    Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight.
+    Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight: check its
+    effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
 
+        given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         with ops.engine_for(_settings(config), "resume") as engine, stoppable(stays):
-            outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe)
+            outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
     _present(outcome, as_json=as_json, history=history)
+
+
+def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
+    """The operator's output for `--mark-done` (a durable_ops.Given), or None; InputError for a bad combination."""
+    from aeon.application.errors import InputError
+    from aeon.entrypoints.durable_ops import Given
+
+    if not mark_done:
+        if output is not None or output_file is not None:
+            raise InputError("--output and --output-file go with --mark-done")
+        return None
+    if rerun_unsafe:
+        raise InputError("--mark-done and --rerun-unsafe are the two answers to one question: give one")
+    if (output is None) == (output_file is None):
+        raise InputError("--mark-done needs the tool's output: --output JSON or --output-file FILE (one of them)")
+    where, text = "--output", output
+    if output_file is not None:
+        where = str(output_file)
+        try:
+            text = output_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read {output_file}: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        return Given(output=json.loads(text or ""))
+    except RecursionError as exc:
+        raise InputError(f"{where} is nested too deeply to read as JSON") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); a text is quoted: '\"done\"'"
+        ) from exc
 
 
 def _present(outcome: Any, *, as_json: bool, history: Path | None) -> None:
