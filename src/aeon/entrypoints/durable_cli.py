@@ -105,8 +105,8 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     """List recorded durable runs, newest first: id, request, status, passes, LLM calls, tokens, start, duration.
 
     Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
-    ID --rerun-unsafe); pending (running now, or cut off by a crash or Ctrl-C: aeon resume ID); queued (a batch run
-    not started yet); failed or cancelled (DBOS could not finish it).
+    ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
+    resume ID); queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
