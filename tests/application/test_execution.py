@@ -76,6 +76,7 @@ def test_tool_step_validates_invokes_and_stores_result_in_memory(tmp_path):
         "output": 15,
         "error": None,
         "notes": [],  # nothing in the output had to be recorded as text
+        "supplied_by": None,  # the tool ran (no output given in its place)
     }
 
 

@@ -129,7 +129,11 @@ class Executor:
                 error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
             tool_outcome(self._run.tracer, span, output, error)
         call.output, call.error = output, error
+        call.supplied_by = result.supplied_by if result is not None else None
         notes = [c.note() for c in result.converted] if result is not None else []
+        if call.supplied_by is not None:
+            step.mode = ExecutionMode.OPERATOR
+            notes.append(f"output supplied by the {call.supplied_by}: the tool was not run for it")
         call.notes, step.notes = notes, list(notes)
         self._record.tool_call(call)
         if error is None:

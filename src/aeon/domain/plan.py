@@ -31,6 +31,7 @@ class ExecutionMode(enum.StrEnum):
     LLM = "llm"
     REPAIRED = "repaired"
     FALLBACK = "fallback"
+    OPERATOR = "operator"  # the tool's output was given by the operator (a durable run's cut-off call marked done)
 
 
 _LEGAL: dict[StepStatus, frozenset[StepStatus]] = {

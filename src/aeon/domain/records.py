@@ -16,6 +16,7 @@ class ToolCall(msgspec.Struct, kw_only=True):
     output: Any = None
     error: str | None = None
     notes: list[str] = msgspec.field(default_factory=list)  # parts of the output recorded as text (Conversion)
+    supplied_by: str | None = None  # set when the output was given (by the operator) instead of running the tool
 
 
 class SupervisorAction(msgspec.Struct, kw_only=True):

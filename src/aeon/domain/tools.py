@@ -45,6 +45,8 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     error: str | None = None
     converted: list[Conversion] = msgspec.field(default_factory=list)
     cut_at_time_left: bool = False
+    # who gave this output instead of the tool ("operator": a durable run's cut-off call marked done by hand)
+    supplied_by: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -6,6 +6,7 @@ DBOS is imported only when one of them runs, so the other commands start as fast
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import signal
 import sys
@@ -105,8 +106,8 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     """List recorded durable runs, newest first: id, request, status, passes, LLM calls, tokens, start, duration.
 
     Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
-    ID --rerun-unsafe); pending (running now, or cut off by a crash or Ctrl-C: aeon resume ID); queued (a batch run
-    not started yet); failed or cancelled (DBOS could not finish it).
+    ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
+    resume ID); queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
@@ -135,21 +136,65 @@ def resume(
         bool,
         typer.Option("--rerun-unsafe", help="Run again a non-idempotent tool call that a crash cut off."),
     ] = False,
+    mark_done: Annotated[
+        bool,
+        typer.Option(
+            "--mark-done", help="The cut-off call did have its effect: take --output as its result, never run it."
+        ),
+    ] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", help="With --mark-done: what the tool returned, as JSON.")
+    ] = None,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", help="With --mark-done: a file holding that JSON.")
+    ] = None,
     as_json: JsonOpt = False,
     history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Finish an interrupted durable run: recorded LLM and tool calls are not made again; the log goes on.
 
-    Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight.
+    Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight: check its
+    effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
 
+        given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         with ops.engine_for(_settings(config), "resume") as engine, stoppable(stays):
-            outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe)
+            outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
     _present(outcome, as_json=as_json, history=history)
+
+
+def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
+    """The operator's output for `--mark-done` (a durable_ops.Given), or None; InputError for a bad combination."""
+    from aeon.application.errors import InputError
+    from aeon.entrypoints.durable_ops import Given
+
+    if not mark_done:
+        if output is not None or output_file is not None:
+            raise InputError("--output and --output-file go with --mark-done")
+        return None
+    if rerun_unsafe:
+        raise InputError("--mark-done and --rerun-unsafe are the two answers to one question: give one")
+    if (output is None) == (output_file is None):
+        raise InputError("--mark-done needs the tool's output: --output JSON or --output-file FILE (one of them)")
+    where, text = "--output", output
+    if output_file is not None:
+        where = str(output_file)
+        try:
+            text = output_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read {output_file}: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        return Given(output=json.loads(text or ""))
+    except RecursionError as exc:
+        raise InputError(f"{where} is nested too deeply to read as JSON") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); a text is quoted: '\"done\"'"
+        ) from exc
 
 
 def _present(outcome: Any, *, as_json: bool, history: Path | None) -> None:
@@ -198,32 +243,53 @@ def batch(
     serve: Annotated[
         bool, typer.Option("--serve/--no-serve", help="Run requests in this process too (else only aeon worker).")
     ] = True,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Run every line again as new runs, though this file ran before.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout (runs, reused, …).")] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Queue one durable run per line and wait for all; progress on stderr (done, running, failed, tokens, ETA).
 
-    Killed and started again with the same file, it goes on where it stopped: finished runs are not run again.
-    Exit 0 when every run finished without error, 4 otherwise (the results say which).
+    Killed and started again with the same file, it goes on where it stopped: finished runs are not run again (their
+    results are reused, and it says so); --fresh runs the file again. Exit 0 when every run finished without error,
+    4 otherwise (the results say which).
     """
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
     from aeon.entrypoints import durable_batch as b
     from aeon.entrypoints import durable_ops as ops
 
-    with reported(debug=debug):
+    with reported(as_json=as_json, debug=debug):
         settings = load_settings(config)
         requests = b.read_requests(file)
         bid = b.batch_id(file, requests)
         target = out or file.with_name(file.stem + ".results.jsonl")
         listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
         limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
-        stays = f"batch {bid} is on the record; start the same command again to go on"
-        with ops.engine_for(settings, "batch", name=bid, listen=listen, queues=limits) as engine, stoppable(stays):
-            ids = b.enqueue(bid, requests, lambda r: ops.spec_for(r, config, {}, log_path=settings.log.path, plan=None))
-            _say(f"batch {bid}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
+        name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
+        again = "again without --fresh" if fresh else "the same command again"
+        stays = f"batch {name} is on the record; start {again} to go on"
+        with (
+            ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve) as engine,
+            stoppable(stays),
+        ):
+            log_path = settings.log.path
+            ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
+            _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
+            if reused:
+                _say(
+                    f"batch {name}: {reused} of {len(ids)} runs already finished when this file ran before: their "
+                    f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
+                )
+            if going_on:
+                _say(f"batch {name}: {going_on} runs started before go on where they stopped")
             tally = b.Tally(engine, ids)
             b.watch(tally, sys.stderr)
             b.write_results(tally, target)
         _say(f"{len(ids)} results in {target}")
+    if as_json:
+        summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
+        typer.echo(json.dumps(summary))
     raise typer.Exit(EXIT_OK if not tally.failed else EXIT_ERROR)
 
 
@@ -231,11 +297,12 @@ def worker(
     config: ConfigOpt = None,
     name: Annotated[
         str | None,
-        typer.Option("--name", help="This worker's stable name: started again, it finishes its own cut-off runs."),
+        typer.Option("--name", help="This worker's stable name: started again, it takes its cut-off runs back."),
     ] = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM."""
+    """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM. It keeps a lease in the system
+    database and takes over the runs of a batch or worker process unheard for durable.recover_after_seconds."""
     import socket
 
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
@@ -248,10 +315,11 @@ def worker(
         settings = _settings(config)
         serving = {BATCH_QUEUE: QueueLimits()}
         host = name or socket.gethostname()
-        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving) as engine:
+        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
-            # runs under way stay pending: this worker, started again under its name, finishes them
+            # runs under way stay pending: this worker started again under its name takes them back at once, any
+            # other live worker once its lease has expired
             _say("worker stopped")
             _leave_pending(EXIT_OK)
 

@@ -18,6 +18,8 @@ from aeon.application.errors import InputError
 from aeon.application.ports import ProgressPort
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.durable_runner import (
+    MARK_DONE_SUFFIX,
+    MARK_DONE_TOPIC,
     RERUN_SUFFIX,
     RUN_WORKFLOW,
     Live,
@@ -26,6 +28,7 @@ from aeon.entrypoints.durable_runner import (
     Stopped,
     checkpoint_at,
     run_workflow,
+    what_next,
 )
 from aeon.entrypoints.settings import Settings
 
@@ -64,10 +67,16 @@ def engine_for(
     name: str | None = None,
     listen: tuple[str, ...] = (),
     queues: dict[str, QueueLimits] | None = None,
+    lease: bool = False,
 ) -> DurableEngine:
-    """This process's engine on the configured system database (`with engine_for(...) as engine:`)."""
+    """This process's engine on the configured system database (`with engine_for(...) as engine:`). `lease`: it
+    serves the batch queue, so it keeps a lease and takes over the runs of serving processes that died."""
     engine = DurableEngine(
-        system_database(settings), executor_id=executor_name(kind, name), listen=listen, queues=queues
+        system_database(settings),
+        executor_id=executor_name(kind, name),
+        listen=listen,
+        queues=queues,
+        grace=settings.durable.recover_after_seconds if lease else None,
     )
     Live.engine = engine
     return engine
@@ -103,50 +112,64 @@ def decode_outcome(text: Any) -> Outcome:
     return msgspec.json.decode(str(text), type=Outcome)
 
 
-def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool) -> Outcome:
+class Given(msgspec.Struct, frozen=True):
+    """The output an operator gives for a cut-off tool call they found had its effect (`--mark-done`)."""
+
+    output: Any
+
+
+def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Given | None = None) -> Outcome:
     """Go on with an interrupted run: the recorded steps are taken from the record, the rest executed here.
 
-    A non-idempotent tool call in flight at the crash stops it (Outcome.stopped) unless `rerun_unsafe`; then the
-    run goes on as a DBOS fork `RUN_ID.rerun-unsafe` that re-runs that tool call and reuses every other record."""
+    A non-idempotent tool call in flight at the crash stops it (Outcome.stopped) unless `rerun_unsafe` or `given`;
+    then the run goes on as a DBOS fork (`RUN_ID.rerun-unsafe`, `RUN_ID.mark-done`) that reuses every other record
+    and re-runs that tool call, or records `given` as its output without running it."""
     status = _status(engine, run_id)
-    fork = engine.client.list_workflows(workflow_ids=[run_id + RERUN_SUFFIX], load_input=False, load_output=False)
-    if fork:  # it went on as the fork --rerun-unsafe made: resume that one
-        return resume(engine, run_id + RERUN_SUFFIX, rerun_unsafe=rerun_unsafe)
+    forks = [run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]
+    fork = engine.client.list_workflows(workflow_ids=forks, load_input=False, load_output=False)
+    if fork:  # it went on as a fork --rerun-unsafe or --mark-done made: resume that one
+        return resume(engine, fork[0].workflow_id, rerun_unsafe=rerun_unsafe)
     if status.status == "SUCCESS":
         outcome = decode_outcome(status.output)
-        if outcome.stopped is None or not rerun_unsafe:
+        if outcome.stopped is None or not (rerun_unsafe or given is not None):
             return outcome
-        return _rerun_unsafe(engine, run_id)
+        return _fork_at_unsafe(engine, run_id, given)
     if status.status not in _RESUMABLE:
         raise InputError(f"run {run_id} cannot be resumed: it ended with status {status.status} ({status.error})")
     if status.status == "PENDING" and (pid := running_here(status.executor_id or "")) is not None:
         raise InputError(f"run {run_id} is still running in process {pid} on this host; resume it once that stops")
     found = in_flight_unsafe(engine.step_names(run_id))
     if found is not None:
-        if not rerun_unsafe:
+        if not (rerun_unsafe or given is not None):
             tool, key = found
             message = (
                 f"tool {tool!r} ({key}) was running when the run stopped and is not idempotent: it may already have "
-                f"had its effect. Check, then run: aeon resume {run_id} --rerun-unsafe"
+                f"had its effect. {what_next(run_id)}"
             )
             return Outcome(stopped=Stopped(code=UNSAFE_CODE, message=message, tool=tool, key=key))
         engine.client.cancel_workflow(run_id)  # nobody recovers the original: the fork goes on in its place
-        return _rerun_unsafe(engine, run_id)
+        return _fork_at_unsafe(engine, run_id, given)
+    if given is not None:
+        raise InputError(f"run {run_id} has no tool call cut off in flight to mark done (aeon resume {run_id})")
     engine.queue(engine.own_queue)  # a queue only this process serves: the run goes on here
     handle = DBOS.resume_workflow(run_id, queue_name=engine.own_queue)
     return decode_outcome(handle.get_result())
 
 
-def _rerun_unsafe(engine: DurableEngine, run_id: str) -> Outcome:
-    """Fork the run right after the start of its cut-off tool call: every step before is reused, that call runs."""
+def _fork_at_unsafe(engine: DurableEngine, run_id: str, given: Given | None) -> Outcome:
+    """Fork the run right after the start of its cut-off tool call: every step before is reused; that call runs
+    again, or (`given`) takes the operator's output, sent to the fork as a message it waits for."""
     steps = engine.client.list_workflow_steps(run_id, load_output=False)
     found = in_flight_unsafe([s["function_name"] for s in steps])
-    assert found is not None, "only a run stopped by an unsafe tool call is forked to re-run it"
+    assert found is not None, "only a run stopped by an unsafe tool call is forked to finish it"
     tool, key = found
     marker = next(s["function_id"] for s in steps if s["function_name"] == f"tool-start {key} {tool}")
     start_step = marker + 1  # the fork reuses every step before this one and executes the rest
-    with SetWorkflowID(run_id + RERUN_SUFFIX):
+    fork_id = run_id + (MARK_DONE_SUFFIX if given is not None else RERUN_SUFFIX)
+    with SetWorkflowID(fork_id):
         handle = DBOS.fork_workflow(run_id, start_step)
+    if given is not None:
+        DBOS.send(fork_id, {"tool": tool, "key": key, "output": given.output}, MARK_DONE_TOPIC)
     return decode_outcome(handle.get_result())
 
 

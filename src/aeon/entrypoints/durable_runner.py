@@ -20,6 +20,7 @@ from aeon.adapters.durable.steps import (
     DurableCheckpoint,
     DurableLLM,
     DurableTools,
+    Supplier,
     UnsafeToolInFlight,
     dbos_step,
 )
@@ -36,6 +37,10 @@ from aeon.entrypoints.settings import Settings
 RUN_WORKFLOW = "aeon.run"
 # A fork made by `aeon resume --rerun-unsafe` carries this suffix: it may run again the tool a crash cut off.
 RERUN_SUFFIX = ".rerun-unsafe"
+# A fork made by `aeon resume --mark-done`: the cut-off call's output is the one the operator gave, sent to the fork
+# as a DBOS message on this topic (a workflow's input cannot change; its messages are recorded like steps).
+MARK_DONE_SUFFIX = ".mark-done"
+MARK_DONE_TOPIC = "aeon.mark-done"
 
 
 class RunSpec(msgspec.Struct, kw_only=True):
@@ -83,7 +88,7 @@ class Built:
     shared_model: bool = False  # the process's model client, closed at exit rather than after this run
 
 
-def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
+def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier | None = None) -> Built:
     """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware.
 
     `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
@@ -107,6 +112,7 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool) -> Built:
         idempotent=registry.is_idempotent,
         recorded=lambda: _recorded(spec.run_id),
         rerun_unsafe=rerun_unsafe,
+        supplied=supplied,
     )
     container.llm.override(providers.Object(llm))
     container.tools.override(providers.Object(tools))
@@ -162,7 +168,13 @@ async def run_workflow(spec_json: str) -> str:
         return True
 
     await dbos_step("begin", begin)  # the first step: recorded before any log record, so "not executed" = again
-    built = build(spec, rerun_unsafe=(DBOS.workflow_id or "").endswith(RERUN_SUFFIX), again=not executed)
+    workflow_id = DBOS.workflow_id or ""
+    built = build(
+        spec,
+        rerun_unsafe=workflow_id.endswith(RERUN_SUFFIX),
+        again=not executed,
+        supplied=operator_output if workflow_id.endswith(MARK_DONE_SUFFIX) else None,
+    )
     try:
         if spec.source is not None:
             result = await _replay(spec, built)
@@ -172,9 +184,7 @@ async def run_workflow(spec_json: str) -> str:
                 spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
             )
     except UnsafeToolInFlight as exc:
-        message = (
-            f"{exc}: it may already have had its effect. Check, then run: aeon resume {spec.run_id} --rerun-unsafe"
-        )
+        message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
     finally:
@@ -184,6 +194,21 @@ async def run_workflow(spec_json: str) -> str:
     if (lost := built.log.lost()) is not None:
         result = result.with_lost_records(lost)
     return msgspec.json.encode(Outcome(result=result)).decode()
+
+
+def what_next(run_id: str) -> str:
+    return (
+        f"Check, then run: aeon resume {run_id} --rerun-unsafe (it did not happen), or "
+        f"aeon resume {run_id} --mark-done --output JSON (it did: JSON is what the tool returned)"
+    )
+
+
+async def operator_output(tool: str, key: str) -> Any:
+    """The output the operator gave for the cut-off call `key` (aeon resume --mark-done), sent to this fork."""
+    sent = await DBOS.recv_async(MARK_DONE_TOPIC, timeout_seconds=60)
+    if not isinstance(sent, dict) or (sent.get("tool"), sent.get("key")) != (tool, key):
+        raise RuntimeError(f"no output was given for tool {tool!r} ({key}), the call this run was forked to mark done")
+    return sent["output"]
 
 
 async def _replay(spec: RunSpec, built: Built) -> RunResult:

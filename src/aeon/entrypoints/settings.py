@@ -161,10 +161,12 @@ class KeysSettings(_Section):
 
 class DurableSettings(_Section):
     """Durable runs on DBOS: `enabled` makes `aeon run` durable without --durable; `database_url` is the system
-    database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on several hosts)."""
+    database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on several hosts);
+    `recover_after_seconds`: how long a batch or worker process may go unheard before a live one takes its runs."""
 
     enabled: bool = False
     database_url: str | None = None
+    recover_after_seconds: float = Field(default=60.0, gt=0)
 
     @field_validator("database_url", mode="before")
     @classmethod

@@ -7,11 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from dbos import DBOS, DBOSClient, DBOSConfig
 from sqlalchemy import event
+
+from aeon.adapters.durable.lease import Keeper, Leases
 
 APP_NAME = "aeon"
 # One fixed version: DBOS recovers and dequeues only workflows of its own application version, and every Aeon
@@ -62,8 +64,10 @@ def redacted(url: str) -> str:
 class DurableEngine:
     """DBOS for this process. `executor_id` names the process to DBOS: at launch DBOS takes back the runs this same
     executor left unfinished (a restarted batch or worker), and only those — so a one-off `aeon run` uses a fresh id
-    and never picks up another process's runs. `listen` names the queues this process takes runs from, besides
-    DBOS's internal queue and `own_queue`, which only this process serves (a run resumed here goes there)."""
+    and never picks up another process's runs. A process serving the batch queue (`grace` set) also keeps a lease
+    and takes over the runs of any other serving process whose lease expired (unheard for its `grace` seconds).
+    `listen` names the queues this process takes runs from, besides DBOS's internal queue and `own_queue`, which
+    only this process serves (a run resumed here goes there)."""
 
     def __init__(
         self,
@@ -72,10 +76,13 @@ class DurableEngine:
         executor_id: str,
         listen: Sequence[str] = (),
         queues: Mapping[str, QueueLimits] | None = None,
+        grace: float | None = None,
     ) -> None:
         self.url, self.executor_id, self.listen = url, executor_id, list(listen)
         self._queues = dict(queues or {})
         self._client: DBOSClient | None = None
+        self._leases: Leases | None = None
+        self._grace, self._keeper = grace, cast(Keeper | None, None)
 
     def __enter__(self) -> DurableEngine:
         # Queues known before launch are served at once; one registered after launch waits for DBOS's next look
@@ -96,6 +103,9 @@ class DurableEngine:
         for name, limits in self._queues.items():
             if name not in early:
                 self.queue(name, concurrency=limits.concurrency, per_minute=limits.per_minute)
+        if self._grace is not None:
+            self._keeper = Keeper(self.leases, self.executor_id, self._grace, DBOS._recover_pending_workflows)
+            self._keeper.start()
         return self
 
     def _register_early(self, name: str, limits: QueueLimits) -> bool:
@@ -110,6 +120,9 @@ class DurableEngine:
         return f"aeon-own-{self.executor_id}"
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        # the lease is left to expire, not dropped: runs this process leaves pending are then taken over
+        if self._keeper is not None:
+            self._keeper.stop()
         if self._client is not None:
             self._client.destroy()
         DBOS.destroy()
@@ -124,6 +137,13 @@ class DurableEngine:
         if self._client is None:
             self._client = DBOSClient(system_database_url=self.url)
         return self._client
+
+    @property
+    def leases(self) -> Leases:
+        """The heartbeats of the processes serving the batch queue (see adapters/durable/lease)."""
+        if self._leases is None:
+            self._leases = Leases(sql_engine(self.url))
+        return self._leases
 
     def step_names(self, run_id: str) -> list[str]:
         """The names of a run's recorded steps, in order; read outside any workflow, so it is never recorded."""
@@ -150,6 +170,13 @@ def sqlite_engine(url: str) -> sa.Engine:
         dbapi_conn.execute("PRAGMA foreign_keys=ON")
 
     return engine
+
+
+def sql_engine(url: str) -> sa.Engine:
+    """An SQLAlchemy engine on the system database, for Aeon's own table there (the leases)."""
+    if url.startswith("sqlite"):
+        return sqlite_engine(url)
+    return sa.create_engine(sa.make_url(url).set(drivername="postgresql+psycopg"), pool_pre_ping=True)
 
 
 def open_client(url: str) -> DBOSClient:

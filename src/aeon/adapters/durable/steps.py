@@ -115,10 +115,14 @@ class DurableLLM:
         await self._inner.aclose()
 
 
+Supplier = Callable[[str, str], Awaitable[Any]]
+
+
 class DurableTools:
     """A ToolPort whose every call is a step `tool <key> <name>`. A tool that is not idempotent is preceded by a
     step `tool-start <key> <name>`: found recorded without its result on re-execution, the tool was cut off by a
-    crash, and the run stops (UnsafeToolInFlight) unless `rerun_unsafe` allows running it again."""
+    crash, and the run stops (UnsafeToolInFlight) unless `rerun_unsafe` allows running it again, or `supplied`
+    gives (tool, key) the output the operator found it had: recorded as the call's result, the tool not run."""
 
     def __init__(
         self,
@@ -129,10 +133,12 @@ class DurableTools:
         idempotent: Callable[[str], bool],
         recorded: Callable[[], Awaitable[set[str]]],
         rerun_unsafe: bool = False,
+        supplied: Supplier | None = None,
         step: Runner = dbos_step,
     ) -> None:
         self._inner, self._cursor, self._log, self._step = inner, cursor, log, step
         self._idempotent, self._recorded, self._rerun_unsafe = idempotent, recorded, rerun_unsafe
+        self._supplied = supplied
 
     def list(self) -> list[ToolSpec]:
         return self._inner.list()
@@ -143,6 +149,7 @@ class DurableTools:
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         key = self._cursor.next_key()
         step_name = f"tool {key} {name}"
+        given: ToolResult | None = None
         if not self._idempotent(name):
             started = False
 
@@ -152,14 +159,17 @@ class DurableTools:
                 return True
 
             await self._step(f"tool-start {key} {name}", mark)
-            if not started and not self._rerun_unsafe and step_name not in await self._recorded():
-                raise UnsafeToolInFlight(name, key)
+            careful = self._supplied is not None or not self._rerun_unsafe
+            if not started and careful and step_name not in await self._recorded():
+                if self._supplied is None:
+                    raise UnsafeToolInFlight(name, key)
+                given = ToolResult(output=await self._supplied(name, key), supplied_by="operator")
         executed = False
 
         async def call() -> tuple[str, int]:
             nonlocal executed
             executed = True
-            result = await self._inner.invoke(name, args, time_left=time_left)
+            result = given if given is not None else await self._inner.invoke(name, args, time_left=time_left)
             return msgspec.json.encode(result).decode(), self._log.mark()
 
         text, seq = await self._step(step_name, call)
