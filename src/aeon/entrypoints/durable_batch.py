@@ -15,7 +15,7 @@ from dbos import DBOS, SetWorkflowID
 from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine
 from aeon.application.errors import InputError
 from aeon.entrypoints.durable_ops import decode_outcome
-from aeon.entrypoints.durable_runner import RunSpec, run_workflow
+from aeon.entrypoints.durable_runner import RunSpec, recorded_input, run_workflow
 from aeon.entrypoints.render import result_document
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
@@ -60,7 +60,7 @@ def enqueue(bid: str, requests: list[str], spec_for: Callable[[str], RunSpec]) -
         run_id = f"batch-{bid}-{i:05d}"
         spec = msgspec.structs.replace(spec_for(request), run_id=run_id)
         with SetWorkflowID(run_id):
-            DBOS.enqueue_workflow(BATCH_QUEUE, run_workflow, msgspec.json.encode(spec).decode())
+            DBOS.enqueue_workflow(BATCH_QUEUE, run_workflow, recorded_input(spec))
         ids.append(run_id)
     return ids
 
