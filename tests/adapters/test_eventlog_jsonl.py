@@ -226,7 +226,7 @@ def test_secrets_are_redacted_in_nested_values_strings_and_structs() -> None:
         key="sk-live-123",
         prompt="use key sk-live-123 please",
         nested={"deep": [{"value": "sk-live-123"}, "x sk-live-123 y"]},
-        call=Call(tool="http", args={"token": "Bearer sk-live-123"}),
+        call=Call(tool="http", args={"header": "Bearer sk-live-123"}),
     )
     text = stream.getvalue()
     assert "sk-live-123" not in text
@@ -234,7 +234,7 @@ def test_secrets_are_redacted_in_nested_values_strings_and_structs() -> None:
     assert line["key"] == "[REDACTED]"
     assert line["prompt"] == "use key [REDACTED] please"
     assert line["nested"] == {"deep": [{"value": "[REDACTED]"}, "x [REDACTED] y"]}
-    assert line["call"]["args"]["token"] == "Bearer [REDACTED]"
+    assert line["call"]["args"]["header"] == "Bearer [REDACTED]"
 
 
 def test_credential_named_keys_are_redacted_whatever_their_value() -> None:

@@ -55,7 +55,7 @@ class LLMGateway:
         self._accounts = CallAccounts(run, llm.describe(), max_tokens=max_tokens, prices=prices or {})
         # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
         # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
-        self._preamble = [Message(role="system", content=preamble)] if preamble else []
+        self._preamble = [Message(role="system", content=run.redactor.text(preamble))] if preamble else []
 
     async def _call(
         self,
@@ -118,7 +118,7 @@ class LLMGateway:
     ) -> Completion:
         run = self._run
         run.guard.check()
-        sent = [*self._preamble, *messages]
+        sent = [*self._preamble, *self._redacted(messages)]
         first: LLMUnavailable | None = None
         pause = 0.0
         for attempt in (1, 2):
@@ -132,6 +132,12 @@ class LLMGateway:
                 first = exc
                 pause = await self._pause(purpose, exc)
         raise AssertionError("unreachable")
+
+    def _redacted(self, messages: Sequence[Message]) -> list[Message]:
+        """What the prompts hold (step results, tool outputs, errors, earlier answers) with every secret blanked:
+        the provider is an exit too."""
+        text = self._run.redactor.text
+        return [m if (t := text(m.content)) == m.content else Message(role=m.role, content=t) for m in messages]
 
     async def _attempt(
         self,

@@ -28,6 +28,7 @@ from aeon.application.ports import (
     ToolPort,
     TracerPort,
 )
+from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.application.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.run import Run, RunSettings
 from aeon.application.stages.check import validate_plan
@@ -65,10 +66,11 @@ class Orchestrator:
         checkpoint: CheckpointPort | None = None,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
         tracer: TracerPort = NULL_TRACER,
+        redactor: Redactor = NO_SECRETS,
     ) -> None:
         self.llm, self.tools, self.memory, self.logger = llm, tools, memory, logger
         self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
-        self.checkpoint, self.tracer = checkpoint, tracer
+        self.checkpoint, self.tracer, self.redactor = checkpoint, tracer, redactor
 
     async def run(
         self,
@@ -116,7 +118,8 @@ class Orchestrator:
 
     async def _go(self, state: RunState, *, given: Plan | None) -> RunResult:
         self.logger.bind(state.correlation_id)
-        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=self.tracer)
+        r = self.redactor
+        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=self.tracer, redactor=r)
         k = wire(run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id)
         self._started(run, k, resumed=state.pass_number > 0)
         try:
@@ -212,7 +215,8 @@ class Orchestrator:
         if exc is not None:
             run.record.error(f"{exc.code}: {exc}")
             self._cycle(run)
-        result = assemble(run, self.settings, status, error=error, expired=expired)
+        # The one result every exit shows (--json, --history, stdout, a durable run's recorded outcome): redacted
+        result = self.redactor.struct(assemble(run, self.settings, status, error=error, expired=expired), RunResult)
         run.record.run_end(result, expired_cap=expired.cap if expired else None)
         return result
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from aeon.application.ports import LoggerPort, ProgressPort
+from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.advisories import Advisory
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import TTLExpirationResponse
@@ -57,20 +58,24 @@ class _Cycle(msgspec.Struct, kw_only=True):
 class Recorder:
     """Writes the run's records (the log stamps correlation_id, seq and timestamp) and tells a human what happens.
 
-    Progress never breaks a run: a failing ProgressPort is ignored. State that belongs to the run (warnings, tool
+    Progress never breaks a run: a failing ProgressPort is ignored; it is shown only redacted (the log redacts
+    its records itself). State that belongs to the run (warnings, tool
     calls, supervisor actions) is kept in the RunState it is given.
     """
 
-    def __init__(self, logger: LoggerPort, progress: ProgressPort, state: RunState) -> None:
+    def __init__(
+        self, logger: LoggerPort, progress: ProgressPort, state: RunState, redactor: Redactor = NO_SECRETS
+    ) -> None:
         self.logger = logger
         self._progress = progress
+        self._redactor = redactor
         self._state = state
         self._cycle = _Cycle()
 
     # -- live progress ------------------------------------------------------------------------------------------
     def notify(self, event: str, data: Mapping[str, Any]) -> None:
         try:
-            self._progress.update(event, data)
+            self._progress.update(event, self._redactor.data(data))  # a terminal is an exit too
         except Exception:  # a progress display must never break a run
             return
 

@@ -8,6 +8,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.guard import ContextGuard
 from aeon.application.ports import ClockPort, LoggerPort, ProgressPort, TracerPort
 from aeon.application.recorder import Recorder
+from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetLimits, BudgetMeter, Cap, ExpirationType
 from aeon.domain.evaluation import ConvergenceCriteria
@@ -42,8 +43,8 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 class Run:
     """What every part of one run shares. The state is data; the meter owns the budget arithmetic; the recorder
-    writes records and progress; the guard checks LLM-call contexts. `stage` and `current_step` say where the run
-    is, for records and errors."""
+    writes records and progress; the redactor blanks secrets in what leaves the run; the guard checks LLM-call
+    contexts. `stage` and `current_step` say where the run is, for records and errors."""
 
     def __init__(
         self,
@@ -53,12 +54,14 @@ class Run:
         progress: ProgressPort,
         clock: ClockPort,
         tracer: TracerPort = NULL_TRACER,
+        redactor: Redactor = NO_SECRETS,
     ) -> None:
         self.state = state
+        self.redactor = redactor
         self.clock = clock
         self.tracer = tracer
         self.meter = BudgetMeter(state.budget, now=clock.monotonic())
-        self.record = Recorder(logger, progress, state)
+        self.record = Recorder(logger, progress, state, redactor)
         self.guard = ContextGuard(state)
         self.stage = state.next_stage
         self.current_step: str | None = None

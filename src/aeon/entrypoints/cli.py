@@ -18,6 +18,7 @@ import yaml
 
 from aeon.application.errors import InputError
 from aeon.application.plan_documents import plan_from_document, validate_document
+from aeon.application.redaction import Redactor
 from aeon.application.result import RunResult, RunStatus
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
 from aeon.entrypoints.durable_cli import register_durable_commands, run_durable
@@ -35,6 +36,7 @@ from aeon.entrypoints.failures import (
 from aeon.entrypoints.inspect import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import counted, render_result, render_tools, result_document
+from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.stdout import guarded_stdout
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
@@ -209,11 +211,20 @@ def run(
                 result = result.with_lost_records(lost)
         if note:
             result.warnings.append(note)
-    present(result, as_json=as_json, history=history, received=received)
+    present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
 
-def present(result: RunResult, *, as_json: bool, history: Path | None, received: list[int] | None = None) -> None:
-    """Write the history, print the result (or its JSON document) and exit with the status's code."""
+def present(
+    result: RunResult,
+    *,
+    as_json: bool,
+    history: Path | None,
+    received: list[int] | None = None,
+    redactor: Redactor | None = None,
+) -> None:
+    """Write the history, print the result (or its JSON document) and exit with the status's code. The result is
+    redacted once more here (a run recorded by an older Aeon comes back from the record as it was written)."""
+    result = (redactor or redactor_for(None)).struct(result, RunResult)
     if history is not None and result.history is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
@@ -270,7 +281,8 @@ def validate(
         settings = load_settings(config)
         tools = build_container(settings).tools()
         doc = read_document(plan_file)
-        problems = validate_document(doc, {t.name: t for t in tools.list()})
+        found = validate_document(doc, {t.name: t for t in tools.list()})
+        problems = [redactor_for(settings).text(str(p)) for p in found]  # a problem may quote an argument
     if not problems:
         typer.echo(terminal_safe(f"{plan_file}: valid"))
         raise typer.Exit(EXIT_OK)
@@ -303,7 +315,7 @@ def inspect(
 ) -> None:
     """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
     with reported(as_json=as_json):
-        doc = read_document(history_file)
+        doc = redactor_for(None).scrub(read_document(history_file))  # a history from elsewhere may hold secrets
         report = analyse(doc)
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))  # ASCII only: every control character escaped

@@ -33,9 +33,11 @@ from aeon.application.ports import (
     ToolPort,
     TracerPort,
 )
+from aeon.application.redaction import Redactor
 from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.env_markers import EnvUses, forget_replaced, hidden, notes, substitute
+from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
@@ -76,15 +78,15 @@ def price_table(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Mod
 
 class Container(containers.DeclarativeContainer):
     config = providers.Configuration(strict=True)
-    secrets: providers.Object[list[str]] = providers.Object(
-        []
-    )  # overridden with the configured keys, for log redaction
+    # overridden with the run's secret values (entrypoints/secrets.py): one Redactor for every exit of the run
+    secrets: providers.Object[list[str]] = providers.Object([])
+    redactor = providers.Singleton(Redactor, secrets)
 
     clock = providers.Singleton(SystemClock)
     event_log = providers.Singleton(
         JsonlEventLog,
         config.log.path,
-        secrets=secrets,
+        redactor=redactor,
         max_string_bytes=config.log.max_string_bytes,
         max_record_bytes=config.log.max_record_bytes,
         rotate_bytes=config.log.rotate_bytes,
@@ -184,6 +186,7 @@ class Container(containers.DeclarativeContainer):
         endpoint=config.otel.endpoint,
         service_name=config.otel.service_name,
         capture_content=config.otel.capture_content,
+        redactor=redactor,
     )
 
     orchestrator = providers.Factory(
@@ -197,6 +200,7 @@ class Container(containers.DeclarativeContainer):
         settings=run_settings,
         checkpoint=checkpoint,
         tracer=tracer,
+        redactor=redactor,
     )
 
 
@@ -322,7 +326,7 @@ def build_container(
     key = settings.llm.api_key
     data["llm"]["api_key"] = key.get_secret_value() if key else None
     container.config.from_dict(data)
-    container.secrets.override(providers.Object(settings.secrets()))
+    container.secrets.override(providers.Object(run_secrets(settings)))
     folders = dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None)
     container.tool_folders.override(providers.Object(list(folders)))
     if progress is not None:

@@ -17,7 +17,7 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
 from aeon.entrypoints.durable_ops import decode_outcome
-from aeon.entrypoints.durable_runner import RunSpec, run_workflow
+from aeon.entrypoints.durable_runner import RunSpec, recorded_input, run_workflow
 from aeon.entrypoints.render import result_document
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
@@ -107,7 +107,7 @@ def enqueue(batch: str, requests: list[str], spec_for: Callable[[str], RunSpec])
         rid = run_id(batch, i)
         spec = msgspec.structs.replace(spec_for(request), run_id=rid)
         with SetWorkflowID(rid):
-            DBOS.enqueue_workflow(BATCH_QUEUE, run_workflow, msgspec.json.encode(spec).decode())
+            DBOS.enqueue_workflow(BATCH_QUEUE, run_workflow, recorded_input(spec))
         ids.append(rid)
     return ids
 

@@ -24,6 +24,7 @@ from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import load_settings
 from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
@@ -112,8 +113,9 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints import durable_ops as ops
 
-        with ops.engine_for(_settings(config), "runs") as engine:
-            rows = ops.list_runs(engine)
+        settings = _settings(config)
+        with ops.engine_for(settings, "runs") as engine:
+            rows = [redactor_for(settings).struct(row, ops.RunRow) for row in ops.list_runs(engine)]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
@@ -162,9 +164,10 @@ def resume(
 
         given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
-        with ops.engine_for(_settings(config), "resume") as engine, stoppable(stays):
+        settings = _settings(config)
+        with ops.engine_for(settings, "resume") as engine, stoppable(stays):
             outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
-    _present(outcome, as_json=as_json, history=history)
+    _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
 def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
@@ -197,13 +200,13 @@ def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rer
         ) from exc
 
 
-def _present(outcome: Any, *, as_json: bool, history: Path | None) -> None:
+def _present(outcome: Any, *, as_json: bool, history: Path | None, settings: Settings) -> None:
     from aeon.entrypoints.cli import present
 
     if outcome.stopped is not None:
         stop = outcome.stopped
         raise fail(stop.message, EXIT_ERROR, code=stop.code, as_json=as_json)
-    present(outcome.result, as_json=as_json, history=history)
+    present(outcome.result, as_json=as_json, history=history, redactor=redactor_for(settings))
 
 
 def replay(
@@ -229,7 +232,7 @@ def replay(
             outcome = ops.replay(engine, run_id, from_pass, config)
             assert outcome.result is not None
             _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
-    _present(outcome, as_json=as_json, history=history)
+    _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
 def batch(

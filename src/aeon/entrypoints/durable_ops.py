@@ -27,6 +27,7 @@ from aeon.entrypoints.durable_runner import (
     RunSpec,
     Stopped,
     checkpoint_at,
+    recorded_input,
     run_workflow,
     what_next,
 )
@@ -104,7 +105,7 @@ def start(spec: RunSpec, progress: ProgressPort | None = None) -> Outcome:
     if progress is not None:
         Live.progress[spec.run_id] = progress
     with SetWorkflowID(spec.run_id):
-        handle = DBOS.start_workflow(run_workflow, msgspec.json.encode(spec).decode())
+        handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
     return decode_outcome(handle.get_result())
 
 

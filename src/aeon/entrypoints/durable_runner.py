@@ -32,6 +32,7 @@ from aeon.application.result import RunResult
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
 
 RUN_WORKFLOW = "aeon.run"
@@ -78,6 +79,8 @@ class Live:
 
     engine: DurableEngine | None = None
     progress: dict[str, ProgressPort] = {}  # noqa: RUF012 — process-wide on purpose
+    # the input as given, for the execution in this process; DBOS records it redacted (recorded_input)
+    inputs: dict[str, RunSpec] = {}  # noqa: RUF012 — process-wide on purpose
 
 
 @dataclass
@@ -104,7 +107,8 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier 
     container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
     cursor = Cursor()
     model, shared = model_client(settings, container)
-    llm = DurableLLM(model, cursor, log)
+    redactor = container.redactor()
+    llm = DurableLLM(model, cursor, log, redactor=redactor)
     tools = DurableTools(
         registry,
         cursor,
@@ -113,10 +117,11 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier 
         recorded=lambda: _recorded(spec.run_id),
         rerun_unsafe=rerun_unsafe,
         supplied=supplied,
+        redactor=redactor,
     )
     container.llm.override(providers.Object(llm))
     container.tools.override(providers.Object(tools))
-    container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log)))
+    container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
     orchestrator: Orchestrator = container.orchestrator()
     ids = itertools.count(1)
     orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
@@ -150,6 +155,20 @@ def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings
     return _CONFIGURED[key]
 
 
+def recorded_input(spec: RunSpec) -> str:
+    """The workflow input DBOS records: the request, plan and overrides redacted. The spec as given stays in this
+    process (Live.inputs) for the run's execution here: a tool that needs a key in its plan arguments gets it; a
+    run re-executed from the record (after a crash, in another process, a replay) gets the redacted form."""
+    settings, _ = _configured(spec.config, spec.overrides)
+    redactor = redactor_for(settings)
+    Live.inputs[spec.run_id] = spec
+    plan = redactor.json(spec.plan.encode()).decode() if spec.plan else None
+    shown = msgspec.structs.replace(
+        spec, request=redactor.text(spec.request), plan=plan, overrides=redactor.data(spec.overrides)
+    )
+    return msgspec.json.encode(shown).decode()
+
+
 async def _recorded(run_id: str) -> set[str]:
     engine = Live.engine
     assert engine is not None, "a durable run executes only in a process with a DurableEngine"
@@ -159,7 +178,8 @@ async def _recorded(run_id: str) -> set[str]:
 @DBOS.workflow(name=RUN_WORKFLOW)
 async def run_workflow(spec_json: str) -> str:
     """One durable run: the orchestrator from its first phase, or from a forked run's checkpoint (replay)."""
-    spec = msgspec.json.decode(spec_json, type=RunSpec)
+    recorded = msgspec.json.decode(spec_json, type=RunSpec)
+    spec = Live.inputs.pop(recorded.run_id, recorded)
     executed = False
 
     async def begin() -> bool:

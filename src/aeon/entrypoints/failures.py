@@ -25,7 +25,11 @@ EXIT_OUTPUT = 1
 
 
 def fail(message: str, exit_code: int = EXIT_USAGE, *, code: str = "AEON.USAGE", as_json: bool = False) -> typer.Exit:
-    """Report `message` once (stderr, or the JSON error document on stdout) and return the Exit to raise."""
+    """Report `message` once (stderr, or the JSON error document on stdout) and return the Exit to raise; an error
+    may quote what it failed on, so it is redacted first."""
+    from aeon.entrypoints.secrets import redactor_for  # the settings schema, loaded only when an error is reported
+
+    message = redactor_for(None).text(message)
     if as_json:
         doc = {"status": "error", "error": {"code": code, "message": message}}
         sys.stdout.write(json_safe(msgspec.json.encode(doc).decode()) + "\n")

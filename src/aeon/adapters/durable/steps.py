@@ -4,10 +4,14 @@ The key is the run id (the workflow id), the pass, the stage and the call number
 `llm p2.C1.3` is the fourth call of stage C1 in pass 2. DBOS checks on re-execution that the step recorded at each
 position carries the same name, so a re-executed run that strays from its record stops instead of mapping answers
 to the wrong calls.
+
+What a step records is redacted first (the run's Redactor): the system database never holds a secret, and the run
+goes on with the recorded (redacted) answer, so a first execution and a re-execution see the same text.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -15,6 +19,7 @@ import msgspec
 from dbos import DBOS
 
 from aeon.application.ports import LLMPort, ToolPort
+from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.errors import AeonError
 from aeon.domain.llm import Completion, Message
 from aeon.domain.run_state import RunState
@@ -70,8 +75,11 @@ class DurableLLM:
     execution did. A model with a `skip` hook (the scripted one) is told about each answer taken from the record.
     """
 
-    def __init__(self, inner: LLMPort, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step) -> None:
+    def __init__(
+        self, inner: LLMPort, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step, redactor: Redactor = NO_SECRETS
+    ) -> None:
         self._inner, self._cursor, self._log, self._step = inner, cursor, log, step
+        self._redactor = redactor
         self.replayed = 0
 
     def describe(self) -> dict[str, str]:
@@ -96,8 +104,8 @@ class DurableLLM:
                     messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop
                 )
             except AeonError as exc:  # a port error is an outcome too: recorded, raised again on re-execution
-                return None, exc, self._log.mark()
-            return msgspec.json.encode(done).decode(), None, self._log.mark()
+                return None, redacted_error(exc, self._redactor), self._log.mark()
+            return self._redactor.json(msgspec.json.encode(done)).decode(), None, self._log.mark()
 
         text, error, seq = await self._step(f"llm {self._cursor.next_key()}", call)
         if not executed:
@@ -135,8 +143,10 @@ class DurableTools:
         rerun_unsafe: bool = False,
         supplied: Supplier | None = None,
         step: Runner = dbos_step,
+        redactor: Redactor = NO_SECRETS,
     ) -> None:
         self._inner, self._cursor, self._log, self._step = inner, cursor, log, step
+        self._redactor = redactor
         self._idempotent, self._recorded, self._rerun_unsafe = idempotent, recorded, rerun_unsafe
         self._supplied = supplied
 
@@ -170,7 +180,7 @@ class DurableTools:
             nonlocal executed
             executed = True
             result = given if given is not None else await self._inner.invoke(name, args, time_left=time_left)
-            return msgspec.json.encode(result).decode(), self._log.mark()
+            return self._redactor.json(msgspec.json.encode(result)).decode(), self._log.mark()
 
         text, seq = await self._step(step_name, call)
         if not executed:
@@ -182,19 +192,34 @@ class DurableCheckpoint:
     """A CheckpointPort: the run state at every phase boundary, recorded as a step `checkpoint p<pass> <stage>`
     (what `aeon replay --from-pass` forks from); it also moves the cursor, so call keys restart at each phase."""
 
-    def __init__(self, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step) -> None:
-        self._cursor, self._log, self._step = cursor, log, step
+    def __init__(
+        self, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step, redactor: Redactor = NO_SECRETS
+    ) -> None:
+        self._cursor, self._log, self._step, self._redactor = cursor, log, step, redactor
 
     async def save(self, state: RunState) -> None:
         stage = state.next_stage.value
         self._cursor.at(state.pass_number, stage)
-        encoded = state.encode().decode()
+        encoded = self._redactor.json(state.encode()).decode()
 
         async def keep() -> tuple[str, int]:
             return encoded, self._log.mark()
 
         _, seq = await self._step(f"checkpoint p{state.pass_number} {stage}", keep)
         self._log.jump(seq)
+
+
+def redacted_error(exc: AeonError, redactor: Redactor) -> AeonError:
+    """The error as it is recorded (pickled, its message and string attributes) and raised again: redacted."""
+    texts = [*map(str, exc.args), *(v for v in vars(exc).values() if isinstance(v, str))]
+    if not any(redactor.may_hold(t.encode("utf-8", "surrogatepass")) for t in texts):
+        return exc
+    clean = copy.copy(exc)  # as pickle makes it: the class called with its args, then its attributes set
+    clean.args = tuple(redactor.data(a) for a in exc.args)
+    for name, value in vars(exc).items():
+        if isinstance(value, str):
+            setattr(clean, name, redactor.text(value))
+    return clean
 
 
 def in_flight_unsafe(step_names: Sequence[str]) -> tuple[str, str] | None:

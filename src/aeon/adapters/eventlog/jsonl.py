@@ -18,11 +18,11 @@ import msgspec
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
-from aeon.adapters.eventlog.redact import REDACTED, SECRET_KEYS, Redactor
 from aeon.adapters.eventlog.rotation import rotate_if_full
 from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
 from aeon.application.errors import EventLogUnavailable
 from aeon.application.jsonfix import without_lone_surrogates
+from aeon.application.redaction import REDACTED, SECRET_KEYS, Redactor
 from aeon.domain.records import LostRecords
 
 __all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
@@ -41,9 +41,9 @@ class JsonlEventLog:
     After `open`, the next record must be written: its failure raises EventLogUnavailable. Any other failing write
     never raises: the first failure is reported once on stderr and every lost record is counted in `dropped` (and
     `lost`). A field named like a stamp is kept under a leading underscore ("_seq"), since the stamps win.
-    Secrets are redacted first; then large texts are written once and records kept under `max_record_bytes`
-    (RecordShrinker). The file rotates to path.1 … path.`keep` before a record would take it past `rotate_bytes`
-    (None: never), also when other processes append to it.
+    Secrets are redacted first (the run's Redactor, or one made from `secrets`); then large texts are written once
+    and records kept under `max_record_bytes` (RecordShrinker). The file rotates to path.1 … path.`keep` before a
+    record would take it past `rotate_bytes` (None: never), also when other processes append to it.
     """
 
     def __init__(
@@ -52,6 +52,7 @@ class JsonlEventLog:
         *,
         clock: Callable[[], datetime] | None = None,
         secrets: Sequence[str] = (),
+        redactor: Redactor | None = None,
         stream: IO[str] | None = None,
         max_record_bytes: int = MIB,
         max_string_bytes: int = MIB // 4,
@@ -76,7 +77,7 @@ class JsonlEventLog:
         self._shrinker = RecordShrinker(
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
         )
-        self._redactor = Redactor(secrets)
+        self._redactor = redactor if redactor is not None else Redactor(secrets)
         self._log: Any = structlog.BoundLogger(_LineSink(), processors=[self._render], context={"event": None})
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aeon.application.errors import ConfigurationError
 from aeon.application.ports import TracerPort
+from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.application.tracing import NULL_TRACER, NullTracer
 
 _TRACERS: tuple[type[TracerPort], ...] = (NullTracer,)  # and OtelTracer, checked in otel.py (imported lazily)
@@ -16,6 +17,7 @@ def build_tracer(
     endpoint: str | None = None,
     service_name: str = "aeon",
     capture_content: bool = False,
+    redactor: Redactor = NO_SECRETS,
 ) -> TracerPort:
     """The no-op tracer when tracing is off (opentelemetry is then never imported), else the OpenTelemetry one."""
     if not enabled:
@@ -28,5 +30,5 @@ def build_tracer(
         ) from None
 
     return OtelTracer.with_exporter(
-        exporter, endpoint=endpoint, service_name=service_name, capture_content=capture_content
+        exporter, endpoint=endpoint, service_name=service_name, capture_content=capture_content, redactor=redactor
     )

@@ -1,0 +1,139 @@
+"""The one redaction policy for everything a run lets out: the log, results, progress, spans, prompts and records.
+
+Three kinds of secret are blanked to REDACTED: (a) the configured secret values (API keys, passwords in URLs,
+secret-named environment values: the entrypoints gather them) wherever they appear, inside longer strings and in
+their JSON-escaped forms too; (b) every value under a secret-named key (SECRET_KEYS); (c) credential-shaped text
+inside strings: `Authorization: Bearer …`, `Bearer <token>`, `api_key=…`, `token: …`, `"password": "…"`.
+Pure: built once per run from the secret values, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import msgspec
+
+REDACTED = "[REDACTED]"
+# Names whose values are credentials whatever they hold; compared lower-cased with "-" as "_".
+SECRET_KEYS = frozenset(
+    {
+        *("api_key", "apikey", "x_api_key", "authorization", "proxy_authorization", "password"),
+        *("token", "access_token", "refresh_token", "auth_token", "id_token", "x_auth_token"),
+        *("secret", "client_secret", "secret_key", "private_key"),
+    }
+)
+# Each secret key's name, "_" and "-" dropped, holds one of these words, so `may_hold` never misses a secret key
+# ("token" is searched for apart: "tokens", in every usage record, must not count).
+_KEY_WORDS = ("apikey", "authorization", "password", "secret", "privatekey", "bearer")
+assert all(any(w in k.replace("_", "") for w in (*_KEY_WORDS, "token")) for k in SECRET_KEYS)
+KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
+_KELVIN_RAW = KELVIN.encode()
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+# (c): a credential-named word (not inside a longer word: "max_tokens" is not "token"), an optional closing quote
+# (escaped too: JSON text inside JSON text), ":" or "=", an optional opening quote, then the value, an auth scheme
+# ("Bearer …") included. "api-key", "X_API_KEY" and "access_token" all match.
+_KEYED = re.compile(
+    r"(?<![A-Za-z0-9])(?P<key>(?:api[-_]?key|authorization|password|token|secret(?:[-_]?(?:access[-_]?)?key)?"
+    r"|private[-_]?key))(?P<sep>\\?[\"']?\s*[:=]\s*\\?[\"']?)(?P<value>(?<=[\"'])[^\"'\\\n]+"
+    r"|(?:(?:bearer|basic|token|digest)\s+)?[^\s\"'\\&,;]+)",
+    re.IGNORECASE,
+)
+_BEARER = re.compile(r"(?<![A-Za-z0-9])(?P<key>bearer)(?P<sep>\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})", re.IGNORECASE)
+
+T = TypeVar("T")
+
+
+def secret_key(key: object) -> bool:
+    """True for a key whose value is a credential whatever it holds ("Authorization", "X-Api-Key", "token")."""
+    return isinstance(key, str) and key.lower().replace("-", "_") in SECRET_KEYS
+
+
+def _blank(match: re.Match[str]) -> str:
+    return f"{match['key']}{match['sep']}{REDACTED}"
+
+
+class Redactor:
+    """Finds and replaces secrets. `may_hold` looks at bytes (one folded copy — lower case, "-" and "_" dropped —
+    and one C-speed search per needle), so only data that could hold a secret is walked by `scrub` or `text`."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        values = {s for s in secrets if s and s != REDACTED}
+        # longest first (a secret inside another), each in its JSON-escaped and twice-escaped forms too
+        forms = {f for s in values for f in _escaped_forms(s)}
+        self._ordered = sorted(forms, key=len, reverse=True)
+        needles = {form.encode("utf-8", "surrogatepass") for form in forms} | {w.encode() for w in _KEY_WORDS}
+        self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
+
+    def may_hold(self, encoded: bytes) -> bool:
+        """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
+        blob = encoded.translate(_FOLD, b"_-")
+        if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
+            return True
+        if b"token" in blob and blob.count(b"token") != blob.count(b"tokens"):
+            return True
+        # str.lower() makes one non-ASCII character ASCII: the Kelvin sign becomes "k" ("access_to\u212aen" is a
+        # secret key), which the byte fold cannot see. Only data with non-ASCII bytes or an escape can hold it.
+        if blob.isascii() and b"\\" not in blob:
+            return False
+        return _KELVIN_RAW in blob or b"\\u212a" in blob
+
+    def text(self, value: str) -> str:
+        """`value` with every secret value and credential-shaped text in it REDACTED."""
+        if not self.may_hold(value.encode("utf-8", "surrogatepass")):
+            return value
+        for secret in self._ordered:
+            value = value.replace(secret, REDACTED)
+        return _BEARER.sub(_blank, _KEYED.sub(_blank, value))
+
+    def scrub(self, value: Any) -> Any:
+        """A copy of the plain data tree `value` (dicts, lists, tuples, strings …) with every secret REDACTED."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {
+                self.text(k) if isinstance(k, str) else k: REDACTED if secret_key(k) else self.scrub(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self.scrub(item) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self.scrub(item) for item in value)
+        return value
+
+    def data(self, value: T) -> T:
+        """Plain data (what progress and spans get) redacted; returned as it is when it holds nothing to redact."""
+        try:
+            encoded = msgspec.json.encode(value, enc_hook=str)
+        except (TypeError, UnicodeEncodeError):
+            return self.scrub(value)  # type: ignore[no-any-return]
+        return self.scrub(value) if self.may_hold(encoded) else value
+
+    def struct(self, value: T, kind: type[T]) -> T:
+        """A msgspec value (a RunResult, a RunState, a Plan) redacted through its JSON form: the same object when
+        it holds nothing to redact, else a redacted copy of type `kind`."""
+        encoded = msgspec.json.encode(value)
+        if not self.may_hold(encoded):
+            return value
+        return msgspec.json.decode(self._scrubbed(encoded), type=kind)
+
+    def json(self, encoded: bytes) -> bytes:
+        """A JSON document redacted: the same bytes when it holds nothing to redact."""
+        return self._scrubbed(encoded) if self.may_hold(encoded) else encoded
+
+    def _scrubbed(self, encoded: bytes) -> bytes:
+        return msgspec.json.encode(self.scrub(msgspec.json.decode(encoded)))
+
+
+def _escaped_forms(secret: str) -> set[str]:
+    try:
+        once = msgspec.json.encode(secret).decode()[1:-1]
+    except UnicodeEncodeError:  # a lone surrogate (an environment value that is not UTF-8): only the value itself
+        return {secret}
+    once = msgspec.json.encode(secret).decode()[1:-1]
+    twice = msgspec.json.encode(once).decode()[1:-1]
+    return {secret, once, twice}
+
+
+NO_SECRETS = Redactor()  # no configured values: secret-named keys and credential-shaped text are still blanked

@@ -1,0 +1,128 @@
+"""One redaction policy at every exit of a run: configured values, secret-named keys, credential-shaped text."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from typing import Any
+
+import msgspec
+
+from aeon.adapters.durable.steps import redacted_error
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.scripted import ScriptedLLM
+from aeon.adapters.tools.decorator import tool
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import LLMRejected
+from aeon.application.redaction import REDACTED, Redactor
+from aeon.application.run import RunSettings
+from aeon.domain.plan import Plan
+from aeon.entrypoints.container import run_scope
+from aeon.entrypoints.secrets import run_secrets
+from aeon.entrypoints.settings import Settings
+from aeon.testing import FakeClock, ListLog
+
+KEY = "sk-conf-0123456789abcdef"
+TOKEN = "eyJhbGciOiJIUzI1NiJ9.payload.sig"
+
+
+def test_credential_shaped_text_is_blanked_and_usage_words_are_not() -> None:
+    r = Redactor([KEY])
+    cases = {
+        f'{{"Authorization": "Bearer {TOKEN}"}}': '{"Authorization": "[REDACTED]"}',
+        f"{{'authorization': 'Bearer {TOKEN}'}}": "{'authorization': '[REDACTED]'}",
+        f"GET /?api_key={TOKEN}&page=2": "GET /?api_key=[REDACTED]&page=2",
+        f"x-api-key: {TOKEN}\nnext": "x-api-key: [REDACTED]\nnext",
+        f"curl -H 'Bearer {TOKEN}'": "curl -H 'Bearer [REDACTED]'",
+        f"refused: token={TOKEN} expired": "refused: token=[REDACTED] expired",
+        '{\\"password\\": \\"two words\\"}': '{\\"password\\": \\"[REDACTED]\\"}',
+        f"uses {KEY}!": "uses [REDACTED]!",
+        "max_tokens: 512, completion_tokens=3, tokens: 9": "max_tokens: 512, completion_tokens=3, tokens: 9",
+        "the bearer of good news": "the bearer of good news",
+    }
+    for text, redacted in cases.items():
+        assert r.text(text) == redacted, text
+
+
+def test_a_configured_secret_is_found_in_its_json_escaped_forms() -> None:
+    secret = 'p"ss\\word-1234'
+    r = Redactor([secret])
+    once = json.dumps(secret)[1:-1]
+    twice = json.dumps(json.dumps({"k": secret}))
+    assert secret not in r.text(f"a {secret} b") and once not in r.text(f"a {once} b")
+    assert secret not in json.loads(json.loads(r.text(twice)))["k"]
+
+
+def test_the_log_blanks_an_authorization_header_a_tool_output_holds_as_text() -> None:
+    stream = io.StringIO()
+    JsonlEventLog(None, stream=stream).emit("tool_call", output=f"HTTP/1.1 200\r\nAuthorization: Bearer {TOKEN}\r\n")
+    assert TOKEN not in stream.getvalue()
+    assert json.loads(stream.getvalue())["output"] == "HTTP/1.1 200\r\nAuthorization: [REDACTED]\r\n"
+
+
+def test_secret_named_environment_values_and_url_passwords_are_secrets() -> None:
+    settings = Settings.model_validate({"durable": {"database_url": "postgresql://aeon:pg-s3cret-pw@db:5432/aeon"}})
+    env = {"GITHUB_TOKEN": "ghp_0123456789", "AEON_DEBUG": "1234567890", "MY_TOKEN": "1", "SIGNING_KEY": "k" * 9}
+    assert run_secrets(settings, env) == sorted(["ghp_0123456789", "pg-s3cret-pw", "k" * 9])
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, Any]] = []
+
+    def update(self, event: str, data: Any) -> None:
+        self.shown.append((event, data))
+
+
+def test_a_tool_gets_its_key_while_the_prompt_result_progress_and_log_get_it_redacted() -> None:
+    """The next prompt holds the earlier step's output redacted; the result, progress and log hold no secret."""
+    given: list[str] = []
+    registry = ToolRegistry()
+
+    @tool(example={"url": "u", "api_key": "k"})
+    def fetch(url: str, api_key: str) -> dict[str, Any]:
+        """Call the service."""
+        given.append(api_key)
+        return {"headers": {"Authorization": f"Bearer {TOKEN}"}, "echo": f"used {KEY}"}
+
+    registry.register_function(fetch)
+    doc = {
+        "goal": "call",
+        "steps": [
+            {"step_id": "s1", "description": "call", "tool": "fetch", "args": {"url": "u", "api_key": KEY}},
+            {"step_id": "s2", "description": "say what s1 returned", "agent": "llm"},
+        ],
+    }
+    llm = ScriptedLLM([f"It answered with Authorization: Bearer {TOKEN}."])
+    log, progress = ListLog(), Progress()
+    orchestrator = run_scope(
+        Settings(),
+        run=RunSettings(ttl=1, evaluate=False),
+        llm=llm,
+        tools=registry,
+        logger=log,
+        progress=progress,
+        clock=FakeClock(),
+    )
+    orchestrator.redactor = Redactor([KEY])
+    result = asyncio.run(orchestrator.run("call", plan=msgspec.convert(doc, Plan)))
+
+    assert given == [KEY]  # the call got the real value
+    prompts = json.dumps([msgspec.to_builtins(r.messages) for r in llm.requests])
+    assert "[REDACTED]" in prompts  # s1's output reached the prompt, redacted
+    shown = {
+        "prompts": prompts,
+        "result": msgspec.json.encode(result).decode(),
+        "progress": json.dumps(progress.shown, default=str),
+    }
+    for where, text in shown.items():
+        assert KEY not in text and TOKEN not in text, where
+    assert result.plan is not None and result.plan.steps[0].args["api_key"] == REDACTED
+
+
+def test_a_recorded_error_is_redacted_with_its_attributes() -> None:
+    exc = LLMRejected(f"rejected: HTTP 401 bad key {KEY}", status=401, provider_message=f"Incorrect API key {KEY}")
+    clean = redacted_error(exc, Redactor([KEY]))
+    assert KEY not in str(clean) and KEY not in repr(vars(clean)) and isinstance(clean, LLMRejected)
+    assert clean.status == 401 and KEY in str(exc)  # the original is left as it was

@@ -1,0 +1,333 @@
+"""A user's audit of every output: distinct secrets planted in the environment, the config, the request, the plan's
+arguments, a tool's output, a tool's error and the model's answers of one run, and not one fragment of any of them in
+any file, stream, database row or prompt that Aeon writes — with every output on.
+
+The sinks are a table: each `aeon` command that shows or stores run data has its entry, and a command the table
+does not know fails the test (the CLI's commands are enumerated), so a new output cannot be added unaudited.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import importlib.util
+import json
+import os
+import pickle
+import re
+import secrets
+import sqlite3
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import yaml
+from durable_harness import AEON
+from fake_provider import FakeProvider, serving
+
+from aeon.entrypoints.cli import app
+
+
+def _plant(tag: str) -> str:
+    return f"{tag}{secrets.token_hex(12)}"  # distinct: no two share a fragment of 8 characters
+
+
+PLANTED = {
+    "provider key (OPENAI_API_KEY)": _plant("sk-env-"),
+    "service token (AUDIT_SERVICE_TOKEN)": _plant("svc"),
+    "config key (llm.api_key)": _plant("sk-cfg-"),
+    "request": _plant("rq"),
+    "plan argument": _plant("arg"),
+    "tool output header": _plant("hdr"),
+    "tool output text": _plant("txt"),
+    "tool error": _plant("err"),
+    "model answer": _plant("mdl"),
+}
+_NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model")
+S = dict(zip(_NAMES, PLANTED.values(), strict=True))
+WINDOW = 8  # the longest run of a secret's characters allowed anywhere: "not one byte" short of chance matches
+REQUEST = f"audit the service with api_key={S['request']}"
+
+TOOLS = f'''
+import os
+import pathlib
+
+from aeon.adapters.tools.decorator import tool
+
+
+@tool(example={{"url": "https://api.example.invalid", "api_key": "k"}})
+def fetch(url: str, api_key: str) -> dict:
+    """Call the service with the key; answer with its headers and raw response."""
+    with open(os.environ["AUDIT_SEEN"], "a") as seen:  # what the tool was given, for the test to check
+        seen.write(api_key + "\\n")
+    return {{
+        "status": 200,
+        "headers": {{"Authorization": "Bearer {S["header"]}", "Content-Type": "application/json"}},
+        "raw": "HTTP/1.1 200 OK\\r\\nAuthorization: Bearer {S["text"]}\\r\\n",
+        "whoami": "env " + os.environ["OPENAI_API_KEY"] + " svc " + os.environ["AUDIT_SERVICE_TOKEN"],
+    }}
+
+
+@tool(example={{"target": "prod"}})
+def deploy(target: str) -> str:
+    """Deploy to the target."""
+    raise RuntimeError("deploy to " + target + " refused: token={S["error"]} has expired")
+'''
+PLAN = {
+    "goal": "audit the service",
+    "steps": [
+        {
+            "step_id": "s1",
+            "description": "Call the service",
+            "tool": "fetch",
+            "args": {"url": "https://api.example.invalid", "api_key": S["args"]},
+        },
+        {"step_id": "s2", "description": "Deploy", "tool": "deploy", "args": {"target": "prod"}},
+        {"step_id": "s3", "description": "Summarise what s1 and s2 returned", "agent": "llm"},
+    ],
+}
+ANSWER = f"Done: the key {S['config']} worked, the next call needs Authorization: Bearer {S['model']} and {S['env']}."
+CONVERGED = {"issues": [], "completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok"}
+PROFILE = {
+    "reasoning_depth": 1,
+    "information_sufficiency": 1.0,
+    "expected_tool_usage": "minimal",
+    "output_breadth": "narrow",
+    "confidence_requirement": "low",
+    "raw_inference": "a service call",
+}
+KINDS = {
+    "task_profile": json.dumps(PROFILE),
+    "plan": json.dumps(PLAN),
+    "step_result": json.dumps({"answer": ANSWER, "clarity_state": "CLEAR", "handoff_to_next": ANSWER}),
+    "evaluation": json.dumps(CONVERGED),
+}
+
+
+class RecordingProvider(FakeProvider):
+    """The fake OpenAI-compatible provider, keeping every request body: the prompts are a sink too."""
+
+    def __init__(self) -> None:
+        super().__init__(kinds=KINDS)
+        self.bodies: list[bytes] = []
+
+    def answer_for(self, body: bytes) -> str:
+        self.bodies.append(body)
+        schema = (json.loads(body).get("response_format") or {}).get("json_schema") or {}
+        return KINDS.get(schema.get("name", ""), ANSWER)
+
+
+@dataclass
+class Audit:
+    """One folder, one provider, one config: every command runs in it and everything it shows is kept."""
+
+    folder: Path
+    provider: RecordingProvider
+    config: Path
+    plan: Path
+    otel: bool
+    streams: dict[str, str] = field(default_factory=dict)
+    run_ids: dict[str, str] = field(default_factory=dict)
+
+    def aeon(self, name: str, *args: str | Path, codes: tuple[int, ...] = (0, 3)) -> str:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
+        env |= {"PYTHONPATH": str(self.folder), "AUDIT_SEEN": str(self.folder / "seen.txt")}
+        env |= {"OPENAI_API_KEY": S["env"], "AUDIT_SERVICE_TOKEN": S["service"]}
+        done = subprocess.run(
+            [*AEON, *map(str, args)], cwd=self.folder, env=env, capture_output=True, text=True, timeout=180
+        )
+        self.streams[f"{name}: stdout"], self.streams[f"{name}: stderr"] = done.stdout, done.stderr
+        assert done.returncode in codes, (name, done.returncode, done.stderr[-3000:])
+        assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        return done.stdout
+
+
+def _run(audit: Audit) -> None:
+    """`aeon run` with every output on: --json, --history, the log, progress on stderr, OTel spans with content."""
+    out = audit.aeon("run", "run", REQUEST, "--plan", audit.plan, "--config", audit.config, "--json", "--history",
+                     audit.folder / "history.json")  # fmt: skip
+    audit.run_ids["run"] = json.loads(out)["correlation_id"]
+
+
+def _run_durable(audit: Audit) -> None:
+    """The same run as a durable one: its workflow input, steps, checkpoints and outcome in the SQLite database."""
+    out = audit.aeon("run --durable", "run", REQUEST, "--plan", audit.plan, "--config", audit.config, "--durable",
+                     "--json", "--history", audit.folder / "durable-history.json")  # fmt: skip
+    audit.run_ids["durable"] = json.loads(out)["correlation_id"]
+
+
+def _inspect(audit: Audit) -> None:
+    audit.aeon("inspect", "inspect", audit.folder / "history.json")
+    audit.aeon("inspect --json", "inspect", audit.folder / "durable-history.json", "--json")
+
+
+def _runs(audit: Audit) -> None:
+    audit.aeon("runs", "runs", "--config", audit.config)
+    audit.aeon("runs --json", "runs", "--config", audit.config, "--json")
+
+
+def _resume(audit: Audit) -> None:
+    """A finished run resumed: its recorded outcome, shown again."""
+    audit.aeon("resume", "resume", audit.run_ids["durable"], "--config", audit.config, "--json", "--history",
+               audit.folder / "resumed-history.json")  # fmt: skip
+
+
+def _replay(audit: Audit) -> None:
+    audit.aeon("replay", "replay", audit.run_ids["durable"], "--from-pass", "1", "--config", audit.config, "--json",
+               "--history", audit.folder / "replay-history.json")  # fmt: skip
+
+
+def _batch(audit: Audit) -> None:
+    """A batch whose request holds a secret and whose model plans the call with the key in its arguments."""
+    requests = audit.folder / "inputs" / "requests.jsonl"
+    requests.write_text(json.dumps({"request": REQUEST}) + "\n")
+    audit.aeon("batch", "batch", requests, "--config", audit.config, "--out", audit.folder / "batch.results.jsonl",
+               codes=(0, 4))  # fmt: skip
+
+
+def _validate(audit: Audit) -> None:
+    """A plan whose argument does not fit: the problem quotes it."""
+    wrong = json.loads(json.dumps(PLAN))
+    wrong["steps"][0]["args"]["api_key"] = {"token": S["args"]}
+    bad = audit.folder / "inputs" / "wrong-plan.json"
+    bad.write_text(json.dumps(wrong))
+    audit.aeon("validate", "validate", bad, "--config", audit.config, codes=(1,))
+
+
+# Every command that shows or stores run data, in the order they run (later ones read what earlier ones wrote).
+SINKS: dict[str, Callable[[Audit], None]] = {
+    "run": _run,
+    "run --durable": _run_durable,
+    "inspect": _inspect,
+    "runs": _runs,
+    "resume": _resume,
+    "replay": _replay,
+    "batch": _batch,
+    "validate": _validate,
+}
+# Commands that write no run data, and why.
+NO_RUN_DATA = {
+    "tools": "lists the tool specs of the configured modules (code the user wrote), never a run's data",
+    "worker": "prints only its own start and stop lines; the runs it executes write the log and database audited "
+    "through `batch`, which executes the same workflow",
+}
+
+
+def test_every_command_is_a_sink_of_the_audit_or_writes_no_run_data() -> None:
+    commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    audited = {name.split()[0] for name in SINKS}
+    assert commands == audited | set(NO_RUN_DATA), (
+        f"not audited for secrets: {sorted(commands - audited - set(NO_RUN_DATA))}; "
+        "add the command to SINKS in this test (or to NO_RUN_DATA, saying why it shows no run data)"
+    )
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> Iterator[Audit]:
+    otel = importlib.util.find_spec("opentelemetry.sdk") is not None
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    (tmp_path / "audit_tools.py").write_text(TOOLS)
+    plan = inputs / "plan.json"
+    plan.write_text(json.dumps(PLAN))
+    with serving(RecordingProvider()) as provider:
+        doc: dict[str, Any] = {
+            "llm": {"adapter": "openai", "base_url": provider.url, "model": "fake", "api_key": S["config"]},
+            "run": {"ttl": 1, "max_llm_calls": 20},
+            "tools": {"modules": ["audit_tools"]},
+            "log": {"path": str(tmp_path / "runs.jsonl")},
+        }
+        if otel:  # the OTel console exporter with content capture writes the spans to stderr
+            doc["otel"] = {"enabled": True, "exporter": "console", "capture_content": True}
+        config = inputs / "aeon.yaml"
+        config.write_text(yaml.safe_dump(doc))
+        assert provider.url
+        yield Audit(folder=tmp_path, provider=provider, config=config, plan=plan, otel=otel)
+
+
+def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
+    for sink in SINKS.values():
+        sink(audit)
+
+    places = {**audit.streams, **_files(audit.folder), **_database_rows(audit.folder / ".aeon" / "aeon.sqlite")}
+    places |= {f"prompt {i}": body.decode() for i, body in enumerate(audit.provider.bodies)}
+    leaks = [
+        f"{what} in {where}: …{m}…"
+        for where, text in places.items()
+        for what, secret in PLANTED.items()
+        if (m := _fragment(secret, text))
+    ]
+    assert not leaks, "\n".join(leaks)
+
+    # The run did what it was asked: the tool got the real key (the redacted form only where the record was replayed)
+    seen = (audit.folder / "seen.txt").read_text().splitlines()
+    assert seen[:2] == [S["args"], S["args"]], seen
+    assert set(seen) <= {S["args"], "[REDACTED]"}
+    assert audit.provider.bodies, "no prompt reached the provider"
+    assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr"))
+    log = (audit.folder / "runs.jsonl").read_text()
+    assert '"Authorization":"[REDACTED]"' in log and "Authorization: [REDACTED]" in log
+    if audit.otel:
+        assert '"gen_ai.tool.call.result"' in audit.streams["run: stderr"]  # the spans, with content, were written
+
+
+def _fragment(secret: str, text: str) -> str | None:
+    """A run of WINDOW characters of `secret` found in `text`, or None."""
+    for i in range(len(secret) - WINDOW + 1):
+        if secret[i : i + WINDOW] in text:
+            return secret[i : i + WINDOW]
+    return None
+
+
+def _files(folder: Path) -> dict[str, str]:
+    """Every file Aeon wrote under the folder, as text (bytes decoded with replacement), inputs left out."""
+    skip = {folder / "inputs", folder / "audit_tools.py", folder / "seen.txt", folder / "__pycache__"}
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not any(path == s or s in path.parents for s in skip):
+            found[f"file {path.relative_to(folder)}"] = path.read_bytes().decode("utf-8", "replace")
+    assert any(name.startswith("file .aeon/") for name in found), "no system database was written"
+    return found
+
+
+def _database_rows(db: Path) -> dict[str, str]:
+    """Every column of every row of every table, decoded: text, base64 text, pickles (DBOS's serialization)."""
+    rows = {}
+    with sqlite3.connect(db) as conn:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            for n, row in enumerate(conn.execute(f'SELECT * FROM "{table}"')):
+                rows[f"db {table} row {n}"] = "\n".join(_decoded(value) for value in row)
+    assert any(k.startswith("db operation_outputs") for k in rows), sorted({k.rsplit(" row", 1)[0] for k in rows})
+    return rows
+
+
+def _decoded(value: object) -> str:
+    """A value and every form it decodes to: its text, its base64 payload, the repr of what that unpickles to."""
+    raw = value if isinstance(value, bytes) else str(value).encode()
+    forms = [raw]
+    if re.fullmatch(rb"[A-Za-z0-9+/=\s]{8,}", raw):
+        with contextlib.suppress(binascii.Error, ValueError):
+            forms.append(base64.b64decode(raw, validate=False))
+    texts = []
+    for form in forms:
+        texts.append(form.decode("utf-8", "replace"))
+        try:
+            texts.append(_deep_repr(pickle.loads(form)))
+        except Exception:  # not a pickle
+            continue
+    return "\n".join(texts)
+
+
+def _deep_repr(value: object) -> str:
+    """repr, with the attributes of the exceptions inside too (an exception's repr shows only its args)."""
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(map(_deep_repr, value)) + ")"
+    if isinstance(value, BaseException):
+        return f"{value!r} {vars(value)!r}"
+    return repr(value)
