@@ -229,7 +229,10 @@ def test_every_command_is_a_sink_of_the_audit_or_writes_no_run_data() -> None:
 
 @pytest.fixture
 def audit(tmp_path: Path) -> Iterator[Audit]:
-    otel = importlib.util.find_spec("opentelemetry.sdk") is not None
+    otel = (
+        importlib.util.find_spec("opentelemetry") is not None
+        and importlib.util.find_spec("opentelemetry.sdk") is not None
+    )
     inputs = tmp_path / "inputs"
     inputs.mkdir()
     (tmp_path / "audit_tools.py").write_text(TOOLS)
