@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from aeon.application.schemas import clip, json_kind, preview, schema_problems
-from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
 from aeon.domain.tools import ToolSpec
 
 # Any plan, hand-written or the model's: every cycle record carries the plan, so the log grows with steps².
@@ -26,7 +26,7 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
     structural: bool = True
 
     def __str__(self) -> str:
-        return f"step {self.step_id}: {self.message}" if self.step_id else self.message
+        return f"step {shown_id(self.step_id)}: {self.message}" if self.step_id else self.message
 
 
 def plan_schema(tool_names: Sequence[str], *, max_steps: int = MAX_PLAN_STEPS) -> dict[str, Any]:
@@ -130,6 +130,8 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
         for step in steps:
             sid = step.get("step_id") if isinstance(step, dict) else None
             if isinstance(sid, str):
+                if problem := step_id_problem(sid):
+                    problems.append(Problem(step_id=sid, message=problem))
                 if sid in seen:
                     problems.append(Problem(step_id=sid, message=f"duplicate step_id {sid!r}"))
                 seen.add(sid)
