@@ -121,6 +121,10 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
     cleaned = _without_nulls(obj)
+    if isinstance(many := cleaned.get("steps"), list) and len(many) > max_steps:
+        too_many = f"steps: has {len(many)} items, more than the {max_steps} allowed"
+        problems.append(Problem(step_id=None, message=too_many))
+        cleaned = {**cleaned, "steps": many[:max_steps]}  # a 1 MiB plan holds 10,000 steps: the schema sees 200
     if not _fits_plan_shape(cleaned, max_steps):  # the schema is asked only for a plan that may break it
         for path, msg in schema_problems(cleaned, plan_schema([], max_steps=max_steps)):
             problems.append(Problem(step_id=_step_id_at(obj, path), message=f"{path}: {msg}"))
