@@ -117,7 +117,7 @@ def test_a_hostile_batch_line_is_refused_naming_its_line(tmp_path: Path, line: s
     batch.write_text('{"request": "add 1 and 2"}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(InputError) as caught:
         read_requests(batch)
-    assert str(caught.value).startswith(f"batch file {batch}"), caught.value
+    assert str(caught.value).startswith(str(batch)), caught.value
     assert expected in str(caught.value)
 
 

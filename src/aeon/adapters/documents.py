@@ -55,7 +55,7 @@ def read_text(path: Path, *, what: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> 
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{what} {path}:{line} is not UTF-8 text (byte {exc.start})") from exc
+        raise InputError(f"{what} {path}:{line}: not UTF-8 text (byte {exc.start})") from exc
 
 
 def read_document(
@@ -83,7 +83,7 @@ def parse_yaml(text: str, *, source: str, max_depth: int = MAX_DEPTH) -> Any:
         cause = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         if "maximum nesting depth" in cause:  # libyaml's own bound (1,000) met before ours, inside one flow line
             raise InputError(f"{source}{where}: nested deeper than {max_depth} levels") from None
-        raise InputError(f"{source}{where} is not valid YAML: {cause}") from None
+        raise InputError(f"{source}{where}: not valid YAML: {cause}") from None
     return _checked_text(data, text, source)
 
 
@@ -98,7 +98,7 @@ def parse_json(text: str, *, source: str, max_depth: int = MAX_DEPTH, first_line
         key, line, first = _first_duplicate(text)
         raise InputError(f"{source}:{line + shift}: duplicate key {key!r} (first at line {first + shift})") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}:{exc.lineno + shift} is not valid JSON: {exc.msg}") from None
+        raise InputError(f"{source}:{exc.lineno + shift}: not valid JSON: {exc.msg}") from None
     return _checked_text(data, text, source)
 
 

@@ -29,7 +29,7 @@ def read_requests(path: Path) -> list[str]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        item = parse_json(line, source=f"batch file {path}", first_line=number)
+        item = parse_json(line, source=str(path), first_line=number)
         request = item.get("request") if isinstance(item, dict) else item
         if not isinstance(request, str) or not request.strip():
             raise InputError(f'{path}:{number}: expected {{"request": "..."}} with a non-empty request')
