@@ -24,7 +24,8 @@ AeonError (domain.errors)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── InputError                    a user-supplied plan, script or request that cannot be used
-    └── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
+    ├── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
+    └── InternalError                 a bug (an exception that is no AeonError), as the run's record names it
 """
 
 from __future__ import annotations
@@ -195,3 +196,9 @@ class InputError(ApplicationError):
 
 class ConfigurationError(ApplicationError):
     code = "AEON.CONFIG"
+
+
+class InternalError(ApplicationError):
+    """Never raised: the error a run's result and run_end record carry when a bug ended the run."""
+
+    code = "AEON.INTERNAL"

@@ -16,7 +16,7 @@ from functools import partial
 
 from aeon.application import tracing
 from aeon.application.accounting import provider_name
-from aeon.application.errors import BudgetExhausted
+from aeon.application.errors import BudgetExhausted, InternalError
 from aeon.application.passes import close_pass, open_pass
 from aeon.application.ports import (
     CheckpointPort,
@@ -51,7 +51,8 @@ __all__ = ["Orchestrator", "RunSettings"]
 
 class Orchestrator:
     """Runs a request to a structured RunResult: converged, expired, failed or interrupted — never an exception,
-    except EventLogUnavailable when the log cannot take its first record (so nothing is spent unrecorded)."""
+    except EventLogUnavailable when the log cannot take its first record (so nothing is spent unrecorded) and a
+    bug, which propagates once the run is ended on the record (run_end with error AEON.INTERNAL)."""
 
     def __init__(
         self,
@@ -137,6 +138,10 @@ class Orchestrator:
             run.record.error("interrupted")
             self._cycle(run)  # the cycle cut short is on the record, its step failed
             return self._finish(run, RunStatus.INTERRUPTED)
+        except Exception as exc:  # a bug: the log still ends with run_end, then the CLI reports it (exit 4)
+            _fail_running_step(run)
+            self._finish(run, RunStatus.ERROR, InternalError(f"{type(exc).__name__}: {exc}"))
+            raise
 
     def _started(self, run: Run, k: RunServices, *, resumed: bool) -> None:
         s, settings = run.state, self.settings

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from aeon.application.schemas import clip, json_kind, preview, schema_problems
-from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
 from aeon.domain.tools import ToolSpec
 
 # Any plan, hand-written or the model's: every cycle record carries the plan, so the log grows with steps².
@@ -26,7 +26,7 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
     structural: bool = True
 
     def __str__(self) -> str:
-        return f"step {self.step_id}: {self.message}" if self.step_id else self.message
+        return f"step {shown_id(self.step_id)}: {self.message}" if self.step_id else self.message
 
 
 def plan_schema(tool_names: Sequence[str], *, max_steps: int = MAX_PLAN_STEPS) -> dict[str, Any]:
@@ -121,6 +121,10 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
     cleaned = _without_nulls(obj)
+    if isinstance(many := cleaned.get("steps"), list) and len(many) > max_steps:
+        too_many = f"steps: has {len(many)} items, more than the {max_steps} allowed"
+        problems.append(Problem(step_id=None, message=too_many))
+        cleaned = {**cleaned, "steps": many[:max_steps]}  # a 1 MiB plan holds 10,000 steps: the schema sees 200
     if not _fits_plan_shape(cleaned, max_steps):  # the schema is asked only for a plan that may break it
         for path, msg in schema_problems(cleaned, plan_schema([], max_steps=max_steps)):
             problems.append(Problem(step_id=_step_id_at(obj, path), message=f"{path}: {msg}"))
@@ -130,6 +134,8 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
         for step in steps:
             sid = step.get("step_id") if isinstance(step, dict) else None
             if isinstance(sid, str):
+                if problem := step_id_problem(sid):
+                    problems.append(Problem(step_id=sid, message=problem))
                 if sid in seen:
                     problems.append(Problem(step_id=sid, message=f"duplicate step_id {sid!r}"))
                 seen.add(sid)

@@ -43,6 +43,31 @@ _LEGAL: dict[StepStatus, frozenset[StepStatus]] = {
 }
 
 
+# Characters that make two ids look alike or reverse the text printed after them ("Trojan Source", CVE-2021-42574).
+# str.isprintable() already refuses them (category Cf); they are named so that the message says what they do.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+
+
+def step_id_problem(step_id: str) -> str | None:
+    """Why `step_id` cannot name a step, or None: ids are shown in progress, results and logs, and compared by eye,
+    so they hold printable characters only (no control, bidi or zero-width character, no space but U+0020)."""
+    for ch in step_id:
+        if ch.isprintable():
+            continue
+        kind = "a bidi control" if ch in _BIDI else "a zero-width character" if ch in _ZERO_WIDTH else "not printable"
+        return (
+            f"step_id {step_id!r} holds U+{ord(ch):04X} ({kind}); "
+            "step ids must be printable text without bidi or zero-width characters"
+        )
+    return None
+
+
+def shown_id(step_id: str) -> str:
+    """The id as it may be printed: itself when printable, else its repr, with every hidden character escaped."""
+    return step_id if step_id.isprintable() else repr(step_id)
+
+
 def blocked_note(waiting: list[str]) -> str:
     return f"dependencies not complete: {', '.join(waiting)}"
 

@@ -24,7 +24,7 @@ import msgspec
 
 from aeon.domain.errors import PlanIntegrityError
 from aeon.domain.evaluation import ValidationIssue
-from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.plan import Plan, PlanStep, StepStatus, step_id_problem
 
 MAX_DEPTH = 5
 
@@ -145,6 +145,8 @@ def _add(plan: Plan, action: RefinementAction) -> None:
     new = _new_step(action)
     if not new.step_id:
         raise _Rejected("new step has no step_id")
+    if problem := step_id_problem(new.step_id):
+        raise _Rejected(problem)
     if any(s.step_id == new.step_id for s in plan.steps):
         raise _Rejected(f"step id {new.step_id} already exists")
     at = len(plan.steps) if action.position_after is None else _position(plan, action.position_after) + 1
@@ -209,6 +211,8 @@ def _subplan(plan: Plan, action: RefinementAction) -> None:
     ids = [s.step_id if s.step_id.startswith(f"{pid}.") else f"{pid}.{i}" for i, s in enumerate(sub.substeps, 1)]
     if len(set(ids)) != len(ids):
         raise _Rejected(f"substep ids repeat: {', '.join(ids)}")
+    if problem := next(filter(None, map(step_id_problem, ids)), None):
+        raise _Rejected(problem)
     clash = next((i for i in ids if any(s.step_id == i and s is not parent for s in plan.steps)), None)
     if clash is not None:
         raise _Rejected(f"substep id {clash} already exists")

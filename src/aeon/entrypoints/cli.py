@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 import msgspec
 import typer
-import yaml
 
+from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
 from aeon.application.errors import InputError
 from aeon.application.plan_documents import plan_from_document, validate_document
 from aeon.application.redaction import Redactor
@@ -110,20 +110,17 @@ def describe_llm(info: dict[str, str]) -> str:
     )
 
 
-def read_document(path: Path) -> Any:
-    """Read a JSON or YAML file; raise InputError naming the path when it cannot be read or parsed."""
+def not_utf8(request: str) -> str | None:
+    """Why the request cannot be sent, or None. Python hands bytes that are not UTF-8 over as lone surrogates
+    (`aeon run $'\\xff'`); no request body can hold them, so they are refused here, before the run starts."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text (byte {exc.start}); expected a JSON or YAML file") from exc
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"{path} is not valid JSON/YAML: {str(exc).splitlines()[0]}") from exc
+        request.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"the request is not UTF-8 text (character {exc.start + 1} is an undecodable byte); "
+            "pass it in your terminal's UTF-8 encoding"
+        )
+    return None
 
 
 @app.command(cls=JsonAwareCommand)
@@ -173,6 +170,8 @@ def run(
     if not request.strip():
         empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
         raise fail(empty, code=InputError.code, as_json=as_json)
+    if (bad := not_utf8(request)) is not None:
+        raise fail(bad, code=InputError.code, as_json=as_json)
     overrides: dict[str, Any] = {}
     if ttl is not None:
         overrides["run.ttl"] = ttl
@@ -191,7 +190,7 @@ def run(
         given = None
         if plan is not None:
             known = {spec.name: spec for spec in registry.list()}
-            given = plan_from_document(read_document(plan), source=str(plan), tools=known)
+            given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
         if problem := preflight(container):
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
         container.event_log().open()  # a log that cannot be written stops the run here, before anything is spent
@@ -280,7 +279,7 @@ def validate(
     with reported(debug=debug):
         settings = load_settings(config)
         tools = build_container(settings).tools()
-        doc = read_document(plan_file)
+        doc = read_document(plan_file, what="plan")
         found = validate_document(doc, {t.name: t for t in tools.list()})
         problems = [redactor_for(settings).text(str(p)) for p in found]  # a problem may quote an argument
     if not problems:
@@ -315,7 +314,8 @@ def inspect(
 ) -> None:
     """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
     with reported(as_json=as_json):
-        doc = redactor_for(None).scrub(read_document(history_file))  # a history from elsewhere may hold secrets
+        doc = read_document(history_file, what="history", max_bytes=MAX_HISTORY_BYTES, max_depth=MAX_HISTORY_DEPTH)
+        doc = redactor_for(None).scrub(doc)  # a history from elsewhere may hold secrets
         report = analyse(doc)
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))  # ASCII only: every control character escaped

@@ -8,10 +8,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from dependency_injector import containers, providers
 
 from aeon.adapters.clock import SystemClock
+from aeon.adapters.documents import parse_yaml, read_text
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.anthropic import AnthropicLLM
 from aeon.adapters.llm.local import LocalLlamaLLM
@@ -22,6 +22,7 @@ from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
+from aeon.application.errors import InputError
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     CheckpointPort,
@@ -276,13 +277,9 @@ _KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "bo
 def _literal_layer(source: Path) -> dict[str, Any]:
     """The file as written (env markers not yet replaced): a mapping of sections, or {} for an empty file."""
     try:
-        literal = yaml.safe_load(source.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {source}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {source} is not UTF-8 text (byte {exc.start})") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {source} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+        literal = parse_yaml(read_text(source, what="config file"), source=f"config file {source}")
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
     if literal is None:
         return {}
     if not isinstance(literal, dict):

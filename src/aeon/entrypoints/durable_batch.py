@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -13,6 +12,7 @@ from typing import Any, TextIO
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
+from aeon.adapters.documents import MAX_BATCH_BYTES, parse_json, read_text
 from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
@@ -26,20 +26,12 @@ _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
 def read_requests(path: Path) -> list[str]:
     """The requests of a JSONL file: each line `{"request": "..."}` or a JSON string; blank lines are skipped.
     Raises InputError naming the file and line of the first bad one."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
+    lines = read_text(path, what="batch file", max_bytes=MAX_BATCH_BYTES).splitlines()
     requests = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f'{path}:{number}: not JSON ({exc.msg}); expected {{"request": "..."}}') from exc
+        item = parse_json(line, source=str(path), first_line=number)
         request = item.get("request") if isinstance(item, dict) else item
         if not isinstance(request, str) or not request.strip():
             raise InputError(f'{path}:{number}: expected {{"request": "..."}} with a non-empty request')

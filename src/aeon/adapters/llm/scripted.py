@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import yaml
 
+from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
 from aeon.domain.llm import Completion, Message, Usage
 
@@ -66,12 +66,7 @@ class ScriptedLLM:
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedLLM:
         p = Path(path)
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read LLM script {p}: {exc.strerror or exc}") from exc
-        except yaml.YAMLError as exc:
-            raise InputError(f"LLM script {p} is not valid YAML: {exc}".splitlines()[0]) from exc
+        data = read_document(p, what="LLM script", max_bytes=MAX_SCRIPT_BYTES)
         if not isinstance(data, dict) or not isinstance(data.get("responses"), list):
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
         return cls(data["responses"], source=str(p), request=str(data.get("request") or ""))
