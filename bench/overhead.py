@@ -22,13 +22,16 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.orchestrator import Orchestrator
 from aeon.application.result import RunResult
 from aeon.application.run import RunSettings
+from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 
 STEPS = 10
 
 
 class NoProgress:
-    def update(self, event: str, data: object) -> None:
+    """A display that shows nothing: the kernel still builds, redacts and sends every event."""
+
+    def update(self, event: ProgressEvent) -> None:
         return None
 
 

@@ -12,23 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from aeon.application.errors import ScriptExhausted
 from aeon.application.orchestrator import Orchestrator
-from aeon.application.ports import CheckpointPort, MemoryPort, ToolPort, TracerPort
+from aeon.application.ports import CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
 from aeon.application.run import Run, RunSettings
 from aeon.domain.budget import BudgetState
 from aeon.domain.llm import Completion, Message, Usage
 from aeon.domain.phases import Stage
+from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import run_scope
 from aeon.entrypoints.settings import Settings
 
 __all__ = ["FakeClock", "FunctionLLM", "LLMCall", "ListLog", "ListProgress", "answers", "new_run", "orchestrator"]
+
+E = TypeVar("E")
 
 
 class LLMCall(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,16 +157,21 @@ class ListLog:
 
 
 class ListProgress:
-    """A ProgressPort keeping (event, data) in memory."""
+    """A ProgressPort keeping the events it is shown, in order (as a display gets them: redacted)."""
 
     def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.events: list[ProgressEvent] = []
 
-    def update(self, event: str, data: Mapping[str, Any]) -> None:
-        self.events.append((event, dict(data)))
+    def update(self, event: ProgressEvent) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type[E]) -> list[E]:
+        """The events of one type, in order: `progress.of(StepStarted)`."""
+        return [e for e in self.events if isinstance(e, kind)]
 
     def kinds(self) -> list[str]:
-        return [e for e, _ in self.events]
+        """The events' type names in order, as their JSON `type` tags say them."""
+        return [type(e).__name__ for e in self.events]
 
 
 def orchestrator(
@@ -174,7 +182,7 @@ def orchestrator(
     tools: ToolPort | None = None,
     memory: MemoryPort | None = None,
     log: Any = None,
-    progress: Any = None,
+    progress: ProgressPort | None = None,
     clock: Any = None,
     checkpoint: CheckpointPort | None = None,
     tracer: TracerPort | None = None,
@@ -201,7 +209,7 @@ def new_run(
     settings: RunSettings | None = None,
     stage: Stage = Stage.PROFILE_AND_PLAN,
     log: Any = None,
-    progress: Any = None,
+    progress: ProgressPort | None = None,
     clock: Any = None,
 ) -> Run:
     """One run's collaborators (state, meter, recorder, guard, clock), standing at `stage` of pass 1 with a

@@ -27,6 +27,7 @@ from aeon.application.errors import LLMUnavailable
 from aeon.application.gateway import PHASE_RETRY_WAIT, LLMGateway
 from aeon.application.run import RunSettings
 from aeon.domain.llm import Completion, Message
+from aeon.domain.progress import LLMRetryRound
 from aeon.entrypoints.cli import app
 from aeon.testing import FakeClock, FunctionLLM, ListProgress, new_run, orchestrator
 
@@ -175,8 +176,9 @@ def test_a_provider_down_for_good_gets_one_paused_extra_round_and_an_error_that_
         "after 6 attempts in 2 rounds (HTTP 429; waited 0.5 s, 1.0 s, 0.5 s, 1.0 s within rounds, 12.0 s between)"
         in (result.error.message)
     )
-    rounds = [d for e, d in progress.events if e == "llm_retry_round"]
-    assert rounds == [{"purpose": "plan", "attempts": 3, "cause": "HTTP 429", "wait": 12.0}]
+    assert progress.of(LLMRetryRound) == [
+        LLMRetryRound(purpose="plan", attempts=3, cause="HTTP 429", wait_seconds=12.0)
+    ]
     retry = next(
         json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines() if "phase_retry" in line
     )

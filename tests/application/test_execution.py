@@ -11,6 +11,7 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.progress import StepEnded, StepRepaired, StepStarted, Warned
 from aeon.domain.tools import ToolResult, ToolSpec
 
 from harness import SUM_STEP, document, plan_json, run
@@ -24,12 +25,16 @@ FIXED = json.dumps(
 
 def test_each_step_goes_pending_running_complete_in_order(tmp_path):
     r = run(tmp_path, [plan_json(SUM_STEP, REASON), "It is 15."])
-    seq = [(e, d["step_id"], d.get("status")) for e, d in r.progress.events if e in ("step_start", "step_end")]
+    seq = [
+        (type(e), e.step_id, e.status if isinstance(e, StepEnded) else None)
+        for e in r.progress.events
+        if isinstance(e, StepStarted | StepEnded)
+    ]
     assert seq == [
-        ("step_start", "s1", None),
-        ("step_end", "s1", "complete"),
-        ("step_start", "s2", None),
-        ("step_end", "s2", "complete"),
+        (StepStarted, "s1", None),
+        (StepEnded, "s1", "complete"),
+        (StepStarted, "s2", None),
+        (StepEnded, "s2", "complete"),
     ]
     # the plan snapshot of each cycle shows every step's status at that moment
     cycles = r.cycles()
@@ -98,12 +103,12 @@ def test_invalid_tool_arguments_are_routed_to_the_supervisor(tmp_path):
 
 def test_missing_tool_is_flagged_then_repaired_in_place(tmp_path):
     r = run(tmp_path, [plan_json(ADDER, REASON), FIXED, "It is 15."])
-    warnings = [d["message"] for e, d in r.progress.events if e == "warning"]
+    warnings = [e.message for e in r.progress.of(Warned)]
     assert any("Tool 'adder' not found in registry" in w for w in warnings)
     s1, s2 = document(r.result)["plan"]["steps"]
     assert (s1["step_id"], s1["tool"], s1["mode"], s1["step_output"]) == ("s1", "calculator", "repaired", 15)
     assert s1["step_index"] == 1 and s2["step_id"] == "s2"
-    assert any(e == "step_repaired" for e, _ in r.progress.events)
+    assert r.progress.of(StepRepaired)
 
 
 def test_unrepairable_missing_tool_falls_back_to_llm_with_the_description_as_prompt(tmp_path):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from aeon.domain.progress import PlanMade, StepStarted
+
 from harness import SUM_STEP, document, plan_json, run
 
 
@@ -23,9 +25,16 @@ def test_multi_step_plan_runs_in_the_planned_order(tmp_path):
         {"step_id": "c", "description": "third", "tool": "calculator", "args": {"expression": "2 * 3"}},
     ]
     r = run(tmp_path, [plan_json(*steps)])
-    started = [d["step_id"] for e, d in r.progress.events if e == "step_start"]
+    started = [e.step_id for e in r.progress.of(StepStarted)]
     assert started == ["a", "b", "c"]
     assert [s["step_output"] for s in document(r.result)["plan"]["steps"]] == ["one", "two", 6]
+
+
+def test_the_plan_shown_in_progress_is_the_plan_as_made_not_as_it_later_ran(tmp_path):
+    r = run(tmp_path, [plan_json(SUM_STEP)])
+    (made,) = r.progress.of(PlanMade)
+    assert [(s.step_id, s.status, s.step_output) for s in made.plan.steps] == [("s1", "pending", None)]
+    assert r.result.plan is not None and r.result.plan.steps[0].status == "complete"
 
 
 def test_plan_prompt_lists_every_tool_with_schemas_and_an_example(tmp_path):

@@ -21,7 +21,7 @@ from aeon.domain.plan import Plan
 from aeon.entrypoints.container import run_scope
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.settings import Settings
-from aeon.testing import FakeClock, ListLog
+from aeon.testing import FakeClock, ListLog, ListProgress
 
 KEY = "sk-conf-0123456789abcdef"
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.payload.sig"
@@ -67,14 +67,6 @@ def test_secret_named_environment_values_and_url_passwords_are_secrets() -> None
     assert run_secrets(settings, env) == sorted(["ghp_0123456789", "pg-s3cret-pw", "k" * 9])
 
 
-class Progress:
-    def __init__(self) -> None:
-        self.shown: list[tuple[str, Any]] = []
-
-    def update(self, event: str, data: Any) -> None:
-        self.shown.append((event, data))
-
-
 def test_a_tool_gets_its_key_while_the_prompt_result_progress_and_log_get_it_redacted() -> None:
     """The next prompt holds the earlier step's output redacted; the result, progress and log hold no secret."""
     given: list[str] = []
@@ -95,7 +87,7 @@ def test_a_tool_gets_its_key_while_the_prompt_result_progress_and_log_get_it_red
         ],
     }
     llm = ScriptedLLM([f"It answered with Authorization: Bearer {TOKEN}."])
-    log, progress = ListLog(), Progress()
+    log, progress = ListLog(), ListProgress()
     orchestrator = run_scope(
         Settings(),
         run=RunSettings(ttl=1, evaluate=False),
@@ -114,7 +106,7 @@ def test_a_tool_gets_its_key_while_the_prompt_result_progress_and_log_get_it_red
     shown = {
         "prompts": prompts,
         "result": msgspec.json.encode(result).decode(),
-        "progress": json.dumps(progress.shown, default=str),
+        "progress": msgspec.json.encode(progress.events).decode(),
     }
     for where, text in shown.items():
         assert KEY not in text and TOKEN not in text, where

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from aeon.application.run import RunSettings
 from aeon.domain.llm import Completion
 from aeon.domain.plan import Plan
 from aeon.entrypoints.render import result_document
+from aeon.testing import ListProgress
 
 FakeClock = testing.FakeClock
 ListLog = testing.ListLog
@@ -70,22 +71,11 @@ class FailingLLM(ScriptedLLM):
 
 
 @dataclass
-class Recorder:
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-    def update(self, event: str, data: Mapping[str, Any]) -> None:
-        self.events.append((event, dict(data)))
-
-    def kinds(self) -> list[str]:
-        return [e for e, _ in self.events]
-
-
-@dataclass
 class Run:
     result: RunResult
     llm: ScriptedLLM
     memory: InMemoryKV
-    progress: Recorder
+    progress: ListProgress
     log_path: Path
 
     @property
@@ -133,7 +123,7 @@ def run(
         register_builtins(registry)
     llm = llm if llm is not None else ScriptedLLM(responses, source="test-script")
     mem = memory if memory is not None else InMemoryKV()
-    progress = Recorder()
+    progress = ListProgress()
     log_path = tmp_path / "run.jsonl"
     log = JsonlEventLog(log_path)
     orch = testing.orchestrator(

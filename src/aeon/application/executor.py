@@ -16,6 +16,7 @@ from aeon.application.tracing import tool_attributes, tool_outcome
 from aeon.application.validation import ToolCheck, ToolResolver, output_problem
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
+from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted
 from aeon.domain.records import ToolCall
 
 MEMORY_PREFIX = "step:"
@@ -66,8 +67,10 @@ class Executor:
         if not step.incoming_context:
             step.incoming_context = _handoff_before(plan, step)
         step.transition(StepStatus.RUNNING)
-        start = {"step_id": step.step_id, "description": step.description, "index": step.step_index}
-        self._record.notify("step_start", {**start, "total": step.total_steps})
+        started = StepStarted(
+            step_id=step.step_id, description=step.description, index=step.step_index, total=step.total_steps
+        )
+        self._record.notify(started)
         step = await self._choose_mode(plan, step, check or self._resolver.check(step))
         if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
             await self._run_tool(step)
@@ -95,23 +98,21 @@ class Executor:
 
     def _step_end(self, step: PlanStep) -> None:
         running = step.status is not StepStatus.INVALID or step.mode is not None
-        data: dict[str, Any] = {"step_id": step.step_id, "status": step.status.value, "errors": step.errors}
-        data |= {"mode": step.mode if running else None, "output": step.step_output if running else None}
-        self._record.notify("step_end", data)
+        mode, output = (step.mode, step.step_output) if running else (None, None)
+        ended = StepEnded(step_id=step.step_id, status=step.status, mode=mode, output=output, errors=tuple(step.errors))
+        self._record.notify(ended)
 
     async def _repair_or_fallback(self, plan: Plan, step: PlanStep) -> PlanStep:
         repaired = await self._supervisor.repair_step(step, plan.goal)
         if repaired is not None:
-            self._record.notify(
-                "step_repaired", {"step_id": step.step_id, "tool": repaired.tool, "args": repaired.args}
-            )
+            self._record.notify(StepRepaired(step_id=step.step_id, tool=repaired.tool, args=repaired.args))
             return plan.replace_step(step.step_id, repaired)
         step.mode = ExecutionMode.FALLBACK
         self._run.state.counters.fallbacks += 1
         if step.tool is not None:  # LLM text never passes for a tool result
             step.notes.append(f"tool {step.tool!r} was not called: this output is LLM text in its place, unverified")
             self._record.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
-        self._record.notify("step_fallback", {"step_id": step.step_id})
+        self._record.notify(StepFallback(step_id=step.step_id))
         self._record.event("fallback", step_id=step.step_id, reason="; ".join(step.errors))
         return step
 

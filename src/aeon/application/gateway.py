@@ -13,6 +13,7 @@ from aeon.application.run import Run
 from aeon.domain.budget import CapHit
 from aeon.domain.ledger import CallEntry, ModelPrice
 from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.progress import LLMCallEnded, LLMCallStarted, LLMRetryRound
 
 # Before the phase contract's one extra round after an unavailable provider: the provider's own Retry-After (up to a
 # minute), else the longest backoff of the HTTP retry policy.
@@ -81,8 +82,7 @@ class LLMGateway:
         run = self._run
         wait = min(exc.retry_after, MAX_PHASE_RETRY_WAIT) if exc.retry_after else PHASE_RETRY_WAIT
         run.record.event("phase_retry", purpose=purpose, reason=exc.code, phase=run.stage.value, wait_seconds=wait)
-        info = {"purpose": purpose, "attempts": exc.attempts, "cause": exc.cause, "wait": wait}
-        run.record.notify("llm_retry_round", info)
+        run.record.notify(LLMRetryRound(purpose=purpose, attempts=exc.attempts, cause=exc.cause, wait_seconds=wait))
         try:
             async with asyncio.timeout(run.remaining_seconds()):
                 await run.clock.sleep(wait)
@@ -153,7 +153,7 @@ class LLMGateway:
         run, accounts = self._run, self._accounts
         run.check_caps(f"before LLM call for {purpose}")
         accounts.check(purpose, sent)
-        run.record.notify("llm_start", {"purpose": purpose, "phase": run.label.value, "step": run.current_step})
+        run.record.notify(LLMCallStarted(purpose=purpose, phase=run.label, step_id=run.current_step))
         with run.tracer.span(accounts.span_name(), accounts.request_attributes(sent)) as span:
             t0 = run.clock.monotonic()
             try:
@@ -173,6 +173,6 @@ class LLMGateway:
             run.record.warn(warning)
         tokens, seconds = completion.usage.completion_tokens, entry.seconds
         rate = tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
-        run.record.notify("llm_end", {"purpose": purpose, "completion_tokens": tokens, "tokens_per_s": rate})
+        run.record.notify(LLMCallEnded(purpose=purpose, completion_tokens=tokens, tokens_per_s=rate))
         self._overspent()
         return completion

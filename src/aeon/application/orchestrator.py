@@ -61,7 +61,7 @@ class Orchestrator:
         tools: ToolPort,
         memory: MemoryPort,
         logger: LoggerPort,
-        progress: ProgressPort,
+        progress: ProgressPort | None,
         clock: ClockPort,
         settings: RunSettings,
         checkpoint: CheckpointPort | None = None,

@@ -32,6 +32,7 @@ from aeon.domain.phases import (
     Phase,
     PhaseTransitionError,
 )
+from aeon.domain.progress import PhaseStarted
 
 
 class PhaseWork(Protocol):
@@ -123,7 +124,7 @@ class PhaseRunner:
         ttl = {"ttl_before": ttl_before, "ttl_at_boundary": ttl_before}
         fields = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
         run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
-        run.record.notify("phase", {"phase": phase.value, "pass": run.state.pass_number})
+        run.record.notify(PhaseStarted(phase=phase, pass_number=run.state.pass_number))
         outcome = "failure"
         attrs = {"aeon.phase": phase.value, "aeon.pass_number": run.state.pass_number}
         with run.tracer.span(f"phase {phase.value}", attrs) as span:

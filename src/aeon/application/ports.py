@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from aeon.domain.llm import Completion, Message
+from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
 from aeon.domain.tools import ToolResult, ToolSpec
@@ -104,9 +105,11 @@ class LoggerPort(Protocol):
 
 @runtime_checkable
 class ProgressPort(Protocol):
-    """Live progress for a human: phase/step starts and ends, repairs, fallbacks, token rates. Never raises."""
+    """Live progress: phase/step starts and ends, repairs, fallbacks, token rates, as the typed events of
+    aeon.domain.progress, in the order they happen, already redacted. A run without a display has none (None).
+    May raise: the run ignores a failing display."""
 
-    def update(self, event: str, data: Mapping[str, Any]) -> None: ...
+    def update(self, event: ProgressEvent) -> None: ...
 
 
 @runtime_checkable

@@ -1,12 +1,12 @@
 """The recorder: what a run does, as typed calls, turned into event-log records and live progress.
 
-This is the one place where the kernel's structs become plain data (for the LoggerPort and the ProgressPort), and
+This is the one place where the kernel's structs become log records and progress events (aeon.domain.progress), and
 where a cycle's LLM outputs, supervisor actions, tool calls and errors are gathered into its cycle record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -22,6 +22,7 @@ from aeon.domain.llm import Completion
 from aeon.domain.phases import PassPhase
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration
+from aeon.domain.progress import Evaluated, PlanMade, ProgressEvent, Refined, SupervisorActed, Warned
 from aeon.domain.records import CycleRecord, SupervisorAction, ToolCall
 from aeon.domain.refinement import ActionOutcome
 from aeon.domain.run_state import RunState
@@ -59,12 +60,12 @@ class Recorder:
     """Writes the run's records (the log stamps correlation_id, seq and timestamp) and tells a human what happens.
 
     Progress never breaks a run: a failing ProgressPort is ignored; it is shown only redacted (the log redacts
-    its records itself). State that belongs to the run (warnings, tool
+    its records itself), and with no ProgressPort nothing is built for it. State that belongs to the run (warnings, tool
     calls, supervisor actions) is kept in the RunState it is given.
     """
 
     def __init__(
-        self, logger: LoggerPort, progress: ProgressPort, state: RunState, redactor: Redactor = NO_SECRETS
+        self, logger: LoggerPort, progress: ProgressPort | None, state: RunState, redactor: Redactor = NO_SECRETS
     ) -> None:
         self.logger = logger
         self._progress = progress
@@ -73,17 +74,20 @@ class Recorder:
         self._cycle = _Cycle()
 
     # -- live progress ------------------------------------------------------------------------------------------
-    def notify(self, event: str, data: Mapping[str, Any]) -> None:
+    def notify(self, event: ProgressEvent) -> None:
+        if self._progress is None:
+            return
         try:
-            self._progress.update(event, self._redactor.data(data))  # a terminal is an exit too
+            self._progress.update(self._redactor.struct(event, type(event)))  # a terminal is an exit too
         except Exception:  # a progress display must never break a run
             return
 
     def plan_made(self, plan: Plan) -> None:
-        self.notify("plan", {"plan": plain(plan)})
+        if self._progress is not None:  # a copy: the run goes on changing its plan, the event must not change
+            self.notify(PlanMade(plan=msgspec.json.decode(msgspec.json.encode(plan), type=Plan)))
 
     def assessment(self, assessment: ConvergenceAssessment) -> None:
-        self.notify("assessment", plain(assessment))
+        self.notify(Evaluated(assessment=assessment))
 
     # -- what happened, as records --------------------------------------------------------------------------------
     def event(self, name: str, /, **fields: Any) -> None:
@@ -93,7 +97,7 @@ class Recorder:
     def warn(self, message: str) -> None:
         self._state.warnings.append(message)
         self.logger.emit("warning", message=message)
-        self.notify("warning", {"message": message})
+        self.notify(Warned(message=message))
 
     def error(self, message: str) -> None:
         """An error of the cycle in progress (it ends up in the cycle record)."""
@@ -124,7 +128,7 @@ class Recorder:
         self._cycle.supervisor_actions.append(action)
         self._state.supervisor_actions.append(action)
         self.logger.emit("supervisor_action", **fields(action))
-        self.notify("supervisor", plain(action))
+        self.notify(SupervisorActed(action=action))
 
     def tool_call(self, call: ToolCall) -> None:
         self._cycle.tool_calls.append(call)
@@ -161,8 +165,7 @@ class Recorder:
         for advisory in advisories:
             self.advisory(advisory)
         applied = sum(o.applied for o in outcomes)
-        shown = [plain(a) for a in advisories]
-        self.notify("refined", {"applied": applied, "rejected": len(outcomes) - applied, "advisories": shown})
+        self.notify(Refined(applied=applied, rejected=len(outcomes) - applied, advisories=tuple(advisories)))
 
     def depth(self, event: str, depth: AdaptiveDepthConfiguration | DepthRecord, **extra: Any) -> None:
         self.logger.emit(event, **extra, **fields(depth))

@@ -51,7 +51,7 @@ class Run:
         state: RunState,
         *,
         logger: LoggerPort,
-        progress: ProgressPort,
+        progress: ProgressPort | None,
         clock: ClockPort,
         tracer: TracerPort = NULL_TRACER,
         redactor: Redactor = NO_SECRETS,

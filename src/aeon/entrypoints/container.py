@@ -49,11 +49,6 @@ _PATH_KEYS = ("script", "model_path", "cache_dir")
 _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
 
 
-class NullProgress:
-    def update(self, event: str, data: Mapping[str, Any]) -> None:
-        return None
-
-
 def build_tools(
     builtins: bool,
     modules: Sequence[str],
@@ -105,7 +100,7 @@ class Container(containers.DeclarativeContainer):
         max_seconds=config.run.max_seconds,
     )
     memory = providers.Factory(InMemoryKV)
-    progress = providers.Object(NullProgress())
+    progress: providers.Object[ProgressPort | None] = providers.Object(None)  # no display: no events built
 
     # overridden by the CLI with a one-line status printer
     status: providers.Object[Callable[[str], None] | None] = providers.Object(None)

@@ -181,7 +181,9 @@ def _status(engine: DurableEngine, run_id: str) -> Any:
     return found[0]
 
 
-def replay(engine: DurableEngine, source_id: str, from_pass: int, config: Path | None, progress: Any = None) -> Outcome:
+def replay(
+    engine: DurableEngine, source_id: str, from_pass: int, config: Path | None, progress: ProgressPort | None = None
+) -> Outcome:
     """A new run forked from run `source_id` at the start of pass `from_pass`: what came before is the record's
     (no call before that pass is made again); from that pass on, `config` (default: the source's) answers."""
     if from_pass < 1:

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from aeon.application.result import RunResult, RunStatus
 from aeon.application.schemas import one_line
+from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.terminal import terminal_safe
 
@@ -86,10 +87,9 @@ def _num(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, int | float) else "-"
 
 
-def verdict(assessment: Mapping[str, Any] | None) -> str:
+def verdict(assessment: ConvergenceAssessment | None) -> str:
     """A convergence assessment in words: the verdict, each criterion with what decided it, the model's scores."""
-    a = assessment or {}
-    codes = list(a.get("reason_codes") or [])
+    codes = assessment.reason_codes if assessment is not None else []
     why = {"failed_step": "failed", "unfinished_step": "did not run", "unverified_step": "is unverified fallback text"}
     causes = [f"step {c.split(':', 1)[1]} {why[c.split(':', 1)[0]]}" for c in codes if c.split(":", 1)[0] in why]
     words = []
@@ -102,10 +102,10 @@ def verdict(assessment: Mapping[str, Any] | None) -> str:
             words.append("a blocking validation issue")
         elif ":" not in code:
             words.append(code)
-    sc = a.get("scores") or {}
+    sc = assessment.scores if assessment is not None else {}
     scores = f"model's scores: completeness {_num(sc.get('completeness_score'))}, coherence "
     scores += _num(sc.get("coherence_score"))
-    head = "converged" if a.get("converged") else "not converged"
+    head = "converged" if assessment is not None and assessment.converged else "not converged"
     return f"{head}: {', '.join(words) or '-'} · {scores}"
 
 
@@ -150,7 +150,7 @@ def render_result(result: RunResult, out: TextIO) -> None:
     ok = result.status is RunStatus.COMPLETED
     line("\n" + status_line(result), "bold green" if ok else "bold yellow")
     if result.converged is not None and result.passes:
-        line(verdict(msgspec.to_builtins(result.convergence)), "green" if result.converged else "yellow")
+        line(verdict(result.convergence), "green" if result.converged else "yellow")
     if result.answer is not None:
         line(f"answer: {short(result.answer, 400)}", "bold")
     if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:

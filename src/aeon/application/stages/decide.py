@@ -12,6 +12,7 @@ from aeon.application.run import Run
 from aeon.application.wiring import RunServices
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.phases import Stage
+from aeon.domain.progress import DepthDecided
 from aeon.domain.refinement import RefinementActionType
 
 
@@ -50,5 +51,5 @@ async def decide_depth(run: Run, k: RunServices, xp: ExecutionPass) -> Decided:
     record.profile_revision_reasons = outcome.revise_profile
     xp.adaptive_depth = record
     run.record.depth("depth_decision", s.depth, decision=outcome.decision.value)
-    run.record.notify("depth", {"decision": outcome.decision.value, "reason": outcome.reason})
+    run.record.notify(DepthDecided(decision=outcome.decision, reason=outcome.reason))
     return Decided(outcome=outcome, ttl_remaining=s.budget.ttl_remaining)
