@@ -28,13 +28,10 @@ from aeon.domain.tools import ToolSpec
 class RunServices:
     settings: RunSettings
     specs: list[ToolSpec]
-    memory: MemoryPort
     runner: PhaseRunner
     planner: Planner
     profiler: Profiler
     executor: Executor
-    validator: SemanticValidator
-    engine: ConvergenceEngine
     evaluator: Evaluator
     refiner: Refiner
     gate: RefinementGate
@@ -60,15 +57,12 @@ def wire(
     return RunServices(
         settings=settings,
         specs=specs,
-        memory=memory,
         runner=PhaseRunner(run),
         planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
         profiler=Profiler(supervisor),
         executor=Executor(
             tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run
         ),
-        validator=validator,
-        engine=engine,
         evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
         refiner=Refiner(supervisor, specs),
         gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),

@@ -55,6 +55,14 @@ class Stage(enum.StrEnum):
         return _LABELS[self]
 
 
+class Halt(enum.Enum):
+    """Where a run goes after a phase D that decided to stop: no further stage."""
+
+    HALT = "halt"
+
+
+HALT = Halt.HALT
+
 _LABELS = {
     Stage.PROFILE_AND_PLAN: PassPhase.PLAN,
     Stage.VALIDATE_PLAN: PassPhase.PLAN,
@@ -62,6 +70,28 @@ _LABELS = {
     Stage.REFINE: PassPhase.REFINE,
     Stage.DECIDE: PassPhase.EVALUATE,  # the decision is part of the pass's evaluation
 }
+
+
+class Transition(enum.StrEnum):
+    """A transition of the four-phase loop; its value is the contract's name in records (`A->B` …)."""
+
+    A_TO_B = "A->B"
+    B_TO_C = "B->C"
+    C_TO_D = "C->D"
+    D_TO_A_OR_B = "D->A/B"
+
+
+class Component(enum.StrEnum):
+    """The part of the kernel a phase failure is laid at (`affected_component` in records)."""
+
+    ORCHESTRATOR = "orchestrator"
+    PROFILER = "profiler"
+    PLANNER = "planner"
+    VALIDATOR = "validator"
+    EXECUTOR = "executor"
+    EVALUATOR = "evaluator"
+    REFINER = "refiner"
+    EXECUTION_PASS = "execution_pass"
 
 
 class FailureCondition(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,7 +111,7 @@ class PhaseTransitionContract(msgspec.Struct, frozen=True, kw_only=True):
     are checked around every phase (the runner names each one it finds broken).
     """
 
-    name: str
+    name: Transition
     source: Phase
     targets: tuple[Phase, ...]
     required_inputs: tuple[str, ...]
@@ -136,11 +166,17 @@ PROVIDER_REJECTED = FailureCondition(
     description="the LLM provider refused the request or its answer is unusable",
     retryable=False,
 )
-_COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED)
+ILLEGAL_TRANSITION = FailureCondition(
+    code="ILLEGAL_TRANSITION",
+    description="a phase named a next stage that its transition contract does not allow",
+    retryable=False,
+    severity=Severity.CRITICAL,
+)
+_COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED, ILLEGAL_TRANSITION)
 
 
 def _contract(
-    name: str,
+    name: Transition,
     source: Phase,
     targets: tuple[Phase, ...],
     inputs: tuple[str, ...],
@@ -154,11 +190,11 @@ def _contract(
     )  # fmt: skip
 
 
-CONTRACTS: dict[str, PhaseTransitionContract] = {
+CONTRACTS: dict[Transition, PhaseTransitionContract] = {
     c.name: c
     for c in (
         _contract(
-            "A->B",
+            Transition.A_TO_B,
             Phase.A,
             (Phase.B,),
             ("task_profile", "initial_plan", "ttl_remaining"),
@@ -175,7 +211,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "B->C",
+            Transition.B_TO_C,
             Phase.B,
             (Phase.C,),
             ("refined_plan",),
@@ -192,7 +228,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "C->D",
+            Transition.C_TO_D,
             Phase.C,
             (Phase.D,),
             ("execution_results", "evaluation_results"),
@@ -208,7 +244,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "D->A/B",
+            Transition.D_TO_A_OR_B,
             Phase.D,
             (Phase.A, Phase.B),
             ("ttl_remaining", "depth_decision"),
@@ -229,8 +265,25 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
     )
 }
 # The transition a phase hands over by, and the one whose guaranteed outputs it produces.
-HANDS_OVER = {Phase.A: "A->B", Phase.B: "B->C", Phase.C: "C->D", Phase.D: "D->A/B"}
-PRODUCES_FOR = {Phase.B: "A->B", Phase.C: "B->C", Phase.D: "C->D", Phase.A: "D->A/B"}
+HANDS_OVER = {
+    Phase.A: Transition.A_TO_B,
+    Phase.B: Transition.B_TO_C,
+    Phase.C: Transition.C_TO_D,
+    Phase.D: Transition.D_TO_A_OR_B,
+}
+PRODUCES_FOR = {
+    Phase.B: Transition.A_TO_B,
+    Phase.C: Transition.B_TO_C,
+    Phase.D: Transition.C_TO_D,
+    Phase.A: Transition.D_TO_A_OR_B,
+}
+# The stage of the loop that enters each phase (C2 and C3 run inside phase C, entered by C1).
+ENTERS = {Phase.A: Stage.PROFILE_AND_PLAN, Phase.B: Stage.VALIDATE_PLAN, Phase.C: Stage.EXECUTE, Phase.D: Stage.DECIDE}
+# Where the loop may go after each phase: the targets of the contract it hands over by; only phase D ends a run.
+SUCCESSORS: dict[Phase, frozenset[Stage | Halt]] = {
+    phase: frozenset({ENTERS[p] for p in CONTRACTS[t].targets} | ({HALT} if phase is Phase.D else set()))
+    for phase, t in HANDS_OVER.items()
+}
 
 
 class ContextRule(msgspec.Struct, frozen=True, kw_only=True):
@@ -315,11 +368,11 @@ class PhaseTransitionError(AeonError):
         condition: FailureCondition,
         *,
         detail: str,
-        transition: str,
+        transition: Transition,
         phase: Phase,
         pass_number: int,
         correlation_id: str,
-        affected_component: str,
+        affected_component: Component,
     ) -> None:
         super().__init__(f"{detail} [{transition} {condition.code}]")
         self.code = f"AEON.PHASE_TRANSITION.{condition.code}"

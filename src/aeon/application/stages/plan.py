@@ -12,7 +12,7 @@ from aeon.application.profiler import static_profile
 from aeon.application.run import Run, RunSettings
 from aeon.application.wiring import RunServices
 from aeon.domain.advisories import ProfileClamped
-from aeon.domain.phases import Stage
+from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
 from aeon.domain.run_state import RunState
@@ -24,6 +24,10 @@ class PlanReady(msgspec.Struct, kw_only=True):
     plan: Plan
     state: RunState
 
+    @property
+    def next(self) -> Stage:
+        return Stage.VALIDATE_PLAN
+
     def contract_values(self) -> Mapping[str, Any]:
         ttl = self.state.budget.ttl_remaining
         return {
@@ -34,36 +38,41 @@ class PlanReady(msgspec.Struct, kw_only=True):
         }
 
 
-async def profile_and_plan(run: Run, k: RunServices, given: Plan | None) -> PlanReady:
-    s, settings = run.state, k.settings
+async def profile_and_plan(run: Run, services: RunServices, given: Plan | None) -> PlanReady:
+    state, settings = run.state, services.settings
     run.enter(Stage.PROFILE_AND_PLAN)
-    fixed = _fixed_depth(settings, given is not None or s.plan_given)
+    fixed = _fixed_depth(settings, given is not None or state.plan_given)
     if fixed is None:
-        profile = await _profile(run, k)
-        s.depth = allocate(profile, cap=settings.ttl, revised_because=s.revise, escalations=s.escalations)
+        profile = await _profile(run, services)
+        state.depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
     else:  # nothing for a profile to decide: no profiling call
-        profile, s.depth = static_profile(), fixed
-    s.profiles.append(profile)
-    run.meter.allocate(s.depth.allocated_ttl, s.pass_number)  # allocated_ttl counts whole-run cycles
-    run.record.depth("ttl_allocated", s.depth)
+        profile, state.depth = static_profile(), fixed
+    state.profiles.append(profile)
+    run.meter.allocate(state.depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
+    run.record.depth("ttl_allocated", state.depth)
     run.enter(Stage.PROFILE_AND_PLAN, task_profile=profile)
-    if s.plan is None:  # a re-profiling pass keeps the plan it refines
-        s.plan = given or await k.runner.step("A->B", "planner", lambda: k.planner.plan(s.request))
+    if state.plan is None:  # a re-profiling pass keeps the plan it refines
+        ask = services.planner.plan
+        state.plan = given or await services.runner.step(
+            Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request)
+        )
     plan = run.plan
     run.record.plan_made(plan)
     run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
-    return PlanReady(profile=profile, depth=s.depth, plan=plan, state=s)
+    return PlanReady(profile=profile, depth=state.depth, plan=plan, state=state)
 
 
-async def _profile(run: Run, k: RunServices) -> TaskProfile:
-    s = run.state
-    previous, version, notes = s.profile, len(s.profiles) + 1, "; ".join(s.revise) or "nothing yet"
-    profile, clamp = await k.runner.step(
-        "A->B", "profiler", lambda: k.profiler.infer(s.request, version=version, previous=previous, notes=notes)
+async def _profile(run: Run, services: RunServices) -> TaskProfile:
+    state, infer = run.state, services.profiler.infer
+    previous, version, notes = state.profile, len(state.profiles) + 1, "; ".join(state.revise) or "nothing yet"
+    profile, clamp = await services.runner.step(
+        Transition.A_TO_B,
+        Component.PROFILER,
+        lambda: infer(state.request, version=version, previous=previous, notes=notes),
     )
     if clamp:
         run.record.event("profile_clamped", note=clamp, profile_version=version)
-        s.advisories.append(ProfileClamped(pass_number=s.pass_number, reason=clamp))
+        state.advisories.append(ProfileClamped(pass_number=state.pass_number, reason=clamp))
     return profile
 
 

@@ -11,34 +11,38 @@ from aeon.application.run import Run
 from aeon.application.wiring import RunServices
 from aeon.domain.advisories import RefinementFailed
 from aeon.domain.history import Evaluation, StepResult
-from aeon.domain.phases import Stage
+from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.refinement import ActionOutcome, RefinementAction
 
 
 async def refine_plan(
-    run: Run, k: RunServices, results: Mapping[str, StepResult], evaluation: Evaluation
+    run: Run, services: RunServices, results: Mapping[str, StepResult], evaluation: Evaluation
 ) -> list[ActionOutcome]:
-    s, plan = run.state, run.plan
+    state, plan = run.state, run.plan
     run.enter(
-        Stage.REFINE, task_profile=s.profile, plan_state=plan, execution_results=results, evaluation_results=evaluation
+        Stage.REFINE,
+        task_profile=state.profile,
+        plan_state=plan,
+        execution_results=results,
+        evaluation_results=evaluation,
     )
     assessment, report = evaluation.convergence, evaluation.validation_report
     problems = [*assessment.reason_codes, *assessment.detected_issues]
-    profile_text = describe(s.profile) if s.profile else "unknown"
+    profile_text = describe(state.profile) if state.profile else "unknown"
 
     async def propose() -> list[RefinementAction] | None:
         try:
-            return await k.refiner.propose(
-                request=s.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
+            return await services.refiner.propose(
+                request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
             )
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
-            s.advisories.append(RefinementFailed(pass_number=s.pass_number, detail=str(exc)))
+            state.advisories.append(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
             run.record.event("refinement_failed", detail=str(exc))
             return None
 
-    actions = await k.runner.step("C->D", "refiner", propose, retry=False)
+    actions = await services.runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)
     if actions is None:
         return []
-    accepted = k.gate.accept(plan, actions, report, pass_number=s.pass_number)
+    accepted = services.gate.accept(plan, actions, report, pass_number=state.pass_number)
     run.record.refinement(accepted.outcomes, accepted.advisories)
     return accepted.outcomes

@@ -13,6 +13,7 @@ from aeon.application.stages.execute import execute_steps
 from aeon.application.stages.refine import refine_plan
 from aeon.application.wiring import RunServices
 from aeon.domain.history import Evaluation, ExecutionPass, StepResult
+from aeon.domain.phases import Stage
 from aeon.domain.refinement import ActionOutcome
 
 
@@ -22,21 +23,25 @@ class PassWork(msgspec.Struct, kw_only=True):
     refinements: list[ActionOutcome]
     evaluated: bool
 
+    @property
+    def next(self) -> Stage:
+        return Stage.DECIDE
+
     def contract_values(self) -> Mapping[str, Any]:
         # with evaluation off (run.evaluate: false) the C->D hand-over says so instead of carrying results
         evaluation: Any = self.evaluation if self.evaluated else "evaluation is off"
         return {"execution_results": self.execution_results, "evaluation_results": evaluation}
 
 
-async def work_pass(run: Run, k: RunServices, xp: ExecutionPass) -> PassWork:
-    results = await execute_steps(run, k)
-    xp.execution_results = results
-    if not k.settings.evaluate:
+async def work_pass(run: Run, services: RunServices, current: ExecutionPass) -> PassWork:
+    results = await execute_steps(run, services)
+    current.execution_results = results
+    if not services.settings.evaluate:
         return PassWork(execution_results=results, evaluation=None, refinements=[], evaluated=False)
-    evaluation = await evaluate_pass(run, k, results)
-    xp.evaluation_results = evaluation
+    evaluation = await evaluate_pass(run, services, results)
+    current.evaluation_results = evaluation
     refinements: list[ActionOutcome] = []
-    if not evaluation.convergence.converged and run.state.pass_number < k.settings.ttl:
-        refinements = await refine_plan(run, k, results, evaluation)  # a cycle can follow: refine for it
-    xp.refinement_changes = refinements
+    if not evaluation.convergence.converged and run.state.pass_number < services.settings.ttl:
+        refinements = await refine_plan(run, services, results, evaluation)  # a cycle can follow: refine for it
+    current.refinement_changes = refinements
     return PassWork(execution_results=results, evaluation=evaluation, refinements=refinements, evaluated=True)

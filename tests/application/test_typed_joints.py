@@ -1,0 +1,118 @@
+"""The kernel's joints are typed: transitions and components are enums, each phase names its successor and the
+runner holds it to the contract, and a failure's kind is set where it is found, never read back from its text."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import aeon.application
+from aeon.application.errors import OutputFault, OutputProblem, UnrecoverableOutput, missing_field
+from aeon.application.phase_runner import PhaseRunner
+from aeon.domain.phases import HALT, SUCCESSORS, Component, Halt, Phase, PhaseTransitionError, Stage, Transition
+from aeon.domain.plan import Plan, PlanStep
+from aeon.testing import new_run
+
+APPLICATION = Path(aeon.application.__file__).parent
+
+
+def _string_constants() -> list[tuple[str, str]]:
+    found = []
+    for path in APPLICATION.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append((path.name, node.value))
+    return found
+
+
+def test_no_transition_or_component_is_spelled_as_a_string_in_application():
+    names = {t.value for t in Transition} | {c.value for c in Component}
+    assert [(module, text) for module, text in _string_constants() if text in names] == []
+
+
+def test_the_legal_successors_follow_the_contract_targets_and_only_phase_d_ends_a_run():
+    assert {
+        Phase.A: {Stage.VALIDATE_PLAN},
+        Phase.B: {Stage.EXECUTE},
+        Phase.C: {Stage.DECIDE},
+        Phase.D: {Stage.PROFILE_AND_PLAN, Stage.VALIDATE_PLAN, HALT},
+    } == SUCCESSORS
+
+
+class _Checked:
+    def __init__(self, next_stage: Stage | Halt) -> None:
+        self._next = next_stage
+        self.plan = Plan(goal="g", steps=[PlanStep(step_id="s1", description="d")])
+
+    @property
+    def next(self) -> Stage | Halt:
+        return self._next
+
+    def contract_values(self) -> Mapping[str, Any]:
+        return {"refined_plan": self.plan, "next_pass_state": "state"}
+
+
+@pytest.mark.parametrize("wrong", [Stage.DECIDE, Stage.PROFILE_AND_PLAN, HALT])
+def test_a_phase_naming_a_successor_its_contract_does_not_allow_fails_the_run_with_a_structured_error(wrong):
+    run = new_run(stage=Stage.VALIDATE_PLAN)
+    runner = PhaseRunner(run)
+
+    async def body() -> _Checked:
+        return _Checked(wrong)
+
+    with pytest.raises(PhaseTransitionError) as caught:
+        asyncio.run(runner.phase(Phase.B, body))
+    assert caught.value.code == "AEON.PHASE_TRANSITION.ILLEGAL_TRANSITION"
+    assert caught.value.transition is Transition.B_TO_C and caught.value.retryable is False
+
+
+def test_a_phase_naming_a_legal_successor_passes():
+    run = new_run(stage=Stage.VALIDATE_PLAN)
+
+    async def body() -> _Checked:
+        return _Checked(Stage.EXECUTE)
+
+    assert asyncio.run(PhaseRunner(run).phase(Phase.B, body)).next is Stage.EXECUTE
+
+
+def _classified(errors: list[str], component: Component, transition: Transition) -> str:
+    exc = UnrecoverableOutput("gave up", target="t", errors=errors, llm_repairs=2)
+    return PhaseRunner(new_run()).classify(exc, transition, component).condition.code
+
+
+def test_an_evaluation_answer_missing_a_field_is_retryable_whatever_the_problem_says():
+    errors = [missing_field("the judgement leaves out its completeness")]
+    assert _classified(errors, Component.EVALUATOR, Transition.C_TO_D) == "MALFORMED_EVALUATION"
+
+
+def test_a_problem_that_merely_reads_like_jsonschema_is_not_taken_for_a_missing_field():
+    errors = ["(root): 'issues' is a required property"]  # a plain string: its kind is unknown, so invalid
+    assert _classified(errors, Component.EVALUATOR, Transition.C_TO_D) == "INVALID_EVALUATION_STRUCTURE"
+
+
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [
+        (OutputFault.NOT_JSON, "MALFORMED_PLAN"),
+        (OutputFault.CUT_OFF, "MALFORMED_PLAN"),
+        (OutputFault.MISSING_FIELD, "INVALID_PLAN_STRUCTURE"),  # a plan is retried only when it could not be read
+        (OutputFault.INVALID, "INVALID_PLAN_STRUCTURE"),
+    ],
+)
+def test_a_plan_answer_is_classified_by_the_kind_of_its_problems(kind, code):
+    errors = [OutputProblem("something is wrong", kind)]
+    assert _classified(errors, Component.PLANNER, Transition.A_TO_B) == code
+
+
+def test_a_problem_keeps_its_kind_through_a_copy():
+    import copy
+    import pickle
+
+    problem = OutputProblem("cut", OutputFault.CUT_OFF)
+    assert pickle.loads(pickle.dumps(problem)).kind is OutputFault.CUT_OFF
+    assert copy.copy(problem).kind is OutputFault.CUT_OFF and problem == "cut"
