@@ -116,3 +116,58 @@ def test_a_problem_keeps_its_kind_through_a_copy():
     problem = OutputProblem("cut", OutputFault.CUT_OFF)
     assert pickle.loads(pickle.dumps(problem)).kind is OutputFault.CUT_OFF
     assert copy.copy(problem).kind is OutputFault.CUT_OFF and problem == "cut"
+
+
+# -- each stage and service receives what it uses ------------------------------------------------------------------
+STAGES = APPLICATION / "stages"
+
+
+def _stage_functions() -> list[Any]:
+    import importlib
+    import inspect
+
+    found = []
+    for path in sorted(STAGES.glob("*.py")):
+        module = importlib.import_module(f"aeon.application.stages.{path.stem}")
+        found += [
+            f for _, f in inspect.getmembers(module, inspect.iscoroutinefunction) if f.__module__ == module.__name__
+        ]
+    return found
+
+
+def test_no_stage_takes_the_whole_service_bag():
+    import typing
+
+    from aeon.application.wiring import RunServices
+
+    functions = _stage_functions()
+    assert len(functions) >= 7
+    for fn in functions:
+        assert RunServices not in typing.get_type_hints(fn).values(), fn.__qualname__
+
+
+@pytest.mark.parametrize(("module", "bundle"), [("plan", "Planning"), ("check", "Checking"), ("work", "Working")])
+def test_a_stage_reads_every_collaborator_it_is_given(module, bundle):
+    from dataclasses import fields
+
+    from aeon.application import wiring
+
+    tree = ast.parse((STAGES / f"{module}.py").read_text())
+    read = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "services"}
+    assert read == {f.name for f in fields(getattr(wiring, bundle))}
+
+
+def test_the_supervisor_gets_the_recorder_and_the_counters_not_the_run():
+    import typing
+
+    from aeon.application.run import Run
+    from aeon.application.supervisor import Supervisor
+
+    assert Run not in typing.get_type_hints(Supervisor.__init__).values()
+
+
+def test_the_stages_use_no_one_letter_handles():
+    short = {"k", "s", "xp", "b"}
+    for path in STAGES.glob("*.py"):
+        names = {n.id for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Name)}
+        assert not names & short, (path.name, names & short)

@@ -168,10 +168,12 @@ class Orchestrator:
         """The stage that enters each phase, run by the phase runner under that phase's contracts."""
         runner, state = services.runner, run.state
         return {
-            Stage.PROFILE_AND_PLAN: lambda: runner.phase(Phase.A, partial(profile_and_plan, run, services, given)),
-            Stage.VALIDATE_PLAN: lambda: runner.phase(Phase.B, partial(validate_plan, run, services)),
+            Stage.PROFILE_AND_PLAN: lambda: runner.phase(
+                Phase.A, partial(profile_and_plan, run, services.planning, given)
+            ),
+            Stage.VALIDATE_PLAN: lambda: runner.phase(Phase.B, partial(validate_plan, run, services.checking)),
             Stage.EXECUTE: lambda: runner.phase(
-                Phase.C, partial(work_pass, run, services, state.current or open_pass(run, runner))
+                Phase.C, partial(work_pass, run, services.working, state.current or open_pass(run, runner))
             ),
             Stage.DECIDE: partial(self._decide, run, services),
         }
@@ -180,7 +182,7 @@ class Orchestrator:
         """Phase D, the cycle's end: one TTL decrement, the pass closed, the reasons to re-profile kept."""
         state = run.state
         assert state.current is not None
-        decided = await services.runner.phase(Phase.D, partial(decide_depth, run, services, state.current))
+        decided = await services.runner.phase(Phase.D, partial(decide_depth, run, self.settings, state.current))
         outcome = decided.outcome
         run.meter.end_cycle(outcome.ttl_delta)
         state.escalations += outcome.ttl_delta

@@ -19,20 +19,20 @@ def frozen_copy(plan: Plan) -> Plan:
 
 
 def open_pass(run: Run, runner: PhaseRunner) -> ExecutionPass:
-    s = run.state
-    assert s.depth is not None and s.pass_start is not None
+    state = run.state
+    assert state.depth is not None and state.pass_start is not None
     opened = ExecutionPass(
-        pass_number=s.pass_number,
-        phase=Stage.EXECUTE.label(s.pass_number),
+        pass_number=state.pass_number,
+        phase=Stage.EXECUTE.label(state.pass_number),
         plan_state=frozen_copy(run.plan),
-        ttl_remaining=s.budget.ttl_remaining,
-        timing_information=TimingInformation(start_time=s.pass_start),
-        task_profile=s.profile,
-        adaptive_depth=DepthRecord.of(s.depth),
+        ttl_remaining=state.budget.ttl_remaining,
+        timing_information=TimingInformation(start_time=state.pass_start),
+        task_profile=state.profile,
+        adaptive_depth=DepthRecord.of(state.depth),
     )
     if problems := opened.entry_problems():
         raise runner.error(Transition.C_TO_D, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
-    s.current = opened
+    state.current = opened
     return opened
 
 

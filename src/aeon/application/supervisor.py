@@ -20,11 +20,11 @@ from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import looks_truncated, parse_json
 from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
-from aeon.application.run import Run
+from aeon.application.recorder import Recorder
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
-from aeon.domain.records import SupervisorAction
+from aeon.domain.records import Counters, SupervisorAction
 from aeon.domain.tools import ToolSpec
 
 MAX_LLM_REPAIRS = 2
@@ -52,10 +52,10 @@ def describe_tools(tools: Sequence[ToolSpec]) -> str:
 class Supervisor:
     """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
 
-    def __init__(self, gateway: LLMGateway, run: Run, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, gateway: LLMGateway, record: Recorder, counters: Counters, tools: Sequence[ToolSpec]) -> None:
         self._llm = gateway
-        self._record = run.record
-        self._counters = run.state.counters
+        self._record = record
+        self._counters = counters
         self._tools = list(tools)
         self._by_name = {t.name: t for t in tools}
 

@@ -9,7 +9,7 @@ import msgspec
 
 from aeon.application.run import Run
 from aeon.application.validation import Problem, annotate
-from aeon.application.wiring import RunServices
+from aeon.application.wiring import Checking
 from aeon.domain.phases import CONTRACTS, Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -28,7 +28,7 @@ class PlanChecked(msgspec.Struct, kw_only=True):
         return {"refined_plan": self.plan if self.plan.steps else None, "next_pass_state": self.state}
 
 
-async def validate_plan(run: Run, services: RunServices) -> PlanChecked:
+async def validate_plan(run: Run, services: Checking) -> PlanChecked:
     plan, runner, contract = run.plan, services.runner, CONTRACTS[Transition.B_TO_C]
     run.enter(Stage.VALIDATE_PLAN, task_profile=run.state.profile, initial_plan=plan)
 
@@ -39,9 +39,10 @@ async def validate_plan(run: Run, services: RunServices) -> PlanChecked:
         raise failed("MISSING_STEPS", "the plan has no steps")
 
     async def check_fragments() -> None:
-        if bad := [s.step_id or f"#{s.step_index}" for s in plan.steps if not (s.step_id and s.description)]:
+        steps = plan.steps
+        if bad := [st.step_id or f"#{st.step_index}" for st in steps if not (st.step_id and st.description)]:
             raise failed("INVALID_FRAGMENT_FIELDS", f"steps without id or description: {', '.join(bad)}")
-        ids = [s.step_id for s in plan.steps]
+        ids = [step.step_id for step in steps]
         if dup := sorted({i for i in ids if ids.count(i) > 1}):
             raise failed("INVALID_FRAGMENT_STRUCTURE", f"duplicate step ids: {', '.join(dup)}")
 

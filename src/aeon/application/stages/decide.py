@@ -8,8 +8,7 @@ from typing import Any
 import msgspec
 
 from aeon.application.adaptive_depth import DepthOutcome, decide
-from aeon.application.run import Run
-from aeon.application.wiring import RunServices
+from aeon.application.run import Run, RunSettings
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.phases import HALT, Halt, Phase, Stage
 from aeon.domain.profile import DepthDecision
@@ -31,8 +30,8 @@ class Decided(msgspec.Struct, kw_only=True):
         return {"depth_decision": self.outcome.decision, "ttl_remaining": self.ttl_remaining}
 
 
-async def decide_depth(run: Run, services: RunServices, current: ExecutionPass) -> Decided:
-    state, settings = run.state, services.settings
+async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) -> Decided:
+    state = run.state
     evaluation = current.evaluation_results or "evaluation is off"
     run.enter(Stage.DECIDE, task_profile=state.profile, plan_state=run.plan, evaluation_results=evaluation)
     assert state.depth is not None

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from aeon.application.evaluator import Evaluator
+from aeon.application.phase_runner import PhaseRunner
 from aeon.application.profiler import describe
 from aeon.application.refinement_gate import follow_up_questions
 from aeon.application.run import Run
-from aeon.application.wiring import RunServices
 from aeon.domain.history import Evaluation, StepResult
 from aeon.domain.phases import Component, Stage, Transition
 
 
-async def evaluate_pass(run: Run, services: RunServices, results: Mapping[str, StepResult]) -> Evaluation:
-    state, plan, evaluate = run.state, run.plan, services.evaluator.evaluate
+async def evaluate_pass(
+    run: Run, runner: PhaseRunner, evaluator: Evaluator, results: Mapping[str, StepResult]
+) -> Evaluation:
+    state, plan, evaluate = run.state, run.plan, evaluator.evaluate
     run.enter(Stage.EVALUATE, task_profile=state.profile, plan_state=plan, execution_results=results)
     profile_text = describe(state.profile) if state.profile else "unknown"
-    report, assessment = await services.runner.step(
+    report, assessment = await runner.step(
         Transition.C_TO_D,
         Component.EVALUATOR,
         lambda: evaluate(

@@ -10,7 +10,7 @@ import msgspec
 from aeon.application.adaptive_depth import allocate
 from aeon.application.profiler import static_profile
 from aeon.application.run import Run, RunSettings
-from aeon.application.wiring import RunServices
+from aeon.application.wiring import Planning
 from aeon.domain.advisories import ProfileClamped
 from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
@@ -38,7 +38,7 @@ class PlanReady(msgspec.Struct, kw_only=True):
         }
 
 
-async def profile_and_plan(run: Run, services: RunServices, given: Plan | None) -> PlanReady:
+async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
     state, settings = run.state, services.settings
     run.enter(Stage.PROFILE_AND_PLAN)
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
@@ -62,7 +62,7 @@ async def profile_and_plan(run: Run, services: RunServices, given: Plan | None) 
     return PlanReady(profile=profile, depth=state.depth, plan=plan, state=state)
 
 
-async def _profile(run: Run, services: RunServices) -> TaskProfile:
+async def _profile(run: Run, services: Planning) -> TaskProfile:
     state, infer = run.state, services.profiler.infer
     previous, version, notes = state.profile, len(state.profiles) + 1, "; ".join(state.revise) or "nothing yet"
     profile, clamp = await services.runner.step(

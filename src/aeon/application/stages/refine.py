@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aeon.application.errors import LLMTruncated, UnrecoverableOutput
+from aeon.application.phase_runner import PhaseRunner
 from aeon.application.profiler import describe
+from aeon.application.refinement_gate import RefinementGate
+from aeon.application.refiner import Refiner
 from aeon.application.run import Run
-from aeon.application.wiring import RunServices
 from aeon.domain.advisories import RefinementFailed
 from aeon.domain.history import Evaluation, StepResult
 from aeon.domain.phases import Component, Stage, Transition
@@ -16,7 +18,12 @@ from aeon.domain.refinement import ActionOutcome, RefinementAction
 
 
 async def refine_plan(
-    run: Run, services: RunServices, results: Mapping[str, StepResult], evaluation: Evaluation
+    run: Run,
+    runner: PhaseRunner,
+    refiner: Refiner,
+    gate: RefinementGate,
+    results: Mapping[str, StepResult],
+    evaluation: Evaluation,
 ) -> list[ActionOutcome]:
     state, plan = run.state, run.plan
     run.enter(
@@ -32,7 +39,7 @@ async def refine_plan(
 
     async def propose() -> list[RefinementAction] | None:
         try:
-            return await services.refiner.propose(
+            return await refiner.propose(
                 request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
             )
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
@@ -40,9 +47,9 @@ async def refine_plan(
             run.record.event("refinement_failed", detail=str(exc))
             return None
 
-    actions = await services.runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)
+    actions = await runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)
     if actions is None:
         return []
-    accepted = services.gate.accept(plan, actions, report, pass_number=state.pass_number)
+    accepted = gate.accept(plan, actions, report, pass_number=state.pass_number)
     run.record.refinement(accepted.outcomes, accepted.advisories)
     return accepted.outcomes

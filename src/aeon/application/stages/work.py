@@ -11,7 +11,7 @@ from aeon.application.run import Run
 from aeon.application.stages.evaluate import evaluate_pass
 from aeon.application.stages.execute import execute_steps
 from aeon.application.stages.refine import refine_plan
-from aeon.application.wiring import RunServices
+from aeon.application.wiring import Working
 from aeon.domain.history import Evaluation, ExecutionPass, StepResult
 from aeon.domain.phases import Stage
 from aeon.domain.refinement import ActionOutcome
@@ -33,15 +33,18 @@ class PassWork(msgspec.Struct, kw_only=True):
         return {"execution_results": self.execution_results, "evaluation_results": evaluation}
 
 
-async def work_pass(run: Run, services: RunServices, current: ExecutionPass) -> PassWork:
-    results = await execute_steps(run, services)
+async def work_pass(run: Run, services: Working, current: ExecutionPass) -> PassWork:
+    runner = services.runner
+    results = await execute_steps(run, runner, services.executor)
     current.execution_results = results
     if not services.settings.evaluate:
         return PassWork(execution_results=results, evaluation=None, refinements=[], evaluated=False)
-    evaluation = await evaluate_pass(run, services, results)
+    evaluation = await evaluate_pass(run, runner, services.evaluator, results)
     current.evaluation_results = evaluation
     refinements: list[ActionOutcome] = []
     if not evaluation.convergence.converged and run.state.pass_number < services.settings.ttl:
-        refinements = await refine_plan(run, services, results, evaluation)  # a cycle can follow: refine for it
+        refinements = await refine_plan(
+            run, runner, services.refiner, services.gate, results, evaluation
+        )  # a cycle can follow: refine for it
     current.refinement_changes = refinements
     return PassWork(execution_results=results, evaluation=evaluation, refinements=refinements, evaluated=True)
