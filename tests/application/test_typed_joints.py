@@ -171,3 +171,29 @@ def test_the_stages_use_no_one_letter_handles():
     for path in STAGES.glob("*.py"):
         names = {n.id for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Name)}
         assert not names & short, (path.name, names & short)
+
+
+# -- each stage's input is its row of the propagation table --------------------------------------------------------
+def test_a_stage_input_requires_what_its_row_must_have_and_has_no_field_its_row_prohibits():
+    import types
+    import typing
+
+    from aeon.domain.context import BASE, CONTEXT_SPEC, INPUTS
+
+    for stage, rule in CONTEXT_SPEC.items():
+        kind = INPUTS[stage]
+        hints = typing.get_type_hints(kind)
+        for name in set(rule.must_have) - set(BASE):
+            hint = hints[name]
+            optional = isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
+            assert not optional, (stage, name)
+        assert not set(rule.prohibited) & set(kind.__struct_fields__), stage
+
+
+def test_the_test_double_run_enters_its_stage_with_the_stage_s_own_input_type():
+    from aeon.domain.context import required
+
+    for stage in Stage:
+        run = new_run(stage=stage)
+        run.guard.check()  # a well-formed context for the row
+        assert run.stage is stage and set(required(stage)) <= set(run.guard.context)

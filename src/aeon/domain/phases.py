@@ -1,4 +1,4 @@
-"""Phase vocabulary, transition contracts and the context-propagation table of 05, as data.
+"""Phase vocabulary and the transition contracts of 05, as data (the context-propagation table: domain.context).
 
 One vocabulary: a `Stage` is a unit of the loop (A profile and plan, B validate the plan, C1 execute, C2 evaluate,
 C3 refine, D decide); its contract `Phase` (A, B, C, D) and its Sprint 2 `PassPhase` label (PLAN, EXECUTE, …) are
@@ -284,76 +284,6 @@ SUCCESSORS: dict[Phase, frozenset[Stage | Halt]] = {
     phase: frozenset({ENTERS[p] for p in CONTRACTS[t].targets} | ({HALT} if phase is Phase.D else set()))
     for phase, t in HANDS_OVER.items()
 }
-
-
-class ContextRule(msgspec.Struct, frozen=True, kw_only=True):
-    """One row of the context-propagation table: what an LLM call's context must and must not hold.
-
-    What a stage may produce is what the next rows must have; nothing else is in a context (no implicit memory)."""
-
-    stage: Stage
-    must_have: tuple[str, ...]
-    prohibited: tuple[str, ...]
-    must_pass_unchanged: tuple[str, ...] = ("correlation_id", "execution_start_timestamp")
-
-    @property
-    def phase(self) -> Phase:
-        return self.stage.phase
-
-
-_BASE = ("request", "pass_number", "phase", "ttl_remaining", "correlation_id", "execution_start_timestamp")
-
-CONTEXT_SPEC: dict[Stage, ContextRule] = {
-    r.stage: r
-    for r in (
-        ContextRule(
-            stage=Stage.PROFILE_AND_PLAN,
-            must_have=_BASE,
-            prohibited=("execution_results", "evaluation_results", "refinement_changes"),
-        ),
-        ContextRule(
-            stage=Stage.VALIDATE_PLAN,
-            must_have=(*_BASE, "task_profile", "initial_plan"),
-            prohibited=("execution_results",),
-        ),
-        ContextRule(
-            stage=Stage.EXECUTE,
-            must_have=(*_BASE, "task_profile", "refined_plan"),
-            prohibited=("evaluation_results", "refinement_changes"),
-        ),
-        ContextRule(
-            stage=Stage.EVALUATE,
-            must_have=(*_BASE, "task_profile", "plan_state", "execution_results"),
-            prohibited=("refinement_changes",),
-        ),
-        ContextRule(
-            stage=Stage.REFINE,
-            must_have=(*_BASE, "task_profile", "plan_state", "execution_results", "evaluation_results"),
-            prohibited=(),
-        ),
-        ContextRule(
-            stage=Stage.DECIDE,
-            must_have=(*_BASE, "task_profile", "plan_state", "evaluation_results"),
-            prohibited=("initial_plan", "refined_plan"),
-        ),
-    )
-}
-
-
-def context_violations(
-    rule: ContextRule, context: Mapping[str, Any], *, anchor: Mapping[str, Any], request: str
-) -> list[str]:
-    """What is wrong with `context` for this stage: missing or null fields, changed invariants, prohibited fields."""
-    problems = [f"{k} is missing or empty" for k in rule.must_have if blank(context.get(k))]
-    for k in rule.must_pass_unchanged:
-        if context.get(k) != anchor.get(k):
-            problems.append(f"{k} changed from {anchor.get(k)!r} to {context.get(k)!r}")
-    if context.get("request") != request:
-        problems.append("request is not the original input")
-    if context.get("phase") != rule.stage.phase.value:
-        problems.append(f"phase is {context.get('phase')!r}, expected {rule.stage.phase.value!r}")
-    problems += [f"{k} is prohibited in phase {rule.stage.value}" for k in rule.prohibited if k in context]
-    return problems
 
 
 def blank(value: Any) -> bool:

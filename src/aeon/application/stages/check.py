@@ -10,6 +10,7 @@ import msgspec
 from aeon.application.run import Run
 from aeon.application.validation import Problem, annotate
 from aeon.application.wiring import Checking
+from aeon.domain.context import ValidatePlanInput
 from aeon.domain.phases import CONTRACTS, Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -30,7 +31,7 @@ class PlanChecked(msgspec.Struct, kw_only=True):
 
 async def validate_plan(run: Run, services: Checking) -> PlanChecked:
     plan, runner, contract = run.plan, services.runner, CONTRACTS[Transition.B_TO_C]
-    run.enter(Stage.VALIDATE_PLAN, task_profile=run.state.profile, initial_plan=plan)
+    run.enter(ValidatePlanInput(task_profile=run.profile, initial_plan=plan))
 
     def failed(code: str, detail: str) -> Exception:
         return runner.error(Transition.B_TO_C, contract.failure(code), detail, Component.VALIDATOR)

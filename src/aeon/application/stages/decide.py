@@ -9,6 +9,7 @@ import msgspec
 
 from aeon.application.adaptive_depth import DepthOutcome, decide
 from aeon.application.run import Run, RunSettings
+from aeon.domain.context import DecideInput
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.phases import HALT, Halt, Phase, Stage
 from aeon.domain.profile import DepthDecision
@@ -33,7 +34,7 @@ class Decided(msgspec.Struct, kw_only=True):
 async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) -> Decided:
     state = run.state
     evaluation = current.evaluation_results or "evaluation is off"
-    run.enter(Stage.DECIDE, task_profile=state.profile, plan_state=run.plan, evaluation_results=evaluation)
+    run.enter(DecideInput(task_profile=run.profile, plan_state=run.plan, evaluation_results=evaluation))
     assert state.depth is not None
     subplanned = any(
         (c.applied and c.action.action_type is RefinementActionType.SUBPLAN_CREATE) or c.manual_intervention

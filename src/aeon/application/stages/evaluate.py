@@ -10,15 +10,16 @@ from aeon.application.phase_runner import PhaseRunner
 from aeon.application.profiler import describe
 from aeon.application.refinement_gate import follow_up_questions
 from aeon.application.run import Run
+from aeon.domain.context import EvaluateInput
 from aeon.domain.history import Evaluation, StepResult
-from aeon.domain.phases import Component, Stage, Transition
+from aeon.domain.phases import Component, Transition
 
 
 async def evaluate_pass(
     run: Run, runner: PhaseRunner, evaluator: Evaluator, results: Mapping[str, StepResult]
 ) -> Evaluation:
     state, plan, evaluate = run.state, run.plan, evaluator.evaluate
-    run.enter(Stage.EVALUATE, task_profile=state.profile, plan_state=plan, execution_results=results)
+    run.enter(EvaluateInput(task_profile=run.profile, plan_state=plan, execution_results=results))
     profile_text = describe(state.profile) if state.profile else "unknown"
     report, assessment = await runner.step(
         Transition.C_TO_D,

@@ -7,14 +7,15 @@ from functools import partial
 from aeon.application.executor import Executor
 from aeon.application.phase_runner import PhaseRunner
 from aeon.application.run import Run
+from aeon.domain.context import ExecuteInput
 from aeon.domain.history import StepResult, step_results
-from aeon.domain.phases import Component, Stage, Transition
+from aeon.domain.phases import Component, Transition
 from aeon.domain.plan import StepStatus
 
 
 async def execute_steps(run: Run, runner: PhaseRunner, executor: Executor) -> dict[str, StepResult]:
     plan = run.plan
-    run.enter(Stage.EXECUTE, task_profile=run.state.profile, refined_plan=plan)
+    run.enter(ExecuteInput(task_profile=run.profile, refined_plan=plan))
     for step in list(plan.steps):
         if step.status is not StepStatus.PENDING:
             continue

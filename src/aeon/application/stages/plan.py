@@ -12,6 +12,7 @@ from aeon.application.profiler import static_profile
 from aeon.application.run import Run, RunSettings
 from aeon.application.wiring import Planning
 from aeon.domain.advisories import ProfileClamped
+from aeon.domain.context import ProfileAndPlanInput
 from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
@@ -40,7 +41,7 @@ class PlanReady(msgspec.Struct, kw_only=True):
 
 async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
     state, settings = run.state, services.settings
-    run.enter(Stage.PROFILE_AND_PLAN)
+    run.enter(ProfileAndPlanInput())
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
     if fixed is None:
         profile = await _profile(run, services)
@@ -50,7 +51,7 @@ async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> 
     state.profiles.append(profile)
     run.meter.allocate(state.depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
     run.record.depth("ttl_allocated", state.depth)
-    run.enter(Stage.PROFILE_AND_PLAN, task_profile=profile)
+    run.enter(ProfileAndPlanInput(task_profile=profile))
     if state.plan is None:  # a re-profiling pass keeps the plan it refines
         ask = services.planner.plan
         state.plan = given or await services.runner.step(

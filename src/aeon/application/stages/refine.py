@@ -12,8 +12,9 @@ from aeon.application.refinement_gate import RefinementGate
 from aeon.application.refiner import Refiner
 from aeon.application.run import Run
 from aeon.domain.advisories import RefinementFailed
+from aeon.domain.context import RefineInput
 from aeon.domain.history import Evaluation, StepResult
-from aeon.domain.phases import Component, Stage, Transition
+from aeon.domain.phases import Component, Transition
 from aeon.domain.refinement import ActionOutcome, RefinementAction
 
 
@@ -26,13 +27,10 @@ async def refine_plan(
     evaluation: Evaluation,
 ) -> list[ActionOutcome]:
     state, plan = run.state, run.plan
-    run.enter(
-        Stage.REFINE,
-        task_profile=state.profile,
-        plan_state=plan,
-        execution_results=results,
-        evaluation_results=evaluation,
+    given = RefineInput(
+        task_profile=run.profile, plan_state=plan, execution_results=results, evaluation_results=evaluation
     )
+    run.enter(given)
     assessment, report = evaluation.convergence, evaluation.validation_report
     problems = [*assessment.reason_codes, *assessment.detected_issues]
     profile_text = describe(state.profile) if state.profile else "unknown"
