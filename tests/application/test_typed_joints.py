@@ -197,3 +197,34 @@ def test_the_test_double_run_enters_its_stage_with_the_stage_s_own_input_type():
         run = new_run(stage=stage)
         run.guard.check()  # a well-formed context for the row
         assert run.stage is stage and set(required(stage)) <= set(run.guard.context)
+
+
+def test_the_loop_changes_the_run_state_only_through_its_named_records():
+    """In the stages, the loop and the pass bookkeeping, no field of the state is assigned or appended to directly:
+    each change is a RunState method named by what it records."""
+    paths = [*STAGES.glob("*.py"), APPLICATION / "orchestrator.py", APPLICATION / "passes.py"]
+
+    def on_state(node: ast.expr) -> bool:
+        inner = node.value if isinstance(node, ast.Attribute) else None
+        return (isinstance(inner, ast.Name) and inner.id == "state") or (
+            isinstance(inner, ast.Attribute) and inner.attr == "state"
+        )
+
+    direct = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign)
+                else []
+            )
+            for target in targets:
+                for part in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if isinstance(part, ast.Attribute) and on_state(part):
+                        direct.append((path.name, node.lineno))
+            call = node.func if isinstance(node, ast.Call) else None
+            if isinstance(call, ast.Attribute) and call.attr in ("append", "extend") and on_state(call.value):
+                direct.append((path.name, node.lineno))
+    assert direct == []

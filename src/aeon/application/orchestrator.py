@@ -155,10 +155,9 @@ class Orchestrator:
         state, stages = run.state, self._stages(run, services, given)
         stage: Stage | Halt = state.next_stage
         while isinstance(stage, Stage):
-            state.next_stage = stage
+            state.stands_before(stage)
             if not state.in_cycle:  # a new cycle begins (with A or B)
-                state.in_cycle, state.pass_number = True, state.pass_number + 1
-                state.pass_start = self.clock.now().isoformat()
+                state.begin_cycle(self.clock.now().isoformat())
             await self._boundary(run, stage)
             stage = (await stages[stage]()).next
 
@@ -185,18 +184,16 @@ class Orchestrator:
         decided = await services.runner.phase(Phase.D, partial(decide_depth, run, self.settings, state.current))
         outcome = decided.outcome
         run.meter.end_cycle(outcome.ttl_delta)
-        state.escalations += outcome.ttl_delta
         close_pass(run, services.runner, state.current)
-        state.pass_phases, state.in_cycle = [], False
-        if isinstance(decided.next, Stage):
-            state.revise = outcome.revise_profile
+        revise = outcome.revise_profile if isinstance(decided.next, Stage) else None
+        state.end_cycle(escalation=outcome.ttl_delta, revise=revise)
         return decided
 
     async def _boundary(self, run: Run, stage: Stage) -> None:
         """Before every phase: the TTL check, then the run state recorded for a checkpoint."""
         run.boundary(stage)
         if self.checkpoint is not None:
-            run.state.memory = await self.memory.search("")
+            run.state.remember(await self.memory.search(""))
             await self.checkpoint.save(run.state)
 
     # -- endings --------------------------------------------------------------------------------------------------

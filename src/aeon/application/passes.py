@@ -32,7 +32,7 @@ def open_pass(run: Run, runner: PhaseRunner) -> ExecutionPass:
     )
     if problems := opened.entry_problems():
         raise runner.error(Transition.C_TO_D, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
-    state.current = opened
+    state.pass_opened(opened)
     return opened
 
 
@@ -49,11 +49,10 @@ def close_pass(run: Run, runner: PhaseRunner, closing: ExecutionPass, *, check: 
         prompt_tokens=spent.prompt_tokens - mark.prompt_tokens,
         completion_tokens=spent.completion_tokens - mark.completion_tokens,
     )
-    state.usage_mark = PassUsage(
-        calls=spent.llm_calls, prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens
-    )
     closing.final_plan_state = frozen_copy(run.plan)
     if check and (problems := closing.exit_problems()):
         raise runner.error(Transition.D_TO_A_OR_B, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
-    state.passes.append(closing)
-    state.current = None
+    usage = PassUsage(
+        calls=spent.llm_calls, prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens
+    )
+    state.pass_closed(closing, usage_mark=usage)

@@ -51,12 +51,12 @@ async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) 
         recursion=subplanned,
         revisions=len(state.profiles) - 1,
     )
-    state.depth = outcome.configuration
-    record = DepthRecord.of(state.depth)
+    state.deepened(outcome.configuration)
+    record = DepthRecord.of(outcome.configuration)
     record.decision, record.decision_reason = outcome.decision.value, outcome.reason
     record.next_phase = (Phase.A if outcome.revise_profile else Phase.B).value
     record.profile_revision_reasons = outcome.revise_profile
     current.adaptive_depth = record
-    run.record.depth("depth_decision", state.depth, decision=outcome.decision.value)
+    run.record.depth("depth_decision", outcome.configuration, decision=outcome.decision.value)
     run.record.notify("depth", {"decision": outcome.decision.value, "reason": outcome.reason})
     return Decided(outcome=outcome, ttl_remaining=state.budget.ttl_remaining)

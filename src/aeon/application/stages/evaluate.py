@@ -28,8 +28,7 @@ async def evaluate_pass(
             request=state.request, profile_text=profile_text, plan=plan, results=results, tool_calls=state.tool_calls
         ),
     )
-    state.report = report
-    state.assessments.append(assessment)
+    state.assessed(report, assessment)
     run.record.assessment(assessment)
     for question in follow_up_questions(plan, report, state.pass_number):  # every pass, the last one too
         run.record.advisory(question)

@@ -45,22 +45,22 @@ async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> 
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
     if fixed is None:
         profile = await _profile(run, services)
-        state.depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
+        depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
     else:  # nothing for a profile to decide: no profiling call
-        profile, state.depth = static_profile(), fixed
-    state.profiles.append(profile)
-    run.meter.allocate(state.depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
-    run.record.depth("ttl_allocated", state.depth)
+        profile, depth = static_profile(), fixed
+    state.profiled(profile, depth)
+    run.meter.allocate(depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
+    run.record.depth("ttl_allocated", depth)
     run.enter(ProfileAndPlanInput(task_profile=profile))
     if state.plan is None:  # a re-profiling pass keeps the plan it refines
         ask = services.planner.plan
-        state.plan = given or await services.runner.step(
-            Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request)
-        )
+        if given is None:
+            given = await services.runner.step(Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request))
+        state.planned(given)
     plan = run.plan
     run.record.plan_made(plan)
     run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
-    return PlanReady(profile=profile, depth=state.depth, plan=plan, state=state)
+    return PlanReady(profile=profile, depth=depth, plan=plan, state=state)
 
 
 async def _profile(run: Run, services: Planning) -> TaskProfile:
@@ -73,7 +73,7 @@ async def _profile(run: Run, services: Planning) -> TaskProfile:
     )
     if clamp:
         run.record.event("profile_clamped", note=clamp, profile_version=version)
-        state.advisories.append(ProfileClamped(pass_number=state.pass_number, reason=clamp))
+        state.advise(ProfileClamped(pass_number=state.pass_number, reason=clamp))
     return profile
 
 

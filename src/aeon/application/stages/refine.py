@@ -41,7 +41,7 @@ async def refine_plan(
                 request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
             )
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
-            state.advisories.append(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
+            state.advise(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
             run.record.event("refinement_failed", detail=str(exc))
             return None
 
