@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +46,12 @@ def test_the_legal_successors_follow_the_contract_targets_and_only_phase_d_ends_
 class _Checked:
     def __init__(self, next_stage: Stage | Halt) -> None:
         self._next = next_stage
-        self.plan = Plan(goal="g", steps=[PlanStep(step_id="s1", description="d")])
+        self.refined_plan = Plan(goal="g", steps=[PlanStep(step_id="s1", description="d")])
+        self.next_pass_state = "state"
 
     @property
     def next(self) -> Stage | Halt:
         return self._next
-
-    def contract_values(self) -> Mapping[str, Any]:
-        return {"refined_plan": self.plan, "next_pass_state": "state"}
 
 
 @pytest.mark.parametrize("wrong", [Stage.DECIDE, Stage.PROFILE_AND_PLAN, HALT])
@@ -228,3 +225,23 @@ def test_the_loop_changes_the_run_state_only_through_its_named_records():
             if isinstance(call, ast.Attribute) and call.attr in ("append", "extend") and on_state(call.value):
                 direct.append((path.name, node.lineno))
     assert direct == []
+
+
+@pytest.mark.parametrize(
+    ("phase", "result"),
+    [
+        (Phase.A, "aeon.application.stages.plan:PlanReady"),
+        (Phase.B, "aeon.application.stages.check:PlanChecked"),
+        (Phase.C, "aeon.application.stages.work:PassWork"),
+        (Phase.D, "aeon.application.stages.decide:Decided"),
+    ],
+)
+def test_a_phase_result_has_a_field_for_every_value_its_contracts_name(phase, result):
+    import importlib
+
+    from aeon.domain.phases import CONTRACTS, HANDS_OVER, PRODUCES_FOR
+
+    module, name = result.split(":")
+    kind = getattr(importlib.import_module(module), name)
+    named = {*CONTRACTS[PRODUCES_FOR[phase]].guaranteed_outputs, *CONTRACTS[HANDS_OVER[phase]].required_inputs}
+    assert named <= set(kind.__struct_fields__)

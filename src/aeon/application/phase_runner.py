@@ -4,7 +4,7 @@ one retry when the contract calls a failure retryable, and the contract's inputs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from aeon.application.errors import (
@@ -42,13 +42,11 @@ from aeon.domain.phases import (
 
 
 class PhaseWork(Protocol):
+    """A phase's result: its successor, and the values its contracts name as fields of the same names."""
+
     @property
     def next(self) -> Stage | Halt:
         """Where the loop goes after this phase; the runner holds it to the phase's contract."""
-        ...
-
-    def contract_values(self) -> Mapping[str, Any]:
-        """The values the phase's contracts speak of (task_profile, refined_plan, execution_results …)."""
         ...
 
 
@@ -167,9 +165,10 @@ class PhaseRunner:
 
     def _hold_to_contracts(self, phase: Phase, result: PhaseWork, kept: tuple[Any, ...]) -> None:
         s = self._run.state
-        values = result.contract_values()
         produced = CONTRACTS[PRODUCES_FOR[phase]]
         handed = CONTRACTS[HANDS_OVER[phase]]
+        # a phase's result names its fields as its contracts do (task_profile, refined_plan, execution_results …)
+        values = {name: getattr(result, name, None) for name in (*produced.guaranteed_outputs, *handed.required_inputs)}
         if missing := produced.missing_outputs(values):
             detail = f"phase {phase.value} did not produce {', '.join(missing)}"
             raise self.error(produced.name, produced.failure(produced.incomplete), detail, Component.ORCHESTRATOR)

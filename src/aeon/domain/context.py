@@ -16,6 +16,7 @@ from aeon.domain.phases import Phase, Stage, blank
 from aeon.domain.plan import Plan
 from aeon.domain.profile import TaskProfile
 
+EVALUATION_OFF = "evaluation is off"  # what phase D sees for the evaluation with run.evaluate: false
 BASE = ("request", "pass_number", "phase", "ttl_remaining", "correlation_id", "execution_start_timestamp")
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.run import Run
@@ -17,16 +14,15 @@ from aeon.domain.run_state import RunState
 
 
 class PlanChecked(msgspec.Struct, kw_only=True):
-    plan: Plan
+    """Phase B's result; its fields named as the A->B and B->C contracts name them."""
+
+    refined_plan: Plan
     problems: list[Problem]
-    state: RunState
+    next_pass_state: RunState
 
     @property
     def next(self) -> Stage:
         return Stage.EXECUTE
-
-    def contract_values(self) -> Mapping[str, Any]:
-        return {"refined_plan": self.plan if self.plan.steps else None, "next_pass_state": self.state}
 
 
 async def validate_plan(run: Run, services: Checking) -> PlanChecked:
@@ -51,4 +47,4 @@ async def validate_plan(run: Run, services: Checking) -> PlanChecked:
     problems = annotate(plan, services.resolver)
     for problem in problems:
         run.record.warn(str(problem))
-    return PlanChecked(plan=plan, problems=problems, state=run.state)
+    return PlanChecked(refined_plan=plan, problems=problems, next_pass_state=run.state)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.adaptive_depth import DepthOutcome, decide
 from aeon.application.run import Run, RunSettings
-from aeon.domain.context import DecideInput
+from aeon.domain.context import EVALUATION_OFF, DecideInput
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.phases import HALT, Halt, Phase, Stage
 from aeon.domain.profile import DepthDecision
@@ -17,7 +14,10 @@ from aeon.domain.refinement import RefinementActionType
 
 
 class Decided(msgspec.Struct, kw_only=True):
+    """Phase D's result; its fields named as the C->D and D->A/B contracts name them."""
+
     outcome: DepthOutcome
+    depth_decision: DepthDecision
     ttl_remaining: int
 
     @property
@@ -27,13 +27,10 @@ class Decided(msgspec.Struct, kw_only=True):
             return HALT
         return Stage.PROFILE_AND_PLAN if self.outcome.revise_profile else Stage.VALIDATE_PLAN
 
-    def contract_values(self) -> Mapping[str, Any]:
-        return {"depth_decision": self.outcome.decision, "ttl_remaining": self.ttl_remaining}
-
 
 async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) -> Decided:
     state = run.state
-    evaluation = current.evaluation_results or "evaluation is off"
+    evaluation = current.evaluation_results or EVALUATION_OFF
     run.enter(DecideInput(task_profile=run.profile, plan_state=run.plan, evaluation_results=evaluation))
     assert state.depth is not None
     subplanned = any(
@@ -59,4 +56,4 @@ async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) 
     current.adaptive_depth = record
     run.record.depth("depth_decision", outcome.configuration, decision=outcome.decision.value)
     run.record.notify("depth", {"decision": outcome.decision.value, "reason": outcome.reason})
-    return Decided(outcome=outcome, ttl_remaining=state.budget.ttl_remaining)
+    return Decided(outcome=outcome, depth_decision=outcome.decision, ttl_remaining=state.budget.ttl_remaining)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.adaptive_depth import allocate
@@ -20,23 +17,17 @@ from aeon.domain.run_state import RunState
 
 
 class PlanReady(msgspec.Struct, kw_only=True):
-    profile: TaskProfile
+    """Phase A's result; its fields named as the A->B and D->A/B contracts name them."""
+
+    task_profile: TaskProfile
     depth: AdaptiveDepthConfiguration
-    plan: Plan
-    state: RunState
+    initial_plan: Plan
+    ttl_remaining: int | None  # None when none is left: the contract asks for TTL > 0
+    next_pass_state: RunState
 
     @property
     def next(self) -> Stage:
         return Stage.VALIDATE_PLAN
-
-    def contract_values(self) -> Mapping[str, Any]:
-        ttl = self.state.budget.ttl_remaining
-        return {
-            "task_profile": self.profile,
-            "initial_plan": self.plan,
-            "ttl_remaining": ttl if ttl > 0 else None,
-            "next_pass_state": self.state,
-        }
 
 
 async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
@@ -60,7 +51,14 @@ async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> 
     plan = run.plan
     run.record.plan_made(plan)
     run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
-    return PlanReady(profile=profile, depth=depth, plan=plan, state=state)
+    ttl = state.budget.ttl_remaining
+    return PlanReady(
+        task_profile=profile,
+        depth=depth,
+        initial_plan=plan,
+        ttl_remaining=ttl if ttl > 0 else None,
+        next_pass_state=state,
+    )
 
 
 async def _profile(run: Run, services: Planning) -> TaskProfile:
