@@ -21,6 +21,7 @@ from aeon.application.orchestrator import Orchestrator
 from aeon.application.ports import CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
 from aeon.application.run import Run, RunSettings
 from aeon.domain.budget import BudgetState
+from aeon.domain.context import INPUTS, required
 from aeon.domain.llm import Completion, Message, Usage
 from aeon.domain.phases import Stage
 from aeon.domain.progress import ProgressEvent
@@ -227,10 +228,11 @@ def new_run(
         next_stage=stage,
     )
     run = Run(state, logger=log if log is not None else ListLog(), progress=progress or ListProgress(), clock=clock)
-    run.enter(stage, **_CONTEXT[stage])
+    run.enter(INPUTS[stage](**{name: _PLACEHOLDER[name] for name in required(stage)}))
     return run
 
 
+# Stand-ins for a stage's inputs: the guard checks only that they are there.
 _PLACEHOLDER: dict[str, Any] = {
     "task_profile": "test profile",
     "initial_plan": "test plan",
@@ -238,15 +240,4 @@ _PLACEHOLDER: dict[str, Any] = {
     "plan_state": "test plan",
     "execution_results": {"s1": "done"},
     "evaluation_results": "test evaluation",
-}
-_CONTEXT = {
-    stage: {k: v for k, v in _PLACEHOLDER.items() if k in rule_fields}
-    for stage, rule_fields in (
-        (Stage.PROFILE_AND_PLAN, ()),
-        (Stage.VALIDATE_PLAN, ("task_profile", "initial_plan")),
-        (Stage.EXECUTE, ("task_profile", "refined_plan")),
-        (Stage.EVALUATE, ("task_profile", "plan_state", "execution_results")),
-        (Stage.REFINE, ("task_profile", "plan_state", "execution_results", "evaluation_results")),
-        (Stage.DECIDE, ("task_profile", "plan_state", "evaluation_results")),
-    )
 }

@@ -19,6 +19,7 @@ from aeon.adapters.durable.steps import (
     DurableLLM,
     DurableTools,
     UnsafeToolInFlight,
+    checkpoint_passes,
     in_flight_unsafe,
 )
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
@@ -194,3 +195,16 @@ def test_a_run_whose_process_is_alive_on_this_host_is_not_resumed() -> None:
     assert running_here(f"run-{socket.gethostname()}-999999999-abcdef12") is None  # no such process
     assert running_here(f"run-elsewhere-{os.getpid()}-abcdef12") is None  # another host: cannot tell
     assert running_here(executor_name("batch", "b1")) is None  # batches and workers recover their own
+
+
+def test_replay_finds_each_pass_s_checkpoints_by_the_names_the_checkpoint_wrote(tmp_path: Path) -> None:
+    registry = ToolRegistry()
+    register_builtins(registry)
+    record = Record()
+    log = JsonlEventLog(tmp_path / "runs.jsonl")
+    _durable_run(record, ScriptedLLM([json.dumps(PLAN)]), ReplayLog(log), registry)
+    log.close()
+    passes = checkpoint_passes(record.names)
+    found = [(name, passes[name]) for name in record.names if name in passes]
+    assert found == [("checkpoint p1 A", 1), ("checkpoint p1 B", 1), ("checkpoint p1 C1", 1), ("checkpoint p1 D", 1)]
+    assert "llm p1.A.0" not in passes

@@ -11,7 +11,8 @@ import pytest
 
 from aeon.application.errors import ContextViolation
 from aeon.application.guard import ContextGuard
-from aeon.domain.phases import CONTEXT_SPEC, Phase, Stage, context_violations
+from aeon.domain.context import CONTEXT_SPEC, EvaluateInput, ExecuteInput, StageInput, context_violations
+from aeon.domain.phases import Phase, Stage
 from aeon.testing import new_run
 
 from harness import Run, plan_json, run
@@ -42,9 +43,9 @@ def entered(monkeypatch: pytest.MonkeyPatch) -> Seen:
     seen: Seen = []
     original = ContextGuard.enter
 
-    def spy(self: ContextGuard, stage: Stage, **fields: Any) -> None:
-        original(self, stage, **fields)
-        seen.append((stage, dict(self.context)))
+    def spy(self: ContextGuard, given: StageInput) -> None:
+        original(self, given)
+        seen.append((self.stage, dict(self.context)))
 
     monkeypatch.setattr(ContextGuard, "enter", spy)
     return seen
@@ -225,9 +226,9 @@ def test_what_one_phase_produces_is_what_the_next_one_sees(two_passes):
 def inject(monkeypatch: pytest.MonkeyPatch, key: str, change: dict[str, Any]) -> None:
     original = ContextGuard.enter
 
-    def enter(self: ContextGuard, stage: Stage, **fields: Any) -> None:
-        original(self, stage, **fields)
-        if stage == key:
+    def enter(self: ContextGuard, given: StageInput) -> None:
+        original(self, given)
+        if self.stage == key:
             self.context.update(change)
 
     monkeypatch.setattr(ContextGuard, "enter", enter)
@@ -265,9 +266,9 @@ def test_a_prohibited_field_in_the_evaluation_context_aborts_phase_c(tmp_path, m
 def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path, monkeypatch):
     original = ContextGuard.enter
 
-    def enter(self: ContextGuard, stage: Stage, **fields: Any) -> None:
-        original(self, stage, **fields)
-        if "task_profile" in fields:
+    def enter(self: ContextGuard, given: StageInput) -> None:
+        original(self, given)
+        if "task_profile" in self.context:
             self.context["task_profile"] = None
 
     monkeypatch.setattr(ContextGuard, "enter", enter)
@@ -294,15 +295,16 @@ def test_a_broken_context_while_executing_or_refining_aborts_as_context_propagat
 
 def test_the_guard_raises_a_context_violation_naming_the_empty_field():
     run = new_run(REQUEST, stage=Stage.EVALUATE)
-    run.enter(Stage.EVALUATE, task_profile="p", plan_state="plan", execution_results={})
+    run.enter(EvaluateInput(task_profile="p", plan_state="plan", execution_results={}))  # type: ignore[arg-type]
     with pytest.raises(ContextViolation, match="execution_results is missing or empty"):
         run.guard.check()
-    run.enter(Stage.EVALUATE, task_profile="p", plan_state="plan", execution_results={"s1": "complete"})
+    run.enter(EvaluateInput(task_profile="p", plan_state="plan", execution_results={"s1": "complete"}))  # type: ignore[arg-type]
     run.guard.check()
 
 
 def test_state_brought_in_implicitly_is_a_violation():
     run = new_run(REQUEST, stage=Stage.EXECUTE)
-    run.enter(Stage.EXECUTE, task_profile="p", refined_plan="plan", memory={"step:s0": "from elsewhere"})
+    run.enter(ExecuteInput(task_profile="p", refined_plan="plan"))  # type: ignore[arg-type]
+    run.guard.context["memory"] = {"step:s0": "from elsewhere"}  # no input type has such a field: forced in
     with pytest.raises(ContextViolation, match="memory is not a context field"):
         run.guard.check()

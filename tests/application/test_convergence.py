@@ -40,7 +40,9 @@ def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):
     llm = ScriptedLLM(responses)
     gateway = LLMGateway(llm, run)
     eng = ConvergenceEngine(
-        Supervisor(gateway, run, tool_specs()), criteria or ConvergenceCriteria(), {"calculator", "echo"}
+        Supervisor(gateway, run.record, run.state.counters, tool_specs()),
+        criteria or ConvergenceCriteria(),
+        {"calculator", "echo"},
     )
     return eng, llm, run.state
 

@@ -54,7 +54,12 @@ def validator(responses: list[str]) -> tuple[SemanticValidator, ScriptedLLM, Run
     gateway = LLMGateway(llm, run)
     ids = iter(f"val-{n}" for n in range(1, 100))
     specs = tool_specs()
-    return SemanticValidator(Supervisor(gateway, run, specs), specs, new_id=lambda: next(ids)), llm, run.state, log
+    return (
+        SemanticValidator(Supervisor(gateway, run.record, run.state.counters, specs), specs, new_id=lambda: next(ids)),
+        llm,
+        run.state,
+        log,
+    )
 
 
 def validate(v: SemanticValidator, plan: Plan, results: dict[str, Any] | None = None, **kw: Any):

@@ -253,3 +253,15 @@ def test_a_pass_that_breaks_its_exit_checks_aborts_the_run_without_retry(tmp_pat
     assert [x for x in recs if x["event"] == "phase_retry"] == []
     assert recs[-1]["event"] == "run_end"
     assert res.history.passes == []  # an inconsistent pass is not recorded as if it were fine
+
+
+def test_a_step_held_back_only_by_its_dependencies_is_known_by_its_state_not_by_its_note_wording():
+    from aeon.domain.plan import PlanStep
+
+    step = PlanStep(step_id="s2", description="use s1", dependencies=["s1"])
+    step.block(["s1"])
+    assert step.held_only_by_dependencies()
+    step.errors = ["en attente de s1"]  # the note's wording (a redacted or translated record) does not matter
+    assert step.held_only_by_dependencies()
+    step.errors.append("tool 'x' failed")  # a second reason: not held only by dependencies
+    assert not step.held_only_by_dependencies()

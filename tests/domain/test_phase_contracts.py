@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aeon.domain.phases import CONTRACTS, Phase, PhaseTransitionError, Severity
+from aeon.domain.phases import CONTRACTS, Component, Phase, PhaseTransitionError, Severity, Transition
 from aeon.domain.plan import Plan, PlanStep
 
 from harness import Run, plan_json, run
@@ -139,18 +139,18 @@ def test_a_phase_transition_error_has_the_structured_error_shape():
     err = PhaseTransitionError(
         CONTRACTS["C->D"].failure("MALFORMED_EVALUATION"),
         detail="issues missing",
-        transition="C->D",
+        transition=Transition.C_TO_D,
         phase=Phase.C,
         pass_number=2,
         correlation_id="cid",
-        affected_component="validator",
+        affected_component=Component.EVALUATOR,
     )
     assert err.code == "AEON.PHASE_TRANSITION.MALFORMED_EVALUATION" and err.retryable is True
     rec = err.record()
     assert {k: rec[k] for k in (*ERROR_FIELDS, "pass_number", "retryable")} == {
         "error_code": "AEON.PHASE_TRANSITION.MALFORMED_EVALUATION",
         "severity": "ERROR",
-        "affected_component": "validator",
+        "affected_component": "evaluator",
         "failure_condition": CONTRACTS["C->D"].failure("MALFORMED_EVALUATION").description,
         "correlation_id": "cid",
         "phase": "C",

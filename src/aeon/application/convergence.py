@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from aeon.application.errors import missing_field
 from aeon.application.grounding import grounding_issues
 from aeon.application.prompts.evaluation import CONVERGE
 from aeon.application.semantic_validation import final_answer, render_plan
@@ -42,13 +43,13 @@ def convergence_problems(obj: Any) -> list[str]:
     for name in _SCORES:
         value = obj.get(name)
         if name not in obj:
-            errors.append(f"(root): {name!r} is a required property")
+            errors.append(missing_field(f"(root): {name!r} is a required property"))
         elif isinstance(value, bool) or not isinstance(value, int | float):
             errors.append(f"{name}: {value!r} is not a number")
         elif not 0.0 <= value <= 1.0:
             errors.append(f"{name}: {value!r} is outside 0..1")
     if "consistent" not in obj:
-        errors.append("(root): 'consistent' is a required property")
+        errors.append(missing_field("(root): 'consistent' is a required property"))
     elif not isinstance(obj["consistent"], bool):
         errors.append(f"consistent: {obj['consistent']!r} is not a boolean")
     explanation = obj.get("explanation")

@@ -30,6 +30,9 @@ AeonError (domain.errors)
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Iterable
+
 from aeon.domain.budget import Cap, CapHit, ExpirationType
 from aeon.domain.errors import AeonError
 from aeon.domain.llm import Usage
@@ -153,7 +156,41 @@ class MemoryUnavailable(MemoryError_):
     code = "AEON.MEMORY.UNAVAILABLE"
 
 
+class OutputFault(enum.StrEnum):
+    """What is wrong with a model's answer, decided where the problem is found (never read back from its text)."""
+
+    NOT_JSON = "not_json"  # no JSON value could be read from it
+    CUT_OFF = "cut_off"  # it ends mid-value, or the model stopped at the token limit or said nothing
+    MISSING_FIELD = "missing_field"  # a required field is left out
+    INVALID = "invalid"  # anything else: a wrong type, value or shape
+
+
+class OutputProblem(str):
+    """One problem with a model's answer: its text, for the repair prompt and the records, and its `kind`. A plain
+    string problem is of kind INVALID."""
+
+    kind: OutputFault
+
+    def __new__(cls, text: str, kind: OutputFault) -> OutputProblem:
+        problem = super().__new__(cls, text)
+        problem.kind = kind
+        return problem
+
+    def __getnewargs__(self) -> tuple[str, OutputFault]:  # type: ignore[override]  # copy and pickle keep the kind
+        return str(self), self.kind
+
+
+def missing_field(text: str) -> OutputProblem:
+    return OutputProblem(text, OutputFault.MISSING_FIELD)
+
+
+def faults(problems: Iterable[str]) -> frozenset[OutputFault]:
+    return frozenset(p.kind if isinstance(p, OutputProblem) else OutputFault.INVALID for p in problems)
+
+
 class UnrecoverableOutput(ApplicationError):
+    """`faults` are the kinds of the problems left after the last repair."""
+
     code = "AEON.SUPERVISOR.UNRECOVERABLE"
 
     def __init__(self, message: str, *, target: str, errors: list[str], llm_repairs: int) -> None:
@@ -161,6 +198,7 @@ class UnrecoverableOutput(ApplicationError):
         self.target = target
         self.errors = errors
         self.llm_repairs = llm_repairs
+        self.faults = faults(errors)
 
 
 class BudgetExhausted(ApplicationError):

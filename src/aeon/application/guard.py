@@ -5,15 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from aeon.application.errors import ContextViolation
-from aeon.domain.phases import CONTEXT_SPEC, Stage, context_violations
+from aeon.domain.context import BASE, CONTEXT_SPEC, StageInput, context_of, context_violations
+from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
 
 # Every field a context may hold: the base fields and what some stage's row names. Anything else would be state
 # brought in implicitly (the fifth transition invariant), and is a violation.
-_KNOWN = frozenset(
-    {"request", "pass_number", "phase", "ttl_remaining", "correlation_id", "execution_start_timestamp"}
-    | {f for rule in CONTEXT_SPEC.values() for f in (*rule.must_have, *rule.prohibited)}
-)
+_KNOWN = frozenset(set(BASE) | {f for rule in CONTEXT_SPEC.values() for f in (*rule.must_have, *rule.prohibited)})
 
 
 class ContextGuard:
@@ -26,18 +24,18 @@ class ContextGuard:
         self.stage = Stage.PROFILE_AND_PLAN
         self.context: dict[str, Any] = {}
 
-    def enter(self, stage: Stage, **fields: Any) -> None:
-        """Set the context of the stage now running: the base fields plus this stage's inputs."""
-        s = self._state
+    def enter(self, given: StageInput) -> None:
+        """Set the context of the stage now running: the base fields plus this stage's typed input."""
+        state, stage = self._state, given.stage
         self.stage = stage
         self.context = {
-            "request": s.request,
-            "pass_number": s.pass_number,
+            "request": state.request,
+            "pass_number": state.pass_number,
             "phase": stage.phase.value,
-            "ttl_remaining": s.budget.ttl_remaining,
-            "correlation_id": s.correlation_id,
-            "execution_start_timestamp": s.started_at,
-            **fields,
+            "ttl_remaining": state.budget.ttl_remaining,
+            "correlation_id": state.correlation_id,
+            "execution_start_timestamp": state.started_at,
+            **context_of(given),
         }
 
     def check(self) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from aeon.application import tracing
 from aeon.application.accounting import provider_name
 from aeon.application.errors import BudgetExhausted, InternalError
 from aeon.application.passes import close_pass, open_pass
+from aeon.application.phase_runner import PhaseWork
 from aeon.application.ports import (
     CheckpointPort,
     ClockPort,
@@ -32,7 +33,7 @@ from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.application.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.run import Run, RunSettings
 from aeon.application.stages.check import validate_plan
-from aeon.application.stages.decide import decide_depth
+from aeon.application.stages.decide import Decided, decide_depth
 from aeon.application.stages.plan import profile_and_plan
 from aeon.application.stages.work import work_pass
 from aeon.application.tracing import NULL_TRACER
@@ -41,9 +42,8 @@ from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse
 from aeon.domain.history import step_results
-from aeon.domain.phases import CONTRACTS, Phase, Stage
+from aeon.domain.phases import Halt, Phase, Stage
 from aeon.domain.plan import Plan, StepStatus
-from aeon.domain.profile import DepthDecision
 from aeon.domain.run_state import RunState
 
 __all__ = ["Orchestrator", "RunSettings"]
@@ -110,24 +110,26 @@ class Orchestrator:
         }
         with self.tracer.span("invoke_agent aeon", attrs) as span:
             result = await self._go(state, given=given)
-            b = result.budget
-            span.set({tracing.INPUT_TOKENS: b.prompt_tokens, tracing.OUTPUT_TOKENS: b.completion_tokens})
-            span.set({"aeon.status": result.status.value, "aeon.passes": result.passes, "aeon.cost_usd": b.cost})
+            spent = result.budget
+            span.set({tracing.INPUT_TOKENS: spent.prompt_tokens, tracing.OUTPUT_TOKENS: spent.completion_tokens})
+            span.set({"aeon.status": result.status.value, "aeon.passes": result.passes, "aeon.cost_usd": spent.cost})
             if result.error is not None:
                 span.fail(result.error.code)
             return result
 
     async def _go(self, state: RunState, *, given: Plan | None) -> RunResult:
         self.logger.bind(state.correlation_id)
-        r = self.redactor
-        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=self.tracer, redactor=r)
-        k = wire(run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id)
-        self._started(run, k, resumed=state.pass_number > 0)
+        redactor, tracer = self.redactor, self.tracer
+        run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=tracer, redactor=redactor)
+        services = wire(
+            run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id
+        )
+        self._started(run, services, resumed=state.pass_number > 0)
         try:
-            await self._loop(run, k, given)
+            await self._loop(run, services, given)
             return self._finish(run, RunStatus.COMPLETED)
         except BudgetExhausted as exc:
-            return self._expired(run, k, exc)
+            return self._expired(run, services, exc)
         except AeonError as exc:
             _fail_running_step(run)
             return self._finish(run, RunStatus.ERROR, exc)
@@ -143,72 +145,73 @@ class Orchestrator:
             self._finish(run, RunStatus.ERROR, InternalError(f"{type(exc).__name__}: {exc}"))
             raise
 
-    def _started(self, run: Run, k: RunServices, *, resumed: bool) -> None:
-        s, settings = run.state, self.settings
+    def _started(self, run: Run, services: RunServices, *, resumed: bool) -> None:
+        state, settings = run.state, self.settings
         fields = {"ttl": settings.ttl, "max_llm_calls": settings.max_llm_calls, "evaluate": settings.evaluate}
-        tools = [t.name for t in k.specs]
+        tools = [t.name for t in services.specs]
         event = "run_resumed" if resumed else "run_start"
-        extra = {"from_stage": s.next_stage.value, "pass_number": s.pass_number} if resumed else {}
-        run.record.event(
-            event, request=s.request, **fields, tools=tools, plan_given=s.plan_given, llm=self.llm.describe(), **extra
-        )
+        extra = {"from_stage": state.next_stage.value, "pass_number": state.pass_number} if resumed else {}
+        llm, given = self.llm.describe(), state.plan_given
+        run.record.event(event, request=state.request, **fields, tools=tools, plan_given=given, llm=llm, **extra)
 
     # -- the loop -------------------------------------------------------------------------------------------------
-    async def _loop(self, run: Run, k: RunServices, given: Plan | None) -> None:
-        s = run.state
-        while True:
-            stage = s.next_stage
-            if not s.in_cycle:  # a new cycle begins (with A or B)
-                s.in_cycle, s.pass_number = True, s.pass_number + 1
-                s.pass_start = self.clock.now().isoformat()
+    async def _loop(self, run: Run, services: RunServices, given: Plan | None) -> None:
+        """Each stage's result names the next one, held by the phase runner to the contract it hands over by."""
+        state, stages = run.state, self._stages(run, services, given)
+        stage: Stage | Halt = state.next_stage
+        while isinstance(stage, Stage):
+            state.stands_before(stage)
+            if not state.in_cycle:  # a new cycle begins (with A or B)
+                state.begin_cycle(self.clock.now().isoformat())
             await self._boundary(run, stage)
-            if stage is Stage.PROFILE_AND_PLAN:
-                await k.runner.phase(Phase.A, lambda: profile_and_plan(run, k, given))
-                s.next_stage = Stage.VALIDATE_PLAN
-            elif stage is Stage.VALIDATE_PLAN:
-                await k.runner.phase(Phase.B, lambda: validate_plan(run, k))
-                s.next_stage = Stage.EXECUTE
-            elif stage is Stage.EXECUTE:
-                await k.runner.phase(Phase.C, partial(work_pass, run, k, s.current or open_pass(run, k.runner)))
-                s.next_stage = Stage.DECIDE
-            elif await self._decide(run, k):
-                return
+            stage = (await stages[stage]()).next
 
-    async def _decide(self, run: Run, k: RunServices) -> bool:
-        """Phase D, the cycle's end: one TTL decrement, the pass closed; True when the run halts."""
-        s = run.state
-        assert s.current is not None
-        decided = await k.runner.phase(Phase.D, partial(decide_depth, run, k, s.current))
+    def _stages(
+        self, run: Run, services: RunServices, given: Plan | None
+    ) -> dict[Stage, Callable[[], Awaitable[PhaseWork]]]:
+        """The stage that enters each phase, run by the phase runner under that phase's contracts."""
+        runner, state = services.runner, run.state
+        return {
+            Stage.PROFILE_AND_PLAN: lambda: runner.phase(
+                Phase.A, partial(profile_and_plan, run, services.planning, given)
+            ),
+            Stage.VALIDATE_PLAN: lambda: runner.phase(Phase.B, partial(validate_plan, run, services.checking)),
+            Stage.EXECUTE: lambda: runner.phase(
+                Phase.C, partial(work_pass, run, services.working, state.current or open_pass(run, runner))
+            ),
+            Stage.DECIDE: partial(self._decide, run, services),
+        }
+
+    async def _decide(self, run: Run, services: RunServices) -> Decided:
+        """Phase D, the cycle's end: one TTL decrement, the pass closed, the reasons to re-profile kept."""
+        state = run.state
+        assert state.current is not None
+        decided = await services.runner.phase(Phase.D, partial(decide_depth, run, self.settings, state.current))
         outcome = decided.outcome
         run.meter.end_cycle(outcome.ttl_delta)
-        s.escalations += outcome.ttl_delta
-        close_pass(run, k.runner, s.current)
-        s.pass_phases, s.in_cycle = [], False
-        if outcome.decision is DepthDecision.HALT:
-            return True
-        s.revise = outcome.revise_profile
-        s.next_stage = Stage.PROFILE_AND_PLAN if s.revise else Stage.VALIDATE_PLAN
-        assert s.next_stage.phase in CONTRACTS["D->A/B"].targets
-        return False
+        close_pass(run, services.runner, state.current)
+        revise = outcome.revise_profile if isinstance(decided.next, Stage) else None
+        state.end_cycle(escalation=outcome.ttl_delta, revise=revise)
+        return decided
 
     async def _boundary(self, run: Run, stage: Stage) -> None:
         """Before every phase: the TTL check, then the run state recorded for a checkpoint."""
         run.boundary(stage)
         if self.checkpoint is not None:
-            run.state.memory = await self.memory.search("")
+            run.state.remember(await self.memory.search(""))
             await self.checkpoint.save(run.state)
 
     # -- endings --------------------------------------------------------------------------------------------------
-    def _expired(self, run: Run, k: RunServices, exc: BudgetExhausted) -> RunResult:
-        s, cut = run.state, run.state.current
+    def _expired(self, run: Run, services: RunServices, exc: BudgetExhausted) -> RunResult:
+        state, cut = run.state, run.state.current
         _fail_running_step(run)
         if run.record.cycle_pending or run.current_step is not None:  # the cycle the expiry cut short
             run.record.error(str(exc))
             self._cycle(run)
         if cut is not None:
-            cut.execution_results = step_results(s.plan)
-            close_pass(run, k.runner, cut, check=False)
-        completed = [p for p in s.passes if p is not cut]
+            cut.execution_results = step_results(state.plan)
+            close_pass(run, services.runner, cut, check=False)
+        completed = [p for p in state.passes if p is not cut]
         response = expiration(exc, run, completed=completed, cut=cut)
         run.record.expired(response)
         return self._finish(run, RunStatus.TTL_EXPIRED, expired=response)
@@ -228,7 +231,7 @@ class Orchestrator:
     def _cycle(self, run: Run) -> None:
         """The cycle in progress, closed at the end of the run: the running step's number, or 0 outside steps."""
         plan, sid = run.state.plan, run.current_step
-        number = next((s.step_index for s in plan.steps if s.step_id == sid), 0) if plan and sid else 0
+        number = next((step.step_index for step in plan.steps if step.step_id == sid), 0) if plan and sid else 0
         run.record.cycle(step_number=number, step_id=sid, plan=plan, label=run.label)
 
 

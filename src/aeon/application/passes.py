@@ -9,7 +9,7 @@ import msgspec
 from aeon.application.phase_runner import PhaseRunner
 from aeon.application.run import Run
 from aeon.domain.history import DepthRecord, ExecutionPass, PassUsage, TimingInformation
-from aeon.domain.phases import PASS_CONSISTENCY, Stage
+from aeon.domain.phases import PASS_CONSISTENCY, Component, Stage, Transition
 from aeon.domain.plan import Plan
 
 
@@ -19,39 +19,40 @@ def frozen_copy(plan: Plan) -> Plan:
 
 
 def open_pass(run: Run, runner: PhaseRunner) -> ExecutionPass:
-    s = run.state
-    assert s.depth is not None and s.pass_start is not None
-    xp = ExecutionPass(
-        pass_number=s.pass_number,
-        phase=Stage.EXECUTE.label(s.pass_number),
+    state = run.state
+    assert state.depth is not None and state.pass_start is not None
+    opened = ExecutionPass(
+        pass_number=state.pass_number,
+        phase=Stage.EXECUTE.label(state.pass_number),
         plan_state=frozen_copy(run.plan),
-        ttl_remaining=s.budget.ttl_remaining,
-        timing_information=TimingInformation(start_time=s.pass_start),
-        task_profile=s.profile,
-        adaptive_depth=DepthRecord.of(s.depth),
+        ttl_remaining=state.budget.ttl_remaining,
+        timing_information=TimingInformation(start_time=state.pass_start),
+        task_profile=state.profile,
+        adaptive_depth=DepthRecord.of(state.depth),
     )
-    if problems := xp.entry_problems():
-        raise runner.error("C->D", PASS_CONSISTENCY, "; ".join(problems), "execution_pass")
-    s.current = xp
-    return xp
+    if problems := opened.entry_problems():
+        raise runner.error(Transition.C_TO_D, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
+    state.pass_opened(opened)
+    return opened
 
 
-def close_pass(run: Run, runner: PhaseRunner, xp: ExecutionPass, *, check: bool = True) -> None:
-    s, b = run.state, run.state.budget
+def close_pass(run: Run, runner: PhaseRunner, closing: ExecutionPass, *, check: bool = True) -> None:
+    state, spent = run.state, run.state.budget
     end = run.clock.now().isoformat()
-    start = xp.timing_information.start_time
+    start = closing.timing_information.start_time
     seconds = max((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(), 0.0)
-    xp.timing_information = TimingInformation(start_time=start, end_time=end, duration_seconds=seconds)
-    xp.phases = list(s.pass_phases)
-    mark = s.usage_mark
-    xp.llm_usage = PassUsage(
-        calls=b.llm_calls - mark.calls,
-        prompt_tokens=b.prompt_tokens - mark.prompt_tokens,
-        completion_tokens=b.completion_tokens - mark.completion_tokens,
+    closing.timing_information = TimingInformation(start_time=start, end_time=end, duration_seconds=seconds)
+    closing.phases = list(state.pass_phases)
+    mark = state.usage_mark
+    closing.llm_usage = PassUsage(
+        calls=spent.llm_calls - mark.calls,
+        prompt_tokens=spent.prompt_tokens - mark.prompt_tokens,
+        completion_tokens=spent.completion_tokens - mark.completion_tokens,
     )
-    s.usage_mark = PassUsage(calls=b.llm_calls, prompt_tokens=b.prompt_tokens, completion_tokens=b.completion_tokens)
-    xp.final_plan_state = frozen_copy(run.plan)
-    if check and (problems := xp.exit_problems()):
-        raise runner.error("D->A/B", PASS_CONSISTENCY, "; ".join(problems), "execution_pass")
-    s.passes.append(xp)
-    s.current = None
+    closing.final_plan_state = frozen_copy(run.plan)
+    if check and (problems := closing.exit_problems()):
+        raise runner.error(Transition.D_TO_A_OR_B, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
+    usage = PassUsage(
+        calls=spent.llm_calls, prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens
+    )
+    state.pass_closed(closing, usage_mark=usage)

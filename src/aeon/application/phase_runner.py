@@ -4,7 +4,7 @@ one retry when the contract calls a failure retryable, and the contract's inputs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from aeon.application.errors import (
@@ -15,6 +15,7 @@ from aeon.application.errors import (
     LLMError,
     LLMTruncated,
     LLMUnavailable,
+    OutputFault,
     UnrecoverableOutput,
 )
 from aeon.application.run import Run
@@ -24,35 +25,46 @@ from aeon.domain.phases import (
     CONTEXT_PROPAGATION,
     CONTRACTS,
     HANDS_OVER,
+    ILLEGAL_TRANSITION,
     PRODUCES_FOR,
     PROVIDER_REJECTED,
     PROVIDER_UNAVAILABLE,
+    SUCCESSORS,
+    Component,
     FailureCondition,
+    Halt,
     Invariant,
     Phase,
     PhaseTransitionError,
+    Stage,
+    Transition,
 )
 from aeon.domain.progress import PhaseStarted
 
 
 class PhaseWork(Protocol):
-    def contract_values(self) -> Mapping[str, Any]:
-        """The values the phase's contracts speak of (task_profile, refined_plan, execution_results …)."""
+    """A phase's result: its successor, and the values its contracts name as fields of the same names."""
+
+    @property
+    def next(self) -> Stage | Halt:
+        """Where the loop goes after this phase; the runner holds it to the phase's contract."""
         ...
 
 
 T = TypeVar("T")
 W = TypeVar("W", bound=PhaseWork)
 
-# component → (retryable code, markers of that malformation in the supervisor's errors, non-retryable code).
-# A->B: only a JSON parse failure of the plan is retryable; C->D: missing fields are too.
-_PARSE = ("not JSON", "truncated")
-_BY_COMPONENT = {
-    "planner": ("MALFORMED_PLAN", _PARSE, "INVALID_PLAN_STRUCTURE"),
-    "profiler": ("INCOMPLETE_PROFILE", (), "INCOMPLETE_PROFILE"),
-    "validator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
-    "convergence": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
-    "evaluator": ("MALFORMED_EVALUATION", (*_PARSE, "is a required property"), "INVALID_EVALUATION_STRUCTURE"),
+# component → (retryable code, the faults of an unrepaired answer a second ask may fix, non-retryable code).
+# A->B: only a plan answer that is not JSON or is cut off is retried; C->D: one missing a field is too.
+_UNPARSED = frozenset({OutputFault.NOT_JSON, OutputFault.CUT_OFF})
+_BY_COMPONENT: dict[Component, tuple[str, frozenset[OutputFault], str]] = {
+    Component.PLANNER: ("MALFORMED_PLAN", _UNPARSED, "INVALID_PLAN_STRUCTURE"),
+    Component.PROFILER: ("INCOMPLETE_PROFILE", frozenset(), "INCOMPLETE_PROFILE"),
+    Component.EVALUATOR: (
+        "MALFORMED_EVALUATION",
+        _UNPARSED | {OutputFault.MISSING_FIELD},
+        "INVALID_EVALUATION_STRUCTURE",
+    ),
 }
 
 
@@ -60,19 +72,21 @@ class PhaseRunner:
     def __init__(self, run: Run) -> None:
         self._run = run
 
-    def error(self, transition: str, condition: FailureCondition, detail: str, component: str) -> PhaseTransitionError:
+    def error(
+        self, transition: Transition, condition: FailureCondition, detail: str, component: Component
+    ) -> PhaseTransitionError:
         s = self._run.state
         return PhaseTransitionError(
             condition,
             detail=detail,
             transition=transition,
-            phase=Phase(CONTRACTS[transition].source),
+            phase=CONTRACTS[transition].source,
             pass_number=s.pass_number,
             correlation_id=s.correlation_id,
             affected_component=component,
         )
 
-    def classify(self, exc: Exception, transition: str, component: str) -> PhaseTransitionError:
+    def classify(self, exc: Exception, transition: Transition, component: Component) -> PhaseTransitionError:
         """Map a lower-level failure onto the transition contract's enumerated failure conditions."""
         contract = CONTRACTS[transition]
         if isinstance(exc, PhaseTransitionError):
@@ -88,13 +102,14 @@ class PhaseRunner:
         if isinstance(exc, LLMError):
             return self.error(transition, PROVIDER_REJECTED, str(exc), component)
         if isinstance(exc, UnrecoverableOutput) and component in _BY_COMPONENT:
-            malformed, markers, structural = _BY_COMPONENT[component]
-            is_malformed = bool(exc.errors) and all(any(m in e for m in markers) for e in exc.errors)
-            code = malformed if is_malformed else structural
+            malformed, retried, structural = _BY_COMPONENT[component]
+            code = malformed if exc.faults and exc.faults <= retried else structural
             return self.error(transition, contract.failure(code), str(exc), component)
         return self.error(transition, PROVIDER_REJECTED, f"{type(exc).__name__}: {exc}", component)
 
-    async def step(self, transition: str, component: str, fn: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
+    async def step(
+        self, transition: Transition, component: Component, fn: Callable[[], Awaitable[T]], *, retry: bool = True
+    ) -> T:
         """Run one unit of phase work; a retryable contract failure is retried exactly once.
 
         `retry=False` for work that cannot be repeated safely (a step already marked running); its failures are
@@ -140,7 +155,7 @@ class PhaseRunner:
                 outcome = "interrupted"
                 raise
             except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
-                err = self.classify(exc, transition, "orchestrator")
+                err = self.classify(exc, transition, Component.ORCHESTRATOR)
                 run.record.event("phase_error", **err.record())
                 if err is exc:
                     raise
@@ -151,15 +166,19 @@ class PhaseRunner:
 
     def _hold_to_contracts(self, phase: Phase, result: PhaseWork, kept: tuple[Any, ...]) -> None:
         s = self._run.state
-        values = result.contract_values()
         produced = CONTRACTS[PRODUCES_FOR[phase]]
         handed = CONTRACTS[HANDS_OVER[phase]]
+        # a phase's result names its fields as its contracts do (task_profile, refined_plan, execution_results …)
+        values = {name: getattr(result, name, None) for name in (*produced.guaranteed_outputs, *handed.required_inputs)}
         if missing := produced.missing_outputs(values):
             detail = f"phase {phase.value} did not produce {', '.join(missing)}"
-            raise self.error(produced.name, produced.failure(produced.incomplete), detail, "orchestrator")
+            raise self.error(produced.name, produced.failure(produced.incomplete), detail, Component.ORCHESTRATOR)
         if missing := handed.missing_inputs(values):
             detail = f"phase {phase.value} hands over without {', '.join(missing)}"
-            raise self.error(handed.name, handed.failure(handed.incomplete), detail, "orchestrator")
+            raise self.error(handed.name, handed.failure(handed.incomplete), detail, Component.ORCHESTRATOR)
+        if result.next not in SUCCESSORS[phase]:
+            detail = f"phase {phase.value} names {result.next.value} as its next stage"
+            raise self.error(handed.name, ILLEGAL_TRANSITION, detail, Component.ORCHESTRATOR)
         broken = [
             invariant
             for invariant, ok in (
@@ -170,7 +189,7 @@ class PhaseRunner:
             if not ok
         ]
         if broken:
-            raise self.error(handed.name, CONTEXT_PROPAGATION, f"broken: {'; '.join(broken)}", "orchestrator")
+            raise self.error(handed.name, CONTEXT_PROPAGATION, f"broken: {'; '.join(broken)}", Component.ORCHESTRATOR)
 
     def _exit(
         self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: str

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from aeon.application.errors import missing_field
 from aeon.application.prompts import templates
 from aeon.application.supervisor import Supervisor
 from aeon.domain.profile import Breadth, Confidence, TaskProfile, ToolUsage, stabilize
@@ -37,7 +38,7 @@ def profile_problems(obj: Any) -> list[str]:
         return ["profile must be a JSON object"]
     missing = [k for k in PROFILE_SCHEMA["required"] if k not in obj]
     if missing:
-        return [f"'{k}' is a required property" for k in missing]
+        return [missing_field(f"'{k}' is a required property") for k in missing]
     try:
         profile = _build(obj, version=1)
     except (msgspec.ValidationError, TypeError, ValueError) as exc:

@@ -11,10 +11,12 @@ from aeon.application.recorder import Recorder
 from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetLimits, BudgetMeter, Cap, ExpirationType
+from aeon.domain.context import StageInput
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.ledger import ModelPrice
 from aeon.domain.phases import PassPhase, Phase, Stage
 from aeon.domain.plan import Plan
+from aeon.domain.profile import TaskProfile
 from aeon.domain.run_state import RunState
 
 
@@ -79,10 +81,15 @@ class Run:
         assert self.state.plan is not None, "no plan yet"
         return self.state.plan
 
-    def enter(self, stage: Stage, **context: object) -> None:
-        """Stage `stage` starts: records and errors name it, and its LLM calls are checked against `context`."""
-        self.stage = stage
-        self.guard.enter(stage, **context)
+    @property
+    def profile(self) -> TaskProfile:
+        assert self.state.profile is not None, "not profiled yet"
+        return self.state.profile
+
+    def enter(self, given: StageInput) -> None:
+        """The stage of `given` starts: records and errors name it, its LLM calls are checked against its input."""
+        self.stage = given.stage
+        self.guard.enter(given)
 
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None:
         """Raise BudgetExhausted (mid-phase) when a cap this work needs is used up; before every step and LLM call."""

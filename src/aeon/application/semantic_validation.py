@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from aeon.application.errors import missing_field
 from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
 from aeon.application.schemas import one_line
 from aeon.application.supervisor import Supervisor
@@ -174,7 +175,7 @@ def validation_problems(obj: Any) -> list[str]:
     if not isinstance(obj, dict):
         return ["answer must be a JSON object with an 'issues' list"]
     if "issues" not in obj:
-        return ["(root): 'issues' is a required property"]
+        return [missing_field("(root): 'issues' is a required property")]
     items = obj["issues"]
     if not isinstance(items, list):
         return ["issues: must be a list"]
@@ -187,7 +188,7 @@ def validation_problems(obj: Any) -> list[str]:
         for name, enum_ in (("type", IssueType), ("severity", Severity)):
             value = item.get(name)
             if value is None:
-                errors.append(f"{at}: '{name}' is a required property")
+                errors.append(missing_field(f"{at}: '{name}' is a required property"))
             elif _member(enum_, value) is None:
                 errors.append(f"{at}/{name}: {value!r} is not one of {[m.value for m in enum_]}")
         description = item.get("description")

@@ -8,19 +8,30 @@ from typing import Any
 
 import msgspec
 
-from aeon.application.errors import LLMEmptyAnswer, LLMTruncated, UnrecoverableOutput
+from aeon.application.errors import (
+    LLMContextExceeded,
+    LLMEmptyAnswer,
+    LLMTruncated,
+    OutputFault,
+    OutputProblem,
+    UnrecoverableOutput,
+)
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import looks_truncated, parse_json
 from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
-from aeon.application.run import Run
+from aeon.application.recorder import Recorder
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
-from aeon.domain.records import SupervisorAction
+from aeon.domain.records import Counters, SupervisorAction
 from aeon.domain.tools import ToolSpec
 
 MAX_LLM_REPAIRS = 2
+_CUT_OFF = OutputProblem(
+    "the answer is cut off: it ends inside an unfinished JSON object, array or string", OutputFault.CUT_OFF
+)
+_NOT_JSON = OutputProblem("output is not JSON and could not be repaired deterministically", OutputFault.NOT_JSON)
 
 Validator = Callable[[Any], list[str]]
 Coercer = Callable[[Any], Coerced | None]
@@ -41,10 +52,10 @@ def describe_tools(tools: Sequence[ToolSpec]) -> str:
 class Supervisor:
     """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
 
-    def __init__(self, gateway: LLMGateway, run: Run, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, gateway: LLMGateway, record: Recorder, counters: Counters, tools: Sequence[ToolSpec]) -> None:
         self._llm = gateway
-        self._record = run.record
-        self._counters = run.state.counters
+        self._record = record
+        self._counters = counters
         self._tools = list(tools)
         self._by_name = {t.name: t for t in tools}
 
@@ -54,8 +65,8 @@ class Supervisor:
         outcome = parse_json(raw)
         if outcome is None:
             if looks_truncated(raw):
-                return None, ["the answer is cut off: it ends inside an unfinished JSON object, array or string"]
-            return None, ["output is not JSON and could not be repaired deterministically"]
+                return None, [_CUT_OFF]
+            return None, [_NOT_JSON]
         value, repaired, changes = outcome.value, outcome.repaired, []
         errors = validate(value)
         coerced = coerce(value) if errors and coerce is not None else None
@@ -137,7 +148,9 @@ class Supervisor:
                 stop=template.stop,
             )
         except (LLMTruncated, LLMEmptyAnswer) as exc:
-            return [str(exc)]
+            # a full context window would only fill up again: not a cut-off a second ask may fix
+            kind = OutputFault.INVALID if isinstance(exc, LLMContextExceeded) else OutputFault.CUT_OFF
+            return [OutputProblem(str(exc), kind)]
         self._counters.llm_repairs += 1
         return completion.text
 

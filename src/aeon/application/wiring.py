@@ -1,5 +1,6 @@
-"""The per-run services, built in one place from the ports and the run: gateway, supervisor, planner, executor,
-profiler, semantic validator, convergence engine, refiner, refinement gate and phase runner."""
+"""The per-run services, built in one place from the ports and the run, and handed to each stage as the few it
+uses: phase A the profiler and planner, B the tool resolver, C the executor, evaluator, refiner and refinement
+gate; every stage the phase runner."""
 
 from __future__ import annotations
 
@@ -25,20 +26,42 @@ from aeon.domain.tools import ToolSpec
 
 
 @dataclass(frozen=True, slots=True)
-class RunServices:
-    settings: RunSettings
-    specs: list[ToolSpec]
-    memory: MemoryPort
+class Planning:
+    """Phase A: profile the task, allocate its depth, make the plan."""
+
     runner: PhaseRunner
-    planner: Planner
     profiler: Profiler
+    planner: Planner
+    settings: RunSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Checking:
+    """Phase B: check the plan's fragments and flag its tool problems."""
+
+    runner: PhaseRunner
+    resolver: ToolResolver
+
+
+@dataclass(frozen=True, slots=True)
+class Working:
+    """Phase C: execute (C1), evaluate (C2), refine (C3)."""
+
+    runner: PhaseRunner
     executor: Executor
-    validator: SemanticValidator
-    engine: ConvergenceEngine
     evaluator: Evaluator
     refiner: Refiner
     gate: RefinementGate
-    resolver: ToolResolver
+    settings: RunSettings
+
+
+@dataclass(frozen=True, slots=True)
+class RunServices:
+    specs: list[ToolSpec]
+    runner: PhaseRunner
+    planning: Planning
+    checking: Checking
+    working: Working
 
 
 def wire(
@@ -53,24 +76,28 @@ def wire(
     specs = tools.list()
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
-    supervisor = Supervisor(gateway, run, specs)
+    supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
     resolver = ToolResolver(tools.get)
     validator = SemanticValidator(supervisor, specs, new_id=new_id)
     engine = ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs])
+    runner = PhaseRunner(run)
+    executor = Executor(tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run)
     return RunServices(
-        settings=settings,
         specs=specs,
-        memory=memory,
-        runner=PhaseRunner(run),
-        planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
-        profiler=Profiler(supervisor),
-        executor=Executor(
-            tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run
+        runner=runner,
+        planning=Planning(
+            runner=runner,
+            profiler=Profiler(supervisor),
+            planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
+            settings=settings,
         ),
-        validator=validator,
-        engine=engine,
-        evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
-        refiner=Refiner(supervisor, specs),
-        gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
-        resolver=resolver,
+        checking=Checking(runner=runner, resolver=resolver),
+        working=Working(
+            runner=runner,
+            executor=executor,
+            evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
+            refiner=Refiner(supervisor, specs),
+            gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
+            settings=settings,
+        ),
     )

@@ -1,4 +1,4 @@
-"""Phase vocabulary, transition contracts and the context-propagation table of 05, as data.
+"""Phase vocabulary and the transition contracts of 05, as data (the context-propagation table: domain.context).
 
 One vocabulary: a `Stage` is a unit of the loop (A profile and plan, B validate the plan, C1 execute, C2 evaluate,
 C3 refine, D decide); its contract `Phase` (A, B, C, D) and its Sprint 2 `PassPhase` label (PLAN, EXECUTE, …) are
@@ -55,6 +55,14 @@ class Stage(enum.StrEnum):
         return _LABELS[self]
 
 
+class Halt(enum.Enum):
+    """Where a run goes after a phase D that decided to stop: no further stage."""
+
+    HALT = "halt"
+
+
+HALT = Halt.HALT
+
 _LABELS = {
     Stage.PROFILE_AND_PLAN: PassPhase.PLAN,
     Stage.VALIDATE_PLAN: PassPhase.PLAN,
@@ -62,6 +70,28 @@ _LABELS = {
     Stage.REFINE: PassPhase.REFINE,
     Stage.DECIDE: PassPhase.EVALUATE,  # the decision is part of the pass's evaluation
 }
+
+
+class Transition(enum.StrEnum):
+    """A transition of the four-phase loop; its value is the contract's name in records (`A->B` …)."""
+
+    A_TO_B = "A->B"
+    B_TO_C = "B->C"
+    C_TO_D = "C->D"
+    D_TO_A_OR_B = "D->A/B"
+
+
+class Component(enum.StrEnum):
+    """The part of the kernel a phase failure is laid at (`affected_component` in records)."""
+
+    ORCHESTRATOR = "orchestrator"
+    PROFILER = "profiler"
+    PLANNER = "planner"
+    VALIDATOR = "validator"
+    EXECUTOR = "executor"
+    EVALUATOR = "evaluator"
+    REFINER = "refiner"
+    EXECUTION_PASS = "execution_pass"
 
 
 class FailureCondition(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,7 +111,7 @@ class PhaseTransitionContract(msgspec.Struct, frozen=True, kw_only=True):
     are checked around every phase (the runner names each one it finds broken).
     """
 
-    name: str
+    name: Transition
     source: Phase
     targets: tuple[Phase, ...]
     required_inputs: tuple[str, ...]
@@ -136,11 +166,17 @@ PROVIDER_REJECTED = FailureCondition(
     description="the LLM provider refused the request or its answer is unusable",
     retryable=False,
 )
-_COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED)
+ILLEGAL_TRANSITION = FailureCondition(
+    code="ILLEGAL_TRANSITION",
+    description="a phase named a next stage that its transition contract does not allow",
+    retryable=False,
+    severity=Severity.CRITICAL,
+)
+_COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED, ILLEGAL_TRANSITION)
 
 
 def _contract(
-    name: str,
+    name: Transition,
     source: Phase,
     targets: tuple[Phase, ...],
     inputs: tuple[str, ...],
@@ -154,11 +190,11 @@ def _contract(
     )  # fmt: skip
 
 
-CONTRACTS: dict[str, PhaseTransitionContract] = {
+CONTRACTS: dict[Transition, PhaseTransitionContract] = {
     c.name: c
     for c in (
         _contract(
-            "A->B",
+            Transition.A_TO_B,
             Phase.A,
             (Phase.B,),
             ("task_profile", "initial_plan", "ttl_remaining"),
@@ -175,7 +211,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "B->C",
+            Transition.B_TO_C,
             Phase.B,
             (Phase.C,),
             ("refined_plan",),
@@ -192,7 +228,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "C->D",
+            Transition.C_TO_D,
             Phase.C,
             (Phase.D,),
             ("execution_results", "evaluation_results"),
@@ -208,7 +244,7 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
             ),
         ),
         _contract(
-            "D->A/B",
+            Transition.D_TO_A_OR_B,
             Phase.D,
             (Phase.A, Phase.B),
             ("ttl_remaining", "depth_decision"),
@@ -229,78 +265,25 @@ CONTRACTS: dict[str, PhaseTransitionContract] = {
     )
 }
 # The transition a phase hands over by, and the one whose guaranteed outputs it produces.
-HANDS_OVER = {Phase.A: "A->B", Phase.B: "B->C", Phase.C: "C->D", Phase.D: "D->A/B"}
-PRODUCES_FOR = {Phase.B: "A->B", Phase.C: "B->C", Phase.D: "C->D", Phase.A: "D->A/B"}
-
-
-class ContextRule(msgspec.Struct, frozen=True, kw_only=True):
-    """One row of the context-propagation table: what an LLM call's context must and must not hold.
-
-    What a stage may produce is what the next rows must have; nothing else is in a context (no implicit memory)."""
-
-    stage: Stage
-    must_have: tuple[str, ...]
-    prohibited: tuple[str, ...]
-    must_pass_unchanged: tuple[str, ...] = ("correlation_id", "execution_start_timestamp")
-
-    @property
-    def phase(self) -> Phase:
-        return self.stage.phase
-
-
-_BASE = ("request", "pass_number", "phase", "ttl_remaining", "correlation_id", "execution_start_timestamp")
-
-CONTEXT_SPEC: dict[Stage, ContextRule] = {
-    r.stage: r
-    for r in (
-        ContextRule(
-            stage=Stage.PROFILE_AND_PLAN,
-            must_have=_BASE,
-            prohibited=("execution_results", "evaluation_results", "refinement_changes"),
-        ),
-        ContextRule(
-            stage=Stage.VALIDATE_PLAN,
-            must_have=(*_BASE, "task_profile", "initial_plan"),
-            prohibited=("execution_results",),
-        ),
-        ContextRule(
-            stage=Stage.EXECUTE,
-            must_have=(*_BASE, "task_profile", "refined_plan"),
-            prohibited=("evaluation_results", "refinement_changes"),
-        ),
-        ContextRule(
-            stage=Stage.EVALUATE,
-            must_have=(*_BASE, "task_profile", "plan_state", "execution_results"),
-            prohibited=("refinement_changes",),
-        ),
-        ContextRule(
-            stage=Stage.REFINE,
-            must_have=(*_BASE, "task_profile", "plan_state", "execution_results", "evaluation_results"),
-            prohibited=(),
-        ),
-        ContextRule(
-            stage=Stage.DECIDE,
-            must_have=(*_BASE, "task_profile", "plan_state", "evaluation_results"),
-            prohibited=("initial_plan", "refined_plan"),
-        ),
-    )
+HANDS_OVER = {
+    Phase.A: Transition.A_TO_B,
+    Phase.B: Transition.B_TO_C,
+    Phase.C: Transition.C_TO_D,
+    Phase.D: Transition.D_TO_A_OR_B,
 }
-
-
-def context_violations(
-    rule: ContextRule, context: Mapping[str, Any], *, anchor: Mapping[str, Any], request: str
-) -> list[str]:
-    """What is wrong with `context` for this stage: missing or null fields, changed invariants, prohibited fields."""
-    problems = [f"{k} is missing or empty" for k in rule.must_have if blank(context.get(k))]
-    for k in rule.must_pass_unchanged:
-        if context.get(k) != anchor.get(k):
-            problems.append(f"{k} changed from {anchor.get(k)!r} to {context.get(k)!r}")
-    if context.get("request") != request:
-        problems.append("request is not the original input")
-    if context.get("phase") != rule.stage.phase.value:
-        problems.append(f"phase is {context.get('phase')!r}, expected {rule.stage.phase.value!r}")
-    problems += [f"{k} is prohibited in phase {rule.stage.value}" for k in rule.prohibited if k in context]
-    return problems
+PRODUCES_FOR = {
+    Phase.B: Transition.A_TO_B,
+    Phase.C: Transition.B_TO_C,
+    Phase.D: Transition.C_TO_D,
+    Phase.A: Transition.D_TO_A_OR_B,
+}
+# The stage of the loop that enters each phase (C2 and C3 run inside phase C, entered by C1).
+ENTERS = {Phase.A: Stage.PROFILE_AND_PLAN, Phase.B: Stage.VALIDATE_PLAN, Phase.C: Stage.EXECUTE, Phase.D: Stage.DECIDE}
+# Where the loop may go after each phase: the targets of the contract it hands over by; only phase D ends a run.
+SUCCESSORS: dict[Phase, frozenset[Stage | Halt]] = {
+    phase: frozenset({ENTERS[p] for p in CONTRACTS[t].targets} | ({HALT} if phase is Phase.D else set()))
+    for phase, t in HANDS_OVER.items()
+}
 
 
 def blank(value: Any) -> bool:
@@ -315,11 +298,11 @@ class PhaseTransitionError(AeonError):
         condition: FailureCondition,
         *,
         detail: str,
-        transition: str,
+        transition: Transition,
         phase: Phase,
         pass_number: int,
         correlation_id: str,
-        affected_component: str,
+        affected_component: Component,
     ) -> None:
         super().__init__(f"{detail} [{transition} {condition.code}]")
         self.code = f"AEON.PHASE_TRANSITION.{condition.code}"

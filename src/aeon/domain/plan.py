@@ -101,11 +101,9 @@ class PlanStep(msgspec.Struct, kw_only=True):
         self.transition(StepStatus.INVALID)
 
     def held_only_by_dependencies(self) -> bool:
-        return (
-            self.status is StepStatus.INVALID
-            and bool(self.blocked_by)
-            and self.errors == [blocked_note(self.blocked_by)]
-        )
+        """Invalid for no reason but its dependencies: `block` (the only writer of `blocked_by`) appended its note
+        to a step without errors, and nothing was added since."""
+        return self.status is StepStatus.INVALID and bool(self.blocked_by) and len(self.errors) == 1
 
     def rearm(self) -> None:
         """Back to pending once what held it can run."""

@@ -65,6 +65,54 @@ class RunState(msgspec.Struct, kw_only=True):
     def profile(self) -> TaskProfile | None:
         return self.profiles[-1] if self.profiles else None
 
+    # -- what the loop records: the only places its stages change the state ---------------------------------------
+    def stands_before(self, stage: Stage) -> None:
+        """The run is at the boundary before `stage`: where a checkpoint taken now goes on from."""
+        self.next_stage = stage
+
+    def begin_cycle(self, at: str) -> None:
+        """A cycle starts (with phase A or B): the next pass, started at `at`."""
+        self.in_cycle, self.pass_number, self.pass_start = True, self.pass_number + 1, at
+
+    def end_cycle(self, *, escalation: int, revise: list[str] | None) -> None:
+        """Phase D ended the cycle: the passes it added, and why the next cycle re-profiles (None: the run halts)."""
+        self.escalations += escalation
+        self.pass_phases, self.in_cycle = [], False
+        if revise is not None:
+            self.revise = revise
+
+    def profiled(self, profile: TaskProfile, depth: AdaptiveDepthConfiguration) -> None:
+        """Phase A's profile (a new version at each re-profiling) and the depth allocated for it."""
+        self.profiles.append(profile)
+        self.depth = depth
+
+    def planned(self, plan: Plan) -> None:
+        self.plan = plan
+
+    def assessed(self, report: SemanticValidationReport, assessment: ConvergenceAssessment) -> None:
+        """Phase C2's evaluation: the latest validation report, one more convergence assessment."""
+        self.report = report
+        self.assessments.append(assessment)
+
+    def deepened(self, depth: AdaptiveDepthConfiguration) -> None:
+        """Phase D's depth configuration (escalated or kept)."""
+        self.depth = depth
+
+    def advise(self, advisory: Advisory) -> None:
+        self.advisories.append(advisory)
+
+    def pass_opened(self, opened: ExecutionPass) -> None:
+        self.current = opened
+
+    def pass_closed(self, closed: ExecutionPass, *, usage_mark: PassUsage) -> None:
+        """The pass is history; `usage_mark` is the LLM usage so far, from which the next pass counts its own."""
+        self.passes.append(closed)
+        self.current, self.usage_mark = None, usage_mark
+
+    def remember(self, memory: dict[str, Any]) -> None:
+        """The key/value memory's content at this boundary, for a run resumed from here."""
+        self.memory = memory
+
     def encode(self) -> bytes:
         return msgspec.json.encode(self)
 

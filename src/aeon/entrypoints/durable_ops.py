@@ -13,7 +13,7 @@ import msgspec
 from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
-from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
+from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe
 from aeon.application.errors import InputError
 from aeon.application.ports import ProgressPort
 from aeon.domain.run_state import RunState
@@ -254,7 +254,9 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
 
 
 def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
-    checkpoints = [s for s in engine.steps(run_id) if str(s["function_name"]).startswith("checkpoint ")]
+    steps = engine.steps(run_id)
+    names = checkpoint_passes([s["function_name"] for s in steps])
+    checkpoints = [s for s in steps if s["function_name"] in names]
     if not checkpoints or checkpoints[-1]["output"] is None:
         return
     state = RunState.decode(str(checkpoints[-1]["output"][0]).encode())

@@ -22,6 +22,7 @@ from aeon.adapters.durable.steps import (
     DurableTools,
     Supplier,
     UnsafeToolInFlight,
+    checkpoint_passes,
     dbos_step,
 )
 from aeon.adapters.tools.registry import ToolRegistry
@@ -251,10 +252,11 @@ def checkpoint_at(run_id: str, pass_number: int) -> str:
     """The run state recorded at the first phase boundary of pass `pass_number` of run `run_id`."""
     engine = Live.engine
     assert engine is not None
-    prefix = f"checkpoint p{pass_number} "
-    for step in engine.steps(run_id):
-        if str(step["function_name"]).startswith(prefix) and step["output"] is not None:
+    steps = engine.steps(run_id)
+    checkpoints = checkpoint_passes([step["function_name"] for step in steps])
+    for step in steps:  # in order: the first checkpoint of the pass is the boundary that starts it
+        if checkpoints.get(step["function_name"]) == pass_number and step["output"] is not None:
             encoded: str = step["output"][0]
             return encoded
-    passes = len({s.split()[1] for s in engine.step_names(run_id) if s.startswith("checkpoint ")})
+    passes = len({checkpoints[s["function_name"]] for s in steps if s["function_name"] in checkpoints})
     raise InputError(f"run {run_id} has no pass {pass_number} to replay from (it reached {passes} pass(es))")

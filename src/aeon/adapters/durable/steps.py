@@ -22,6 +22,7 @@ from aeon.application.ports import LLMPort, ToolPort
 from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.errors import AeonError
 from aeon.domain.llm import Completion, Message
+from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
 from aeon.domain.tools import ToolResult, ToolSpec
 
@@ -198,15 +199,25 @@ class DurableCheckpoint:
         self._cursor, self._log, self._step, self._redactor = cursor, log, step, redactor
 
     async def save(self, state: RunState) -> None:
-        stage = state.next_stage.value
-        self._cursor.at(state.pass_number, stage)
+        self._cursor.at(state.pass_number, state.next_stage.value)
         encoded = self._redactor.json(state.encode()).decode()
 
         async def keep() -> tuple[str, int]:
             return encoded, self._log.mark()
 
-        _, seq = await self._step(f"checkpoint p{state.pass_number} {stage}", keep)
+        _, seq = await self._step(checkpoint_step(state.pass_number, state.next_stage), keep)
         self._log.jump(seq)
+
+
+def checkpoint_step(pass_number: int, stage: Stage) -> str:
+    """The name of the step recording the run state at the boundary before `stage` of pass `pass_number`."""
+    return f"checkpoint p{pass_number} {stage.value}"
+
+
+def checkpoint_passes(step_names: Sequence[str]) -> dict[str, int]:
+    """The checkpoint steps a run can hold among `step_names`, by exact name, with the pass each one starts (a run
+    records at least one step per pass, so it has no more passes than steps): read back, never parsed."""
+    return {checkpoint_step(p, stage): p for p in range(1, len(step_names) + 1) for stage in Stage}
 
 
 def redacted_error(exc: AeonError, redactor: Redactor) -> AeonError:

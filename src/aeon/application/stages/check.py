@@ -2,45 +2,49 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.run import Run
 from aeon.application.validation import Problem, annotate
-from aeon.application.wiring import RunServices
-from aeon.domain.phases import CONTRACTS, Stage
+from aeon.application.wiring import Checking
+from aeon.domain.context import ValidatePlanInput
+from aeon.domain.phases import CONTRACTS, Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 
 
 class PlanChecked(msgspec.Struct, kw_only=True):
-    plan: Plan
+    """Phase B's result; its fields named as the A->B and B->C contracts name them."""
+
+    refined_plan: Plan
     problems: list[Problem]
-    state: RunState
+    next_pass_state: RunState
 
-    def contract_values(self) -> Mapping[str, Any]:
-        return {"refined_plan": self.plan if self.plan.steps else None, "next_pass_state": self.state}
+    @property
+    def next(self) -> Stage:
+        return Stage.EXECUTE
 
 
-async def validate_plan(run: Run, k: RunServices) -> PlanChecked:
-    plan, contract = run.plan, CONTRACTS["B->C"]
-    run.enter(Stage.VALIDATE_PLAN, task_profile=run.state.profile, initial_plan=plan)
+async def validate_plan(run: Run, services: Checking) -> PlanChecked:
+    plan, runner, contract = run.plan, services.runner, CONTRACTS[Transition.B_TO_C]
+    run.enter(ValidatePlanInput(task_profile=run.profile, initial_plan=plan))
+
+    def failed(code: str, detail: str) -> Exception:
+        return runner.error(Transition.B_TO_C, contract.failure(code), detail, Component.VALIDATOR)
+
     if not plan.steps:
-        raise k.runner.error("B->C", contract.failure("MISSING_STEPS"), "the plan has no steps", "validator")
+        raise failed("MISSING_STEPS", "the plan has no steps")
 
     async def check_fragments() -> None:
-        if bad := [s.step_id or f"#{s.step_index}" for s in plan.steps if not (s.step_id and s.description)]:
-            detail = f"steps without id or description: {', '.join(bad)}"
-            raise k.runner.error("B->C", contract.failure("INVALID_FRAGMENT_FIELDS"), detail, "validator")
-        ids = [s.step_id for s in plan.steps]
+        steps = plan.steps
+        if bad := [st.step_id or f"#{st.step_index}" for st in steps if not (st.step_id and st.description)]:
+            raise failed("INVALID_FRAGMENT_FIELDS", f"steps without id or description: {', '.join(bad)}")
+        ids = [step.step_id for step in steps]
         if dup := sorted({i for i in ids if ids.count(i) > 1}):
-            detail = f"duplicate step ids: {', '.join(dup)}"
-            raise k.runner.error("B->C", contract.failure("INVALID_FRAGMENT_STRUCTURE"), detail, "validator")
+            raise failed("INVALID_FRAGMENT_STRUCTURE", f"duplicate step ids: {', '.join(dup)}")
 
-    await k.runner.step("B->C", "validator", check_fragments)
-    problems = annotate(plan, k.resolver)
+    await runner.step(Transition.B_TO_C, Component.VALIDATOR, check_fragments)
+    problems = annotate(plan, services.resolver)
     for problem in problems:
         run.record.warn(str(problem))
-    return PlanChecked(plan=plan, problems=problems, state=run.state)
+    return PlanChecked(refined_plan=plan, problems=problems, next_pass_state=run.state)

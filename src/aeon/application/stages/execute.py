@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from functools import partial
 
+from aeon.application.executor import Executor
+from aeon.application.phase_runner import PhaseRunner
 from aeon.application.run import Run
-from aeon.application.wiring import RunServices
+from aeon.domain.context import ExecuteInput
 from aeon.domain.history import StepResult, step_results
-from aeon.domain.phases import Stage
+from aeon.domain.phases import Component, Transition
 from aeon.domain.plan import StepStatus
 
 
-async def execute_steps(run: Run, k: RunServices) -> dict[str, StepResult]:
+async def execute_steps(run: Run, runner: PhaseRunner, executor: Executor) -> dict[str, StepResult]:
     plan = run.plan
-    run.enter(Stage.EXECUTE, task_profile=run.state.profile, refined_plan=plan)
+    run.enter(ExecuteInput(task_profile=run.profile, refined_plan=plan))
     for step in list(plan.steps):
         if step.status is not StepStatus.PENDING:
             continue
-        check = k.executor.resolve(step)
+        check = executor.resolve(step)
         run.check_caps(f"before step {step.step_id}", needs_llm=not check.runnable)
-        await k.runner.step("C->D", "executor", partial(k.executor.execute, plan, step, check), retry=False)
+        work = partial(executor.execute, plan, step, check)
+        await runner.step(Transition.C_TO_D, Component.EXECUTOR, work, retry=False)
         current = plan.step(step.step_id)
         run.record.cycle(step_number=current.step_index, step_id=step.step_id, plan=plan, label=run.label)
     run.current_step = None

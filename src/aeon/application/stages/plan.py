@@ -2,68 +2,76 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.adaptive_depth import allocate
 from aeon.application.profiler import static_profile
 from aeon.application.run import Run, RunSettings
-from aeon.application.wiring import RunServices
+from aeon.application.wiring import Planning
 from aeon.domain.advisories import ProfileClamped
-from aeon.domain.phases import Stage
+from aeon.domain.context import ProfileAndPlanInput
+from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
 from aeon.domain.run_state import RunState
 
 
 class PlanReady(msgspec.Struct, kw_only=True):
-    profile: TaskProfile
+    """Phase A's result; its fields named as the A->B and D->A/B contracts name them."""
+
+    task_profile: TaskProfile
     depth: AdaptiveDepthConfiguration
-    plan: Plan
-    state: RunState
+    initial_plan: Plan
+    ttl_remaining: int | None  # None when none is left: the contract asks for TTL > 0
+    next_pass_state: RunState
 
-    def contract_values(self) -> Mapping[str, Any]:
-        ttl = self.state.budget.ttl_remaining
-        return {
-            "task_profile": self.profile,
-            "initial_plan": self.plan,
-            "ttl_remaining": ttl if ttl > 0 else None,
-            "next_pass_state": self.state,
-        }
+    @property
+    def next(self) -> Stage:
+        return Stage.VALIDATE_PLAN
 
 
-async def profile_and_plan(run: Run, k: RunServices, given: Plan | None) -> PlanReady:
-    s, settings = run.state, k.settings
-    run.enter(Stage.PROFILE_AND_PLAN)
-    fixed = _fixed_depth(settings, given is not None or s.plan_given)
+async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
+    state, settings = run.state, services.settings
+    run.enter(ProfileAndPlanInput())
+    fixed = _fixed_depth(settings, given is not None or state.plan_given)
     if fixed is None:
-        profile = await _profile(run, k)
-        s.depth = allocate(profile, cap=settings.ttl, revised_because=s.revise, escalations=s.escalations)
+        profile = await _profile(run, services)
+        depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
     else:  # nothing for a profile to decide: no profiling call
-        profile, s.depth = static_profile(), fixed
-    s.profiles.append(profile)
-    run.meter.allocate(s.depth.allocated_ttl, s.pass_number)  # allocated_ttl counts whole-run cycles
-    run.record.depth("ttl_allocated", s.depth)
-    run.enter(Stage.PROFILE_AND_PLAN, task_profile=profile)
-    if s.plan is None:  # a re-profiling pass keeps the plan it refines
-        s.plan = given or await k.runner.step("A->B", "planner", lambda: k.planner.plan(s.request))
+        profile, depth = static_profile(), fixed
+    state.profiled(profile, depth)
+    run.meter.allocate(depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
+    run.record.depth("ttl_allocated", depth)
+    run.enter(ProfileAndPlanInput(task_profile=profile))
+    if state.plan is None:  # a re-profiling pass keeps the plan it refines
+        ask = services.planner.plan
+        if given is None:
+            given = await services.runner.step(Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request))
+        state.planned(given)
     plan = run.plan
     run.record.plan_made(plan)
     run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
-    return PlanReady(profile=profile, depth=s.depth, plan=plan, state=s)
+    ttl = state.budget.ttl_remaining
+    return PlanReady(
+        task_profile=profile,
+        depth=depth,
+        initial_plan=plan,
+        ttl_remaining=ttl if ttl > 0 else None,
+        next_pass_state=state,
+    )
 
 
-async def _profile(run: Run, k: RunServices) -> TaskProfile:
-    s = run.state
-    previous, version, notes = s.profile, len(s.profiles) + 1, "; ".join(s.revise) or "nothing yet"
-    profile, clamp = await k.runner.step(
-        "A->B", "profiler", lambda: k.profiler.infer(s.request, version=version, previous=previous, notes=notes)
+async def _profile(run: Run, services: Planning) -> TaskProfile:
+    state, infer = run.state, services.profiler.infer
+    previous, version, notes = state.profile, len(state.profiles) + 1, "; ".join(state.revise) or "nothing yet"
+    profile, clamp = await services.runner.step(
+        Transition.A_TO_B,
+        Component.PROFILER,
+        lambda: infer(state.request, version=version, previous=previous, notes=notes),
     )
     if clamp:
         run.record.event("profile_clamped", note=clamp, profile_version=version)
-        s.advisories.append(ProfileClamped(pass_number=s.pass_number, reason=clamp))
+        state.advise(ProfileClamped(pass_number=state.pass_number, reason=clamp))
     return profile
 
 

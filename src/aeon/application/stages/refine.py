@@ -6,39 +6,48 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aeon.application.errors import LLMTruncated, UnrecoverableOutput
+from aeon.application.phase_runner import PhaseRunner
 from aeon.application.profiler import describe
+from aeon.application.refinement_gate import RefinementGate
+from aeon.application.refiner import Refiner
 from aeon.application.run import Run
-from aeon.application.wiring import RunServices
 from aeon.domain.advisories import RefinementFailed
+from aeon.domain.context import RefineInput
 from aeon.domain.history import Evaluation, StepResult
-from aeon.domain.phases import Stage
+from aeon.domain.phases import Component, Transition
 from aeon.domain.refinement import ActionOutcome, RefinementAction
 
 
 async def refine_plan(
-    run: Run, k: RunServices, results: Mapping[str, StepResult], evaluation: Evaluation
+    run: Run,
+    runner: PhaseRunner,
+    refiner: Refiner,
+    gate: RefinementGate,
+    results: Mapping[str, StepResult],
+    evaluation: Evaluation,
 ) -> list[ActionOutcome]:
-    s, plan = run.state, run.plan
-    run.enter(
-        Stage.REFINE, task_profile=s.profile, plan_state=plan, execution_results=results, evaluation_results=evaluation
+    state, plan = run.state, run.plan
+    given = RefineInput(
+        task_profile=run.profile, plan_state=plan, execution_results=results, evaluation_results=evaluation
     )
+    run.enter(given)
     assessment, report = evaluation.convergence, evaluation.validation_report
     problems = [*assessment.reason_codes, *assessment.detected_issues]
-    profile_text = describe(s.profile) if s.profile else "unknown"
+    profile_text = describe(state.profile) if state.profile else "unknown"
 
     async def propose() -> list[RefinementAction] | None:
         try:
-            return await k.refiner.propose(
-                request=s.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
+            return await refiner.propose(
+                request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
             )
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
-            s.advisories.append(RefinementFailed(pass_number=s.pass_number, detail=str(exc)))
+            state.advise(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
             run.record.event("refinement_failed", detail=str(exc))
             return None
 
-    actions = await k.runner.step("C->D", "refiner", propose, retry=False)
+    actions = await runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)
     if actions is None:
         return []
-    accepted = k.gate.accept(plan, actions, report, pass_number=s.pass_number)
+    accepted = gate.accept(plan, actions, report, pass_number=state.pass_number)
     run.record.refinement(accepted.outcomes, accepted.advisories)
     return accepted.outcomes

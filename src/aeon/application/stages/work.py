@@ -2,41 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import msgspec
 
 from aeon.application.run import Run
 from aeon.application.stages.evaluate import evaluate_pass
 from aeon.application.stages.execute import execute_steps
 from aeon.application.stages.refine import refine_plan
-from aeon.application.wiring import RunServices
+from aeon.application.wiring import Working
+from aeon.domain.context import EVALUATION_OFF
 from aeon.domain.history import Evaluation, ExecutionPass, StepResult
+from aeon.domain.phases import Stage
 from aeon.domain.refinement import ActionOutcome
 
 
 class PassWork(msgspec.Struct, kw_only=True):
+    """Phase C's result; its fields named as the B->C and C->D contracts name them."""
+
     execution_results: dict[str, StepResult]
-    evaluation: Evaluation | None
+    evaluation_results: Evaluation | str  # with run.evaluate: false, the hand-over says so instead
     refinements: list[ActionOutcome]
-    evaluated: bool
 
-    def contract_values(self) -> Mapping[str, Any]:
-        # with evaluation off (run.evaluate: false) the C->D hand-over says so instead of carrying results
-        evaluation: Any = self.evaluation if self.evaluated else "evaluation is off"
-        return {"execution_results": self.execution_results, "evaluation_results": evaluation}
+    @property
+    def next(self) -> Stage:
+        return Stage.DECIDE
 
 
-async def work_pass(run: Run, k: RunServices, xp: ExecutionPass) -> PassWork:
-    results = await execute_steps(run, k)
-    xp.execution_results = results
-    if not k.settings.evaluate:
-        return PassWork(execution_results=results, evaluation=None, refinements=[], evaluated=False)
-    evaluation = await evaluate_pass(run, k, results)
-    xp.evaluation_results = evaluation
+async def work_pass(run: Run, services: Working, current: ExecutionPass) -> PassWork:
+    runner = services.runner
+    results = await execute_steps(run, runner, services.executor)
+    current.execution_results = results
+    if not services.settings.evaluate:
+        return PassWork(execution_results=results, evaluation_results=EVALUATION_OFF, refinements=[])
+    evaluation = await evaluate_pass(run, runner, services.evaluator, results)
+    current.evaluation_results = evaluation
     refinements: list[ActionOutcome] = []
-    if not evaluation.convergence.converged and run.state.pass_number < k.settings.ttl:
-        refinements = await refine_plan(run, k, results, evaluation)  # a cycle can follow: refine for it
-    xp.refinement_changes = refinements
-    return PassWork(execution_results=results, evaluation=evaluation, refinements=refinements, evaluated=True)
+    if not evaluation.convergence.converged and run.state.pass_number < services.settings.ttl:
+        refinements = await refine_plan(
+            run, runner, services.refiner, services.gate, results, evaluation
+        )  # a cycle can follow: refine for it
+    current.refinement_changes = refinements
+    return PassWork(execution_results=results, evaluation_results=evaluation, refinements=refinements)
