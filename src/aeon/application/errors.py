@@ -16,7 +16,7 @@ AeonError (domain.errors)
     ├── ToolError
     │   ├── ToolNotFound
     │   └── ToolRegistrationError     a tool whose schema or signature cannot be registered
-    ├── MemoryError_
+    ├── MemoryStoreError              the memory port failed (a builtin MemoryError is the interpreter out of RAM)
     │   ├── MemoryKeyNotFound         read of a key that was never written
     │   └── MemoryUnavailable         the store failed
     ├── UnrecoverableOutput           the supervisor gave up after its repair attempts
@@ -140,15 +140,15 @@ class ToolRegistrationError(ToolError):
     code = "AEON.TOOL.REGISTRATION"
 
 
-class MemoryError_(ApplicationError):
+class MemoryStoreError(ApplicationError):
     code = "AEON.MEMORY"
 
 
-class MemoryKeyNotFound(MemoryError_):
+class MemoryKeyNotFound(MemoryStoreError):
     code = "AEON.MEMORY.NOT_FOUND"
 
 
-class MemoryUnavailable(MemoryError_):
+class MemoryUnavailable(MemoryStoreError):
     code = "AEON.MEMORY.UNAVAILABLE"
 
 
