@@ -2,7 +2,7 @@
 
 A dialect belongs to one wire format (`openai` chat completions or `anthropic` messages) and says which token-limit
 parameter the endpoint takes, whether it takes a temperature and stop sequences (and how many), how it constrains
-output to a JSON schema, and which schema transformer makes our schemas acceptable to it (adapters/llm/schemas.py).
+output to a JSON schema, and which schema transformer makes our schemas acceptable to it (adapters/llm/wire_schemas.py).
 """
 
 from __future__ import annotations
