@@ -24,7 +24,7 @@ from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.result import RunResult
 from aeon.domain.llm import Message, Usage
 
-from harness import SUM_STEP, FakeClock, ListLog, Provider, Recorder, plan_json
+from harness import SUM_STEP, FakeClock, ListLog, ProgressEvents, Provider, plan_json
 
 pytestmark = pytest.mark.block_network
 MESSAGES = [Message(role="user", content="Plan it")]
@@ -141,7 +141,7 @@ def run_with(llm: Any, **settings: Any) -> tuple[RunResult, ListLog]:
         tools=tools,
         memory=InMemoryKV(),
         logger=log,
-        progress=Recorder(),
+        progress=ProgressEvents(),
         clock=FakeClock(),
         settings=RunSettings(evaluate=False, **settings),
     )

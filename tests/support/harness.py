@@ -70,7 +70,9 @@ class FailingLLM(ScriptedLLM):
 
 
 @dataclass
-class Recorder:
+class ProgressEvents:
+    """A progress listener that keeps every (event, data) it is told, in order."""
+
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def update(self, event: str, data: Mapping[str, Any]) -> None:
@@ -87,7 +89,7 @@ class FinishedRun:
     result: RunResult
     llm: ScriptedLLM
     memory: InMemoryKV
-    progress: Recorder
+    progress: ProgressEvents
     log_path: Path
 
     @property
@@ -135,7 +137,7 @@ def run(
         register_builtins(registry)
     llm = llm if llm is not None else ScriptedLLM(responses, source="test-script")
     mem = memory if memory is not None else InMemoryKV()
-    progress = Recorder()
+    progress = ProgressEvents()
     log_path = tmp_path / "run.jsonl"
     log = JsonlEventLog(log_path)
     orch = testing.orchestrator(
