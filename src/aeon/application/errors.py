@@ -24,7 +24,8 @@ AeonError (domain.errors)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── InputError                    a user-supplied plan, script or request that cannot be used
-    └── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
+    └── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
+                                      or path), or settings that cannot work together (a dialect of the other wire)
 """
 
 from __future__ import annotations
