@@ -107,7 +107,6 @@ _ALL = (
     ),
 )
 DIALECTS: dict[str, Dialect] = {d.name: d for d in _ALL}
-DIALECT_NAMES: tuple[str, ...] = tuple(DIALECTS)
 
 _OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 _OPENAI_MODEL = re.compile(r"^(gpt-|o\d|chatgpt-|codex-)")
