@@ -1,12 +1,11 @@
 """The per-run services, built in one place from the ports and the run: gateway, supervisor, planner, executor,
-profiler, semantic validator, convergence engine, refiner, refinement gate and phase runner."""
+profiler, evaluator, refiner, refinement gate and phase runner."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aeon.application.convergence import ConvergenceEngine
 from aeon.application.evaluator import Evaluator
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
@@ -18,7 +17,6 @@ from aeon.application.prompts import templates
 from aeon.application.refinement_gate import RefinementGate
 from aeon.application.refiner import Refiner
 from aeon.application.run import Run, RunSettings
-from aeon.application.semantic_validation import SemanticValidator
 from aeon.application.supervisor import Supervisor, describe_tools
 from aeon.application.validation import ToolResolver
 from aeon.domain.tools import ToolSpec
@@ -33,8 +31,6 @@ class RunServices:
     planner: Planner
     profiler: Profiler
     executor: Executor
-    validator: SemanticValidator
-    engine: ConvergenceEngine
     evaluator: Evaluator
     refiner: Refiner
     gate: RefinementGate
@@ -55,8 +51,6 @@ def wire(
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
     supervisor = Supervisor(gateway, run, specs)
     resolver = ToolResolver(tools.get)
-    validator = SemanticValidator(supervisor, specs, new_id=new_id)
-    engine = ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs])
     return RunServices(
         settings=settings,
         specs=specs,
@@ -67,9 +61,7 @@ def wire(
         executor=Executor(
             tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run
         ),
-        validator=validator,
-        engine=engine,
-        evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
+        evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
         refiner=Refiner(supervisor, specs),
         gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
         resolver=resolver,
