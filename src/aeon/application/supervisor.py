@@ -13,14 +13,13 @@ from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import looks_truncated, parse_json
 from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
+from aeon.application.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.run import Run
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
 from aeon.domain.records import SupervisorAction
 from aeon.domain.tools import ToolSpec
-
-MAX_LLM_REPAIRS = 2
 
 Validator = Callable[[Any], list[str]]
 Coercer = Callable[[Any], Coerced | None]
