@@ -8,6 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# One Hypothesis profile for every property test. No deadline: on a loaded 2-core CI one example can take seconds
+# (a full run once stopped on DeadlineExceeded in the adaptive-depth properties), and a property that is right is
+# not wrong because the machine is busy; the same goes for the too_slow health check. Per test only max_examples.
+settings.register_profile("aeon", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.load_profile("aeon")
 
 
 @pytest.fixture

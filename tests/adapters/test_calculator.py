@@ -149,14 +149,14 @@ def arithmetic(draw: st.DrawFn, depth: int = 3) -> tuple[str, float]:
     return f"({left_text} {symbol} {right_text})", _OPS[symbol](left, right)  # type: ignore[arg-type]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(arithmetic())
 def test_calculator_agrees_with_python_arithmetic(case: tuple[str, float]) -> None:
     text, expected = case
     assert evaluate(text) == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.integers(-30, 30), st.integers(-30, 30), st.integers(1, 30), st.integers(0, 3))
 def test_precedence_without_parentheses_matches_python(a: int, b: int, c: int, p: int) -> None:
     assert evaluate(f"{a} + {b} * {c} - {a} // {c} % {c} + {c} ** {p}") == a + b * c - a // c % c + c**p

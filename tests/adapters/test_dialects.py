@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aeon.adapters.llm.dialects import DIALECTS, choose, detect, is_reasoning_model
-from aeon.adapters.llm.schemas import revert, revert_text, to_wire
+from aeon.adapters.llm.wire_schemas import revert, revert_text, to_wire
 from aeon.application.errors import ConfigurationError
 from aeon.application.executor import REASON_SCHEMA
 from aeon.application.validation import plan_schema

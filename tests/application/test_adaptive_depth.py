@@ -37,7 +37,7 @@ from aeon.domain.profile import (
     ToolUsage,
     stabilize,
 )
-from aeon.entrypoints.inspect import analyse, render_inspection
+from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import document
 from multipass import profile, verdict

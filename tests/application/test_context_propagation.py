@@ -15,7 +15,7 @@ from aeon.domain.context import CONTEXT_SPEC, EvaluateInput, ExecuteInput, Stage
 from aeon.domain.phases import Phase, Stage
 from aeon.testing import new_run
 
-from harness import Run, plan_json, run
+from harness import FinishedRun, plan_json, run
 from multipass import SUM_PLAN, profile, two_pass_script, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
@@ -52,7 +52,7 @@ def entered(monkeypatch: pytest.MonkeyPatch) -> Seen:
 
 
 @pytest.fixture
-def two_passes(tmp_path, checked: Seen, entered: Seen) -> tuple[Run, Seen, Seen]:
+def two_passes(tmp_path, checked: Seen, entered: Seen) -> tuple[FinishedRun, Seen, Seen]:
     r = run(tmp_path, two_pass_script(), evaluate=True, ttl=3, request=REQUEST)
     assert r.result.status == "completed" and r.result.passes == 2
     return r, checked, entered
@@ -234,7 +234,7 @@ def inject(monkeypatch: pytest.MonkeyPatch, key: str, change: dict[str, Any]) ->
     monkeypatch.setattr(ContextGuard, "enter", enter)
 
 
-def assert_context_abort(r: Run, *, phase: str) -> None:
+def assert_context_abort(r: FinishedRun, *, phase: str) -> None:
     res = r.result
     assert res.status == "error" and res.error is not None
     assert res.error.code == "AEON.PHASE_TRANSITION.CONTEXT_PROPAGATION"

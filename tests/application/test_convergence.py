@@ -1,4 +1,4 @@
-"""User story 3: the convergence engine; deterministic facts can only make the LLM's verdict stricter."""
+"""User story 3: the convergence rules of the evaluation call; deterministic facts only make the verdict stricter."""
 
 from __future__ import annotations
 
@@ -10,23 +10,19 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.application.convergence import CONVERGENCE_SCHEMA, ConvergenceEngine, convergence_problems
+from aeon.application.convergence import convergence_problems
 from aeon.application.errors import UnrecoverableOutput
+from aeon.application.evaluator import EVALUATION_SCHEMA, Evaluator
 from aeon.application.gateway import LLMGateway
-from aeon.application.prompts.evaluation import CONVERGE
+from aeon.application.prompts.evaluation import EVALUATE
 from aeon.application.run import RunSettings
 from aeon.application.supervisor import Supervisor
-from aeon.domain.evaluation import (
-    ArtifactType,
-    ConvergenceCriteria,
-    IssueType,
-    SemanticValidationReport,
-    Severity,
-    ValidationIssue,
-)
+from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
+from aeon.domain.history import step_results
 from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.records import ToolCall
+from aeon.domain.run_state import RunState
 from aeon.testing import new_run
 
 from harness import tool_specs
@@ -35,16 +31,18 @@ REQUEST = "calculate the sum of 5 and 10"
 CALC_15 = ToolCall(step_id="s1", tool="calculator", args={"expression": "5 + 10"}, output=15)
 
 
-def engine(responses: list[str], criteria: ConvergenceCriteria | None = None):
+def evaluator(
+    responses: list[str], criteria: ConvergenceCriteria | None = None
+) -> tuple[Evaluator, ScriptedLLM, RunState]:
     run = new_run(REQUEST, settings=RunSettings(max_llm_calls=20), stage=Stage.EVALUATE)
     llm = ScriptedLLM(responses)
-    gateway = LLMGateway(llm, run)
-    eng = ConvergenceEngine(
-        Supervisor(gateway, run.record, run.state.counters, tool_specs()),
-        criteria or ConvergenceCriteria(),
-        {"calculator", "echo"},
+    supervisor = Supervisor(LLMGateway(llm, run), run.record, run.state.counters, tool_specs())
+    ids = iter(f"val-{n}" for n in range(1, 100))
+    return (
+        Evaluator(supervisor, criteria or ConvergenceCriteria(), tool_specs(), new_id=lambda: next(ids)),
+        llm,
+        run.state,
     )
-    return eng, llm, run.state
 
 
 def plan(answer: str = "The sum of 5 and 10 is 15.", *, s2: StepStatus = StepStatus.COMPLETE) -> Plan:
@@ -71,8 +69,8 @@ def plan(answer: str = "The sum of 5 and 10 is 15.", *, s2: StepStatus = StepSta
     )
 
 
-def report(*issues: ValidationIssue) -> SemanticValidationReport:
-    return SemanticValidationReport.build("val-1", ArtifactType.CROSS_PHASE, list(issues))
+def issue(severity: str, description: str, sid: str = "s2", kind: str = "consistency") -> dict[str, str]:
+    return {"type": kind, "severity": severity, "step_id": sid, "description": description, "repair": "fix it"}
 
 
 def judged(completeness: Any = 1.0, coherence: Any = 0.9, consistent: Any = True, **extra: Any) -> str:
@@ -87,15 +85,21 @@ def judged(completeness: Any = 1.0, coherence: Any = 0.9, consistent: Any = True
     return json.dumps(body)
 
 
-def assess(eng: ConvergenceEngine, p: Plan, rep: SemanticValidationReport | None = None, calls=(CALC_15,)):
+def evaluate(ev: Evaluator, p: Plan, calls=(CALC_15,)) -> tuple[SemanticValidationReport, ConvergenceAssessment]:
     return asyncio.run(
-        eng.assess(request=REQUEST, profile_text="reasoning_depth 1", plan=p, report=rep or report(), tool_calls=calls)
+        ev.evaluate(
+            request=REQUEST, profile_text="reasoning_depth 1", plan=p, results=step_results(p), tool_calls=calls
+        )
     )
 
 
+def assess(ev: Evaluator, p: Plan, calls=(CALC_15,)) -> ConvergenceAssessment:
+    return evaluate(ev, p, calls)[1]
+
+
 def test_all_criteria_met_converges_with_exactly_the_three_positive_codes():
-    eng, llm, _ = engine([judged()])
-    a = assess(eng, plan())
+    ev, llm, _ = evaluator([judged()])
+    a = assess(ev, plan())
     assert a.converged is True
     assert a.reason_codes == ["complete", "coherent", "consistent"]
     assert a.scores == {
@@ -104,14 +108,13 @@ def test_all_criteria_met_converges_with_exactly_the_three_positive_codes():
         "consistency_status": {"consistent": True, "llm_consistent": True, "grounded": True},
     }
     assert a.explanation == "The sum was computed and stated." and a.detected_issues == []
-    assert llm.requests[0].schema == CONVERGENCE_SCHEMA and llm.requests[0].schema_name == "convergence"
+    assert llm.requests[0].schema == EVALUATION_SCHEMA and llm.requests[0].schema_name == "evaluation"
 
 
 def test_complete_but_incoherent_does_not_converge_and_names_the_failing_criterion():
-    eng, *_ = engine([judged(coherence=0.3, issues=["the answer contradicts step s1"])])
-    a = assess(eng, plan())
+    ev, *_ = evaluator([judged(coherence=0.3, issues=[issue("LOW", "the answer contradicts step s1")])])
+    a = assess(ev, plan())
     assert a.converged is False
-    assert "incoherent" in a.reason_codes and "coherent" not in a.reason_codes
     assert a.reason_codes == ["complete", "incoherent", "consistent"]
     assert a.detected_issues == ["the answer contradicts step s1"]
 
@@ -121,8 +124,8 @@ def test_a_failed_step_makes_the_pass_incomplete_even_when_the_llm_says_one():
     p.steps[1] = PlanStep(
         step_id="s2", description="State the sum", agent="llm", status=StepStatus.FAILED, errors=["provider refused"]
     )
-    eng, *_ = engine([judged(completeness=1.0)])
-    a = assess(eng, p)
+    ev, *_ = evaluator([judged(completeness=1.0)])
+    a = assess(ev, p)
     assert a.converged is False
     assert a.reason_codes == ["incomplete", "coherent", "consistent", "failed_step:s2"]
     assert "step s2 failed: provider refused" in a.detected_issues
@@ -130,38 +133,39 @@ def test_a_failed_step_makes_the_pass_incomplete_even_when_the_llm_says_one():
 
 
 def test_a_pending_step_makes_the_pass_incomplete():
-    eng, *_ = engine([judged()])
-    a = assess(eng, plan(s2=StepStatus.PENDING))
+    ev, *_ = evaluator([judged()])
+    a = assess(ev, plan(s2=StepStatus.PENDING))
     assert a.converged is False and a.reason_codes[0] == "incomplete" and "unfinished_step:s2" in a.reason_codes
 
 
-def blocker(severity: Severity) -> ValidationIssue:
-    return ValidationIssue(
-        issue_id="V1",
-        type=IssueType.CONSISTENCY,
-        severity=severity,
-        description="step s2 ignores s1",
-        location={"step_id": "s2"},
-    )
-
-
 def test_a_validation_issue_above_the_threshold_blocks_convergence():
-    eng, llm, _ = engine([judged()])
-    a = assess(eng, plan(), report(blocker(Severity.HIGH)))
+    ev, *_ = evaluator([judged(issues=[issue("HIGH", "step s2 ignores s1")])])
+    a = assess(ev, plan())
     assert a.converged is False
     assert a.reason_codes == ["complete", "coherent", "consistent", "validation_blocker"]
-    assert "V1 HIGH consistency: step s2 ignores s1" in a.detected_issues
-    assert "- HIGH consistency at s2: step s2 ignores s1" in llm.requests[0].messages[-1].content
+    assert a.detected_issues == ["V1 HIGH consistency: step s2 ignores s1"]
+
+
+def test_a_deterministic_blocker_is_shown_to_the_model_and_blocks_convergence():
+    p = plan()
+    p.steps[1].dependencies = ["s9"]
+    ev, llm, _ = evaluator([judged()])
+    a = assess(ev, p)
+    fact = "step s2 depends on 's9', which is not in the plan"
+    assert a.converged is False and "validation_blocker" in a.reason_codes
+    assert f"D1 HIGH consistency: {fact}" in a.detected_issues
+    assert f"- HIGH consistency: {fact}" in llm.requests[0].messages[-1].content
 
 
 def test_a_validation_issue_at_the_threshold_does_not_block():
-    eng, *_ = engine([judged()])
-    assert assess(eng, plan(), report(blocker(Severity.MEDIUM))).converged is True
+    ev, *_ = evaluator([judged(issues=[issue("MEDIUM", "step s2 could cite s1")])])
+    a = assess(ev, plan())
+    assert a.converged is True and a.detected_issues == ["step s2 could cite s1"]
 
 
 def test_a_grounding_hallucination_overrides_an_llm_consistent_true():
-    eng, llm, _ = engine([judged(consistent=True)])
-    a = assess(eng, plan("The calculator returned 16, so the sum is 16."))
+    ev, llm, _ = evaluator([judged(consistent=True)])
+    a = assess(ev, plan("The calculator returned 16, so the sum is 16."))
     message = "hallucination: answer claims calculator produced 16 but it produced 15"
     assert a.converged is False
     assert a.reason_codes == ["complete", "coherent", "inconsistent", "hallucination"]
@@ -171,14 +175,14 @@ def test_a_grounding_hallucination_overrides_an_llm_consistent_true():
 
 
 def test_an_llm_inconsistent_verdict_is_kept():
-    eng, *_ = engine([judged(consistent=False)])
-    a = assess(eng, plan())
+    ev, *_ = evaluator([judged(consistent=False)])
+    a = assess(ev, plan())
     assert a.converged is False and a.reason_codes == ["complete", "coherent", "inconsistent"]
 
 
 def test_consistency_may_be_made_optional():
-    eng, *_ = engine([judged(consistent=False)], ConvergenceCriteria(require_consistency=False))
-    a = assess(eng, plan())
+    ev, *_ = evaluator([judged(consistent=False)], ConvergenceCriteria(require_consistency=False))
+    a = assess(ev, plan())
     assert a.converged is True and a.reason_codes == ["complete", "coherent", "inconsistent"]
 
 
@@ -186,25 +190,25 @@ def test_consistency_may_be_made_optional():
     ("criteria", "converged"), [(ConvergenceCriteria(), True), (ConvergenceCriteria(min_completeness=0.95), False)]
 )
 def test_custom_criteria_change_the_verdict_for_the_same_answer(criteria, converged):
-    eng, *_ = engine([judged(completeness=0.9)], criteria)
-    a = assess(eng, plan())
+    ev, *_ = evaluator([judged(completeness=0.9)], criteria)
+    a = assess(ev, plan())
     assert a.converged is converged
     assert a.reason_codes[0] == ("complete" if converged else "incomplete")
 
 
 def test_a_score_out_of_range_costs_one_llm_repair():
-    eng, llm, ctx = engine([judged(completeness=1.5), judged()])
-    a = assess(eng, plan())
+    ev, llm, state = evaluator([judged(completeness=1.5), judged()])
+    a = assess(ev, plan())
     assert a.converged is True
-    assert ctx.counters.llm_repairs == 1 and len(llm.requests) == 2
+    assert state.counters.llm_repairs == 1 and len(llm.requests) == 2
     assert "completeness_score: 1.5 is outside 0..1" in llm.requests[1].messages[-1].content
 
 
 def test_three_unusable_judgements_are_unrecoverable():
-    eng, llm, ctx = engine(["done!", judged(coherence="high"), "{}"])
+    ev, llm, state = evaluator(["done!", judged(coherence="high"), "{}"])
     with pytest.raises(UnrecoverableOutput):
-        assess(eng, plan())
-    assert ctx.counters.llm_repairs == 2 and len(llm.requests) == 3
+        assess(ev, plan())
+    assert state.counters.llm_repairs == 2 and len(llm.requests) == 3
 
 
 @pytest.mark.parametrize(
@@ -234,23 +238,25 @@ def test_a_missing_issue_list_counts_as_empty():
     )
 
 
-def test_the_prompt_shows_request_plan_outputs_final_answer_and_issues_last():
-    eng, llm, _ = engine([judged()])
-    assess(eng, plan(), report(blocker(Severity.LOW)))
+def test_the_prompt_shows_request_plan_outputs_final_answer_and_known_issues_last():
+    p = plan()
+    p.steps[1].dependencies = ["s9"]
+    ev, llm, _ = evaluator([judged()])
+    assess(ev, p)
     prompt = llm.requests[0].messages[-1].content
     tail = prompt.split(f"Request: {REQUEST}\n")[-1]
     assert tail.startswith("Profile: reasoning_depth 1\nPlan:\n- s1: Add 5 and 10 | tool calculator")
     assert "| complete | output: 15\n- s2: State the sum | agent llm | complete | output: The sum" in tail
     assert tail.endswith(
         "Final answer: The sum of 5 and 10 is 15.\nValidation issues:\n"
-        "- LOW consistency at s2: step s2 ignores s1\nAssessment:"
+        "- HIGH consistency: step s2 depends on 's9', which is not in the plan\nAssessment:"
     )
 
 
 def test_with_no_completed_step_the_prompt_says_so():
     p = Plan(goal=REQUEST, steps=[PlanStep(step_id="s1", description="Add", tool="calculator")])
-    eng, llm, _ = engine([judged()])
-    a = assess(eng, p, calls=())
+    ev, llm, _ = evaluator([judged()])
+    a = assess(ev, p, calls=())
     assert (
         "Final answer: (no step completed)\nValidation issues:\n(none)\nAssessment:"
         in llm.requests[0].messages[-1].content
@@ -258,10 +264,10 @@ def test_with_no_completed_step_the_prompt_says_so():
     assert a.converged is False
 
 
-def test_the_converge_prompt_keeps_its_static_part_first_and_ends_with_the_changing_slots():
-    text = CONVERGE.text
+def test_the_evaluate_prompt_keeps_its_static_part_first_and_ends_with_the_changing_slots():
+    text = EVALUATE.text
     example_end = text.index("Assessment: {")
-    assert CONVERGE.slots == {"request", "profile", "plan", "answer", "issues"}
+    assert EVALUATE.slots == {"request", "profile", "plan", "answer", "issues"}
     assert not re.search(r"\$\{\w+\}", text[:example_end])
-    assert min(text.index("${" + s + "}") for s in CONVERGE.slots) > example_end
+    assert min(text.index("${" + s + "}") for s in EVALUATE.slots) > example_end
     assert text.endswith("Validation issues:\n${issues}\nAssessment:")

@@ -37,7 +37,7 @@ _plan = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(plan=_plan, max_steps=st.integers(1, 4))
 def test_the_msgspec_plan_shape_accepts_only_plans_the_schema_accepts(plan: dict[str, Any], max_steps: int) -> None:
     schema_ok = not schema_problems(plan, plan_schema([], max_steps=max_steps))
@@ -152,7 +152,7 @@ _value = st.recursive(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=600)
 @given(schema=_tool_schema, instance=_value)
 def test_the_msgspec_form_of_a_tool_schema_accepts_only_what_the_schema_accepts(
     schema: dict[str, Any], instance: Any
@@ -200,7 +200,7 @@ def test_every_json_type_takes_exactly_the_values_the_schema_takes(kind: str) ->
         assert (schema_problems(value, schema) == []) == slow.is_valid(value), (kind, value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     value=st.recursive(
         _json | st.sampled_from([float("nan"), float("inf"), "é ✓ \n", 2**70]),
@@ -234,7 +234,7 @@ def _longest_text(node: Any) -> int:
     return 0
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(record=_with_texts)
 def test_the_large_text_probe_never_misses_a_text_of_1_kib_characters(record: Any) -> None:
     if _longest_text(record) >= LARGE:

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.application.jsonfix import parse_json
@@ -92,7 +92,7 @@ def strict_json(text: str) -> bool:
     return True
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=300)
 @given(OBJECT, DAMAGE)
 def test_repair_of_damaged_json_keeps_every_key_and_every_value_exactly(obj: dict[str, Any], damage: dict[str, Any]):
     text = surround(render(obj, damage), damage["around"])

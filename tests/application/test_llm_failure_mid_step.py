@@ -15,7 +15,7 @@ from aeon.application.errors import LLMRefused, LLMTruncated
 from aeon.domain.ledger import estimate_prompt_tokens
 from aeon.domain.llm import Usage
 
-from harness import SUM_STEP, FailingLLM, Run, plan_json, run
+from harness import SUM_STEP, FailingLLM, FinishedRun, plan_json, run
 from multipass import profile
 
 REASON = {"step_id": "s2", "description": "State the sum from s1", "agent": "llm"}
@@ -27,7 +27,7 @@ def statuses(steps: list[dict[str, Any]]) -> dict[str, str]:
     return {s["step_id"]: s["status"] for s in steps}
 
 
-def assert_s2_failed_everywhere(r: Run) -> dict[str, Any]:
+def assert_s2_failed_everywhere(r: FinishedRun) -> dict[str, Any]:
     """s2 is failed in the result (outputs and plan) and in the last cycle record; s1 keeps its result."""
     res = r.doc
     assert {k: v["status"] for k, v in res["outputs"].items()} == {"s1": "complete", "s2": "failed"}

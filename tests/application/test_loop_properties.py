@@ -13,7 +13,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon import testing
@@ -212,14 +212,14 @@ def assert_well_formed(o: Outcome, *, ttl: int, max_llm_calls: int) -> None:
     assert {r["correlation_id"] for r in o.records} == {res.correlation_id}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80)
 @given(picks=_PICKS, ttl=st.integers(0, 3), cap=st.integers(0, 40))
 def test_any_model_behaviour_ends_in_a_structured_result_with_a_lawful_phase_sequence(picks, ttl, cap):
     o = drive(picks, TEXTS, ttl=ttl, max_llm_calls=cap)
     assert_well_formed(o, ttl=ttl, max_llm_calls=cap)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(picks=_PICKS, a=_TEXTS, b=_TEXTS, ttl=st.integers(1, 3))
 def test_answers_differing_only_in_free_text_give_the_same_phases_and_passes(picks, a, b, ttl):
     one = drive(picks, a, ttl=ttl, max_llm_calls=40)

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from harness import Run, run
+from harness import FinishedRun, run
 from multipass import two_pass_script
 
 PHASES = [("A", 1), ("B", 1), ("C", 1), ("D", 1), ("B", 2), ("C", 2), ("D", 2)]
 
 
-def boundary(r: Run, event: str) -> list[dict[str, Any]]:
+def boundary(r: FinishedRun, event: str) -> list[dict[str, Any]]:
     return [x for x in r.records() if x["event"] == event]
 
 

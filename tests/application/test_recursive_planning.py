@@ -25,7 +25,7 @@ from aeon.domain.history import ExecutionHistory
 from aeon.domain.plan import ClarityState, Plan, PlanStep, StepStatus
 from aeon.domain.refinement import MAX_DEPTH, RefinementAction, RefinementActionType, Subplan
 from aeon.domain.run_state import RefinementLedger
-from aeon.entrypoints.inspect import analyse, render_inspection
+from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import document, run
 from multipass import SUM_PLAN, profile, refine, verdict

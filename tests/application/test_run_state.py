@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon import testing
@@ -73,7 +73,7 @@ def document(result: RunResult) -> Any:
 _answer = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() and "{" not in s)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(failing=st.integers(0, 2), answers=st.lists(_answer, min_size=2, max_size=2))
 def test_every_checkpoint_round_trips_byte_for_byte(failing: int, answers: list[str]) -> None:
     result, checkpoints = run(script(failing, answers))
@@ -85,7 +85,7 @@ def test_every_checkpoint_round_trips_byte_for_byte(failing: int, answers: list[
         assert RunState.decode(state.encode()) == state
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6)
 @given(failing=st.integers(1, 2), answers=st.lists(_answer, min_size=2, max_size=2))
 def test_a_run_resumed_at_any_phase_boundary_ends_like_the_uninterrupted_run(failing: int, answers: list[str]) -> None:
     llm_answers = script(failing, answers)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.application.result import RunStatus
@@ -34,7 +34,7 @@ _answer = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(answers=st.lists(_answer, max_size=12), ttl=st.integers(0, 3), cap=st.integers(0, 8))
 def test_any_model_behaviour_ends_structured_within_the_call_cap(answers, ttl, cap):
     with TemporaryDirectory() as d:

@@ -179,7 +179,7 @@ class FakeProvider:
 
 
 @dataclass
-class Run:
+class CliOutcome:
     exit_code: int
     doc: dict[str, Any]
     stderr: str
@@ -192,7 +192,7 @@ def run_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     for var in ("AEON_LLM_ADAPTER", "AEON_LLM_BASE_URL", "AEON_LLM_MODEL", "AEON_LLM_DIALECT"):
         monkeypatch.delenv(var, raising=False)
 
-    def go(provider: FakeProvider, config: Path, url: str, env: Mapping[str, str]) -> Run:
+    def go(provider: FakeProvider, config: Path, url: str, env: Mapping[str, str]) -> CliOutcome:
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         log = tmp_path / "run.jsonl"
@@ -203,7 +203,7 @@ def run_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
             )
         assert result.stdout.strip(), (result.exit_code, result.stderr, result.exception)
         records = [json.loads(line) for line in log.read_text().splitlines()]
-        return Run(result.exit_code, json.loads(result.stdout), result.stderr, records)
+        return CliOutcome(result.exit_code, json.loads(result.stdout), result.stderr, records)
 
     yield go
 

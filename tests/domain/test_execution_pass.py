@@ -20,7 +20,7 @@ from aeon.domain.history import Evaluation, ExecutionHistory, ExecutionPass, Ste
 from aeon.domain.phases import PassPhase
 from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
 
-from harness import Run, document, run
+from harness import FinishedRun, document, run
 from multipass import SUM_PLAN, profile, two_pass_script, verdict
 
 START = "2026-01-01T10:00:00+00:00"
@@ -127,7 +127,7 @@ def test_end_before_start_is_found_across_utc_offsets():
 
 # -- a real two-pass run ----------------------------------------------------------------------------------------------
 @pytest.fixture
-def two(tmp_path) -> Run:
+def two(tmp_path) -> FinishedRun:
     r = run(tmp_path, two_pass_script(), evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.passes == 2
     return r

@@ -10,7 +10,7 @@ import pytest
 from aeon.domain.phases import CONTRACTS, Component, Phase, PhaseTransitionError, Severity, Transition
 from aeon.domain.plan import Plan, PlanStep
 
-from harness import Run, plan_json, run
+from harness import FinishedRun, plan_json, run
 from multipass import SUM_PLAN, profile, two_pass_script, verdict
 
 ERROR_FIELDS = ("error_code", "severity", "affected_component", "failure_condition", "correlation_id", "phase")
@@ -27,15 +27,15 @@ BAD_ISSUE_TYPE = json.dumps(
 )
 
 
-def events(r: Run, name: str) -> list[dict[str, Any]]:
+def events(r: FinishedRun, name: str) -> list[dict[str, Any]]:
     return [x for x in r.records() if x["event"] == name]
 
 
-def entered(r: Run) -> list[str]:
+def entered(r: FinishedRun) -> list[str]:
     return [x["phase"] for x in events(r, "phase_entry")]
 
 
-def assert_structured_abort(r: Run, code: str, *, phase: str, component: str, retried: bool) -> dict[str, Any]:
+def assert_structured_abort(r: FinishedRun, code: str, *, phase: str, component: str, retried: bool) -> dict[str, Any]:
     """The run ended in error with a PHASE_TRANSITION code, one phase_error record, a failing exit, an intact log."""
     res = r.result
     assert res.status == "error"

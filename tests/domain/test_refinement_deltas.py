@@ -6,7 +6,7 @@ import copy
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.domain.errors import PlanIntegrityError
@@ -359,7 +359,7 @@ def _plans(draw: st.DrawFn) -> Plan:
     return Plan(goal="g", steps=steps)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(data=st.data())
 def test_any_action_sequence_keeps_executed_steps_and_replays_exactly(data: st.DataObject):
     plan = data.draw(_plans())

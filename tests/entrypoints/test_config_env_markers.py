@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from aeon.application.errors import ConfigurationError
 from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.settings import ConfigError
 
 from cli_harness import CONFIG_DIR, REQUEST, assert_exit, invoke, one_line
 
@@ -79,7 +79,7 @@ def test_a_secret_named_variables_value_never_appears_in_the_error(
     config = _config(tmp_path, 'run:\n  max_llm_calls: "${AEON_TEST_API_TOKEN}"\n')
     monkeypatch.setenv("AEON_TEST_API_TOKEN", "hunter2-sekrit")
 
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ConfigurationError) as caught:
         load_settings(config)
     result = invoke("run", REQUEST, "--config", config)
 
@@ -91,7 +91,7 @@ def test_a_secret_named_variables_value_never_appears_in_the_error(
 def test_a_key_holding_a_newline_is_an_error_not_a_setting(tmp_path: Path) -> None:
     config = _config(tmp_path, 'prices:\n  "gpt-x\\n  evil": {input: 1, output: 1}\n')
 
-    with pytest.raises(ConfigError, match=r"key 'gpt-x\\n  evil' at prices holds a control character"):
+    with pytest.raises(ConfigurationError, match=r"key 'gpt-x\\n  evil' at prices holds a control character"):
         load_settings(config)
 
 

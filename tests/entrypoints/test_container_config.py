@@ -17,10 +17,11 @@ from pytest_socket import disable_socket, enable_socket
 from aeon.adapters.eventlog.jsonl import REDACTED, JsonlEventLog
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import ConfigurationError
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.container import BASE_CONFIG, build_container, load_settings
-from aeon.entrypoints.settings import ConfigError, Settings
+from aeon.entrypoints.settings import Settings
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 SHIPPED = ["base.yaml", *sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))]  # base.yaml is package data
@@ -138,7 +139,7 @@ def test_aeon_llm_adapter_env_overrides_the_base_yaml_adapter(monkeypatch: pytes
 def test_aeon_llm_adapter_env_with_an_unknown_adapter_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AEON_LLM_ADAPTER", "gpt-magic")
 
-    with pytest.raises(ConfigError, match=r"llm\.adapter"):
+    with pytest.raises(ConfigurationError, match=r"llm\.adapter"):
         load_settings(None)
 
 
@@ -164,7 +165,7 @@ def test_openai_yaml_falls_back_to_the_marker_defaults_without_env(monkeypatch: 
 def test_the_hosted_api_without_a_key_is_one_line_naming_the_variable() -> None:
     # "${OPENAI_API_KEY:}" unset is no key, not an empty one: refused before anything is sent
     with pytest.raises(
-        ConfigError, match=r"^config error: no API key for https://api.openai.com/v1: set OPENAI_API_KEY"
+        ConfigurationError, match=r"^config error: no API key for https://api.openai.com/v1: set OPENAI_API_KEY"
     ):
         load_settings(CONFIG_DIR / "openai.yaml")
 
@@ -207,7 +208,7 @@ def test_env_marker_without_a_default_must_be_set(tmp_path: Path) -> None:
     config = tmp_path / "aeon.yaml"
     config.write_text('llm:\n  adapter: scripted\n  model: "${AEON_TEST_UNSET_MODEL}"\n')
 
-    with pytest.raises(ConfigError, match=str(config)):
+    with pytest.raises(ConfigurationError, match=str(config)):
         load_settings(config)
 
 

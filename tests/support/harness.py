@@ -71,7 +71,9 @@ class FailingLLM(ScriptedLLM):
 
 
 @dataclass
-class Run:
+class FinishedRun:
+    """A run driven to its end by `run()`: its result, the scripted model, the memory, the progress and the log."""
+
     result: RunResult
     llm: ScriptedLLM
     memory: InMemoryKV
@@ -114,7 +116,7 @@ def run(
     evaluate: bool = False,
     llm: ScriptedLLM | None = None,
     **settings: Any,
-) -> Run:
+) -> FinishedRun:
     """Sprint 1 behaviour by default (one pass, no evaluation); `evaluate=True` runs the multi-pass loop.
 
     `llm` replaces the ScriptedLLM built from `responses` (a FailingLLM, say)."""
@@ -139,4 +141,4 @@ def run(
         result = asyncio.run(orch.run(request, plan=plan))
     finally:
         log.close()
-    return Run(result=result, llm=llm, memory=mem, progress=progress, log_path=log_path)
+    return FinishedRun(result=result, llm=llm, memory=mem, progress=progress, log_path=log_path)

@@ -1,15 +1,11 @@
-"""The convergence engine: one LLM judgement, then deterministic facts decide whether the task is done."""
+"""The convergence rules: the model's judgement of a pass, made stricter (never looser) by deterministic facts."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from aeon.application.errors import missing_field
-from aeon.application.grounding import grounding_issues
-from aeon.application.prompts.evaluation import CONVERGE
-from aeon.application.semantic_validation import final_answer, render_plan
-from aeon.application.supervisor import Supervisor
 from aeon.domain.evaluation import (
     ConvergenceAssessment,
     ConvergenceCriteria,
@@ -17,7 +13,6 @@ from aeon.domain.evaluation import (
     ValidationIssue,
 )
 from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
-from aeon.domain.records import ToolCall
 
 MAX_LLM_ISSUES = 4
 _SCORES = ("completeness_score", "coherence_score")
@@ -61,106 +56,57 @@ def convergence_problems(obj: Any) -> list[str]:
     return errors
 
 
-def _issue_lines(report: SemanticValidationReport, grounding: Sequence[str]) -> list[str]:
-    lines = [f"- {g}" for g in grounding]
-    for i in report.issues:
-        where = (i.location or {}).get("step_id")
-        lines.append(f"- {i.severity.value} {i.type.value}{f' at {where}' if where else ''}: {i.description}")
-    return lines
+def converge(
+    criteria: ConvergenceCriteria,
+    plan: Plan,
+    report: SemanticValidationReport,
+    grounding: list[str],
+    judged: dict[str, Any],
+) -> ConvergenceAssessment:
+    """Whether a pass converged: complete, coherent and consistent, with no blocking validation issue. The model's
+    scores and verdict (`judged`) decide unless a fact (a failed, unfinished or fallback tool step, an issue above
+    `criteria.max_severity`, an answer claim the tool log does not back) makes the verdict stricter, never looser."""
+    completeness, coherence = float(judged["completeness_score"]), float(judged["coherence_score"])
+    failed = [s for s in plan.steps if s.status is StepStatus.FAILED]
+    unfinished = [s for s in plan.steps if s.status not in (StepStatus.COMPLETE, StepStatus.FAILED)]
+    # a tool step that fell back to LLM text did not do what the plan asked: its output is unverified
+    unverified = [s for s in plan.steps if s.mode is ExecutionMode.FALLBACK and s.tool is not None]
+    complete = completeness >= criteria.min_completeness and not failed and not unfinished and not unverified
+    coherent = coherence >= criteria.min_coherence
+    llm_consistent = bool(judged["consistent"])
+    consistent = llm_consistent and not grounding
+    blockers = [i for i in report.issues if i.severity.rank > criteria.max_severity.rank]
 
+    codes = [
+        "complete" if complete else "incomplete",
+        "coherent" if coherent else "incoherent",
+        "consistent" if consistent else "inconsistent",
+    ]
+    codes += [f"failed_step:{s.step_id}" for s in failed]
+    codes += [f"unfinished_step:{s.step_id}" for s in unfinished]
+    codes += [f"unverified_step:{s.step_id}" for s in unverified]
+    if blockers:
+        codes.append("validation_blocker")
+    if grounding:
+        codes.append("hallucination")
+    converged = complete and coherent and (consistent or not criteria.require_consistency) and not blockers
 
-class ConvergenceEngine:
-    """Decides whether a pass converged: complete, coherent and consistent, with no blocking validation issue.
-
-    The LLM scores completeness and coherence and says whether plan, outputs and answer agree; deterministic
-    facts (failed or unfinished steps, validation issues above `criteria.max_severity`, answer claims the tool log
-    does not back) can only make the verdict stricter, never looser. Raises UnrecoverableOutput when the answer
-    cannot be repaired, and whatever the gateway raises (LLMError, BudgetExhausted).
-    """
-
-    def __init__(
-        self,
-        supervisor: Supervisor,
-        criteria: ConvergenceCriteria,
-        tool_names: Collection[str],
-    ) -> None:
-        self._supervisor = supervisor
-        self._criteria = criteria
-        self._tool_names = frozenset(tool_names)
-
-    async def assess(
-        self,
-        *,
-        request: str,
-        profile_text: str,
-        plan: Plan,
-        report: SemanticValidationReport,
-        tool_calls: Sequence[ToolCall],
-    ) -> ConvergenceAssessment:
-        answer = final_answer(plan)
-        grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
-        issue_lines = _issue_lines(report, grounding)
-        values = {
-            "request": request,
-            "profile": profile_text or "(none)",
-            "plan": render_plan(plan),
-            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
-            "issues": "\n".join(issue_lines) or "(none)",
-        }
-        judged = await self._supervisor.ask_json(
-            "converge", CONVERGE, values, schema=CONVERGENCE_SCHEMA, target="convergence", validate=convergence_problems
-        )
-        return self.combine(plan, report, grounding, judged)
-
-    @property
-    def criteria(self) -> ConvergenceCriteria:
-        return self._criteria
-
-    def combine(
-        self, plan: Plan, report: SemanticValidationReport, grounding: list[str], judged: dict[str, Any]
-    ) -> ConvergenceAssessment:
-        c = self._criteria
-        completeness, coherence = float(judged["completeness_score"]), float(judged["coherence_score"])
-        failed = [s for s in plan.steps if s.status is StepStatus.FAILED]
-        unfinished = [s for s in plan.steps if s.status not in (StepStatus.COMPLETE, StepStatus.FAILED)]
-        # a tool step that fell back to LLM text did not do what the plan asked: its output is unverified
-        unverified = [s for s in plan.steps if s.mode is ExecutionMode.FALLBACK and s.tool is not None]
-        complete = completeness >= c.min_completeness and not failed and not unfinished and not unverified
-        coherent = coherence >= c.min_coherence
-        llm_consistent = bool(judged["consistent"])
-        consistent = llm_consistent and not grounding
-        blockers = [i for i in report.issues if i.severity.rank > c.max_severity.rank]
-
-        codes = [
-            "complete" if complete else "incomplete",
-            "coherent" if coherent else "incoherent",
-            "consistent" if consistent else "inconsistent",
-        ]
-        codes += [f"failed_step:{s.step_id}" for s in failed]
-        codes += [f"unfinished_step:{s.step_id}" for s in unfinished]
-        codes += [f"unverified_step:{s.step_id}" for s in unverified]
-        if blockers:
-            codes.append("validation_blocker")
-        if grounding:
-            codes.append("hallucination")
-        converged = complete and coherent and (consistent or not c.require_consistency) and not blockers
-
-        detected = _detected(grounding, failed, unfinished, unverified, blockers, judged.get("issues", []))
-        return ConvergenceAssessment(
-            converged=converged,
-            reason_codes=codes,
-            scores={
-                "completeness_score": completeness,
-                "coherence_score": coherence,
-                "consistency_status": {
-                    "consistent": consistent,
-                    "llm_consistent": llm_consistent,
-                    "grounded": not grounding,
-                },
+    detected = _detected(grounding, failed, unfinished, unverified, blockers, judged.get("issues", []))
+    return ConvergenceAssessment(
+        converged=converged,
+        reason_codes=codes,
+        scores={
+            "completeness_score": completeness,
+            "coherence_score": coherence,
+            "consistency_status": {
+                "consistent": consistent,
+                "llm_consistent": llm_consistent,
+                "grounded": not grounding,
             },
-            explanation=" ".join(str(judged["explanation"]).split()),
-            detected_issues=detected,
-        )
+        },
+        explanation=" ".join(str(judged["explanation"]).split()),
+        detected_issues=detected,
+    )
 
 
 def _detected(

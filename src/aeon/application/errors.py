@@ -16,7 +16,7 @@ AeonError (domain.errors)
     ├── ToolError
     │   ├── ToolNotFound
     │   └── ToolRegistrationError     a tool whose schema or signature cannot be registered
-    ├── MemoryError_
+    ├── MemoryStoreError              the memory port failed (a builtin MemoryError is the interpreter out of RAM)
     │   ├── MemoryKeyNotFound         read of a key that was never written
     │   └── MemoryUnavailable         the store failed
     ├── UnrecoverableOutput           the supervisor gave up after its repair attempts
@@ -24,7 +24,8 @@ AeonError (domain.errors)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── InputError                    a user-supplied plan, script or request that cannot be used
-    ├── ConfigurationError            settings that cannot work together (e.g. a dialect of the other wire format)
+    ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
+    │                                 or path), or settings that cannot work together (a dialect of the other wire)
     └── InternalError                 a bug (an exception that is no AeonError), as the run's record names it
 """
 
@@ -144,15 +145,15 @@ class ToolRegistrationError(ToolError):
     code = "AEON.TOOL.REGISTRATION"
 
 
-class MemoryError_(ApplicationError):
+class MemoryStoreError(ApplicationError):
     code = "AEON.MEMORY"
 
 
-class MemoryKeyNotFound(MemoryError_):
+class MemoryKeyNotFound(MemoryStoreError):
     code = "AEON.MEMORY.NOT_FOUND"
 
 
-class MemoryUnavailable(MemoryError_):
+class MemoryUnavailable(MemoryStoreError):
     code = "AEON.MEMORY.UNAVAILABLE"
 
 

@@ -2,8 +2,8 @@
 
 The deterministic facts (unregistered tools, broken dependencies, failed or unverified steps, answer claims the tool
 log does not back) are found first and shown to the model as known problems; the answer then becomes the advisory
-SemanticValidationReport and the ConvergenceAssessment exactly as the two separate calls built them, so the
-convergence rules (facts only make the verdict stricter) are unchanged.
+SemanticValidationReport (semantic_validation.py's rules) and the ConvergenceAssessment (convergence.py's rules:
+facts only make the verdict stricter).
 """
 
 from __future__ import annotations
@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from aeon.application.convergence import CONVERGENCE_SCHEMA, ConvergenceEngine, convergence_problems
+from aeon.application.convergence import CONVERGENCE_SCHEMA, converge, convergence_problems
 from aeon.application.grounding import grounding_issues
 from aeon.application.prompts.evaluation import EVALUATE
 from aeon.application.semantic_validation import (
     VALIDATION_SCHEMA,
-    SemanticValidator,
     deterministic_issues,
     final_answer,
+    llm_issues,
     render_plan,
     validation_problems,
 )
 from aeon.application.supervisor import Supervisor
-from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, SemanticValidationReport
+from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.history import StepResult
 from aeon.domain.plan import Plan
 from aeon.domain.records import ToolCall
@@ -54,15 +54,13 @@ class Evaluator:
     def __init__(
         self,
         supervisor: Supervisor,
-        validator: SemanticValidator,
-        engine: ConvergenceEngine,
+        criteria: ConvergenceCriteria,
         tools: Sequence[ToolSpec],
         *,
         new_id: Callable[[], str],
     ) -> None:
         self._supervisor = supervisor
-        self._validator = validator
-        self._engine = engine
+        self._criteria = criteria
         self._tools = {t.name: t for t in tools}
         self._tool_names: Collection[str] = frozenset(self._tools)
         self._new_id = new_id
@@ -84,7 +82,7 @@ class Evaluator:
             "request": request,
             "profile": profile_text or "(none)",
             "plan": render_plan(plan, results),
-            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",  # as CONVERGE had it
+            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
             "issues": "\n".join(known) or "(none)",
         }
         judged = await self._supervisor.ask_json(
@@ -96,10 +94,10 @@ class Evaluator:
             validate=evaluation_problems,
         )
         kind = ArtifactType.CROSS_PHASE
-        issues = facts + self._validator.llm_issues(judged["issues"], plan, facts, kind)
+        issues = facts + llm_issues(judged["issues"], plan, facts, kind)
         report = SemanticValidationReport.build(self._new_id(), kind, issues)
         # the model's own issues that do not block convergence stay in the assessment's detected issues
-        limit = self._engine.criteria.max_severity.rank
+        limit = self._criteria.max_severity.rank
         mine = [i.description for i in issues if i.source == "llm" and i.severity.rank <= limit]
-        assessment = self._engine.combine(plan, report, grounding, {**judged, "issues": mine})
+        assessment = converge(self._criteria, plan, report, grounding, {**judged, "issues": mine})
         return report, assessment

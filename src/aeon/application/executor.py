@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aeon.application.errors import MemoryError_, ToolNotFound
+from aeon.application.errors import MemoryStoreError, ToolNotFound
 from aeon.application.gateway import LLMGateway
 from aeon.application.jsonfix import parse_json
 from aeon.application.ports import MemoryPort, ToolPort
@@ -187,7 +187,7 @@ class Executor:
     async def _memory_context(self) -> str:
         try:
             entries = await self._memory.search(MEMORY_PREFIX)
-        except MemoryError_ as exc:
+        except MemoryStoreError as exc:
             self._record.error(f"memory search failed: {exc}")
             return "(memory unavailable)"
         if not entries:
@@ -200,7 +200,7 @@ class Executor:
             value["errors"] = list(step.errors)
         try:
             await self._memory.write(f"{MEMORY_PREFIX}{step.step_id}", value)
-        except MemoryError_ as exc:  # a memory failure is logged; the step's own result stands
+        except MemoryStoreError as exc:  # a memory failure is logged; the step's own result stands
             self._record.error(f"memory write failed for step {step.step_id}: {exc}")
             self._record.event("memory_error", step_id=step.step_id, message=str(exc))
 

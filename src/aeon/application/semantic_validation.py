@@ -1,17 +1,15 @@
-"""Semantic validation of plans and artifacts: deterministic facts plus one advisory LLM review."""
+"""Semantic validation rules: the deterministic plan facts, and the advisory issues kept from an evaluation answer."""
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from aeon.application.errors import missing_field
-from aeon.application.prompts.evaluation import VALIDATE, VALIDATE_EXAMPLE_DESCRIPTIONS
 from aeon.application.schemas import one_line
-from aeon.application.supervisor import Supervisor
-from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
+from aeon.domain.evaluation import ArtifactType, IssueType, Severity, ValidationIssue
 from aeon.domain.history import StepResult
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
@@ -210,79 +208,42 @@ def _member(enum_: type[IssueType] | type[Severity], value: Any) -> Any:
     return None
 
 
-class SemanticValidator:
-    """Reviews a plan (and, once executed, its outputs) and returns an advisory report, not a verdict.
-
-    Deterministic facts (unknown tools, dependency cycles, missing or later dependencies) are always reported; the
-    LLM adds at most four judgement calls (specificity, relevance, do/say, hallucination, consistency). Raises
-    UnrecoverableOutput when the answer cannot be repaired, and whatever the gateway raises (LLMError,
-    BudgetExhausted).
-    """
-
-    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, new_id: Callable[[], str]) -> None:
-        self._supervisor = supervisor
-        self._tools = {t.name: t for t in tools}
-        self._new_id = new_id
-
-    async def validate(
-        self,
-        *,
-        request: str,
-        profile_text: str,
-        plan: Plan,
-        execution_results: Mapping[str, Any] | None,
-        artifact_type: ArtifactType,
-    ) -> SemanticValidationReport:
-        answer = final_answer(plan, execution_results) if execution_results is not None else None
-        values = {
-            "request": request,
-            "profile": profile_text or "(none)",
-            "plan": render_plan(plan, execution_results),
-            "answer": "(not executed yet)" if answer is None else _clip(answer) or "(empty)",
-        }
-        value = await self._supervisor.ask_json(
-            "validate", VALIDATE, values, schema=VALIDATION_SCHEMA, target="validation", validate=validation_problems
-        )
-        facts = deterministic_issues(plan, self._tools)
-        issues = facts + self.llm_issues(value["issues"], plan, facts, artifact_type)
-        return SemanticValidationReport.build(self._new_id(), artifact_type, issues)
-
-    @staticmethod
-    def llm_issues(
-        items: list[dict[str, Any]], plan: Plan, facts: list[ValidationIssue], artifact_type: ArtifactType
-    ) -> list[ValidationIssue]:
-        ids = {s.step_id for s in plan.steps}
-        known = {(f.type, (f.location or {}).get("step_id")) for f in facts if f.type is IssueType.HALLUCINATION}
-        parroted = {d.lower() for d in VALIDATE_EXAMPLE_DESCRIPTIONS}
-        out: list[ValidationIssue] = []
-        seen: set[tuple[IssueType, str | None, str]] = set()
-        for item in items[:MAX_LLM_ISSUES]:
-            kind, severity = _member(IssueType, item["type"]), _member(Severity, item["severity"])
-            description = " ".join(item["description"].split())
-            raw_sid = (item.get("step_id") or "").strip()
-            if raw_sid and raw_sid not in ids:
-                continue  # pinned to a step the plan does not have: a copied example, not a finding about this plan
-            sid = raw_sid or None
-            key = (kind, sid, description.lower())
-            if (kind, sid) in known or key in seen or description.lower().rstrip(".") in parroted:
-                continue
-            seen.add(key)
-            suggestion = (item.get("repair") or "").strip()
-            out.append(
-                ValidationIssue(
-                    issue_id=f"V{len(out) + 1}",
-                    type=kind,
-                    severity=severity,
-                    description=description,
-                    location={"step_id": sid, "artifact_reference": artifact_type.value} if sid else None,
-                    proposed_repair={
-                        "action": _ACTIONS[kind],
-                        "target": sid or "plan",
-                        "changes": {"suggestion": suggestion},
-                    }
-                    if suggestion
-                    else None,
-                    source="llm",
-                )
+def llm_issues(
+    items: list[dict[str, Any]], plan: Plan, facts: list[ValidationIssue], artifact_type: ArtifactType
+) -> list[ValidationIssue]:
+    """The model's issues worth keeping (at most four), numbered V1, V2…: not pinned to a step the plan lacks, not a
+    repeat, not a hallucination the facts already name."""
+    ids = {s.step_id for s in plan.steps}
+    known = {(f.type, (f.location or {}).get("step_id")) for f in facts if f.type is IssueType.HALLUCINATION}
+    out: list[ValidationIssue] = []
+    seen: set[tuple[IssueType, str | None, str]] = set()
+    for item in items[:MAX_LLM_ISSUES]:
+        kind, severity = _member(IssueType, item["type"]), _member(Severity, item["severity"])
+        description = " ".join(item["description"].split())
+        raw_sid = (item.get("step_id") or "").strip()
+        if raw_sid and raw_sid not in ids:
+            continue  # pinned to a step the plan does not have: a copied example, not a finding about this plan
+        sid = raw_sid or None
+        key = (kind, sid, description.lower())
+        if (kind, sid) in known or key in seen:
+            continue
+        seen.add(key)
+        suggestion = (item.get("repair") or "").strip()
+        out.append(
+            ValidationIssue(
+                issue_id=f"V{len(out) + 1}",
+                type=kind,
+                severity=severity,
+                description=description,
+                location={"step_id": sid, "artifact_reference": artifact_type.value} if sid else None,
+                proposed_repair={
+                    "action": _ACTIONS[kind],
+                    "target": sid or "plan",
+                    "changes": {"suggestion": suggestion},
+                }
+                if suggestion
+                else None,
+                source="llm",
             )
-        return out
+        )
+    return out

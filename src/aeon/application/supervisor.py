@@ -21,13 +21,13 @@ from aeon.application.jsonfix import looks_truncated, parse_json
 from aeon.application.lax_plan import Coerced
 from aeon.application.prompts import PromptTemplate, templates
 from aeon.application.recorder import Recorder
+from aeon.application.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.validation import step_schema, tool_problems
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
 from aeon.domain.records import Counters, SupervisorAction
 from aeon.domain.tools import ToolSpec
 
-MAX_LLM_REPAIRS = 2
 _CUT_OFF = OutputProblem(
     "the answer is cut off: it ends inside an unfinished JSON object, array or string", OutputFault.CUT_OFF
 )

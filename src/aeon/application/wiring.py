@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aeon.application.convergence import ConvergenceEngine
 from aeon.application.evaluator import Evaluator
 from aeon.application.executor import Executor
 from aeon.application.gateway import LLMGateway
@@ -19,7 +18,6 @@ from aeon.application.prompts import templates
 from aeon.application.refinement_gate import RefinementGate
 from aeon.application.refiner import Refiner
 from aeon.application.run import Run, RunSettings
-from aeon.application.semantic_validation import SemanticValidator
 from aeon.application.supervisor import Supervisor, describe_tools
 from aeon.application.validation import ToolResolver
 from aeon.domain.tools import ToolSpec
@@ -78,8 +76,6 @@ def wire(
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
     resolver = ToolResolver(tools.get)
-    validator = SemanticValidator(supervisor, specs, new_id=new_id)
-    engine = ConvergenceEngine(supervisor, settings.criteria, [t.name for t in specs])
     runner = PhaseRunner(run)
     executor = Executor(tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run)
     return RunServices(
@@ -95,7 +91,7 @@ def wire(
         working=Working(
             runner=runner,
             executor=executor,
-            evaluator=Evaluator(supervisor, validator, engine, specs, new_id=new_id),
+            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
             refiner=Refiner(supervisor, specs),
             gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
             settings=settings,

@@ -87,7 +87,7 @@ class SemanticValidationReport(msgspec.Struct, kw_only=True):
 
 
 class ConvergenceCriteria(msgspec.Struct, frozen=True, kw_only=True):
-    """Thresholds the convergence engine applies; configurable per run, with defaults."""
+    """Thresholds the convergence rules apply (application/convergence.py); configurable per run, with defaults."""
 
     min_completeness: float = 0.8
     min_coherence: float = 0.7

@@ -153,10 +153,6 @@ class Plan(msgspec.Struct, kw_only=True):
         self.reindex()
         return new
 
-    @property
-    def finished(self) -> bool:
-        return all(s.status in (StepStatus.COMPLETE, StepStatus.FAILED, StepStatus.INVALID) for s in self.steps)
-
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self)
         return out

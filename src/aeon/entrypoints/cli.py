@@ -33,7 +33,7 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
-from aeon.entrypoints.inspect import analyse, render_inspection
+from aeon.entrypoints.history_report import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import counted, render_result, render_tools, result_document
 from aeon.entrypoints.secrets import redactor_for

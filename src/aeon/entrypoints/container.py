@@ -22,7 +22,7 @@ from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
-from aeon.application.errors import InputError
+from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     CheckpointPort,
@@ -39,7 +39,7 @@ from aeon.domain.evaluation import ConvergenceCriteria, Severity
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.env_markers import EnvUses, forget_replaced, hidden, notes, substitute
 from aeon.entrypoints.secrets import run_secrets
-from aeon.entrypoints.settings import ConfigError, Settings, validate_settings
+from aeon.entrypoints.settings import Settings, validate_settings
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
 BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
@@ -238,7 +238,7 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
     """Merge the built-in base.yaml, the chosen file and CLI overrides, each file's env markers replaced in its
     parsed values (never in its text); validate once, naming the variable behind any value that does not fit."""
     if config_file is not None and not config_file.is_file():
-        raise ConfigError(f"config file not found: {config_file}")
+        raise ConfigurationError(f"config file not found: {config_file}")
     raw = providers.Configuration(strict=True)
     uses: EnvUses = {}
     with resources.as_file(BASE_CONFIG) as base:
@@ -274,12 +274,12 @@ def _literal_layer(source: Path) -> dict[str, Any]:
     try:
         literal = parse_yaml(read_text(source, what="config file"), source=f"config file {source}")
     except InputError as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigurationError(str(exc)) from None
     if literal is None:
         return {}
     if not isinstance(literal, dict):
         kind = _KINDS.get(type(literal), type(literal).__name__)
-        raise ConfigError(f"config file {source} holds a {kind}; expected a mapping of sections (llm:, run:, …)")
+        raise ConfigurationError(f"config file {source} holds a {kind}; expected a mapping of sections (llm:, run:, …)")
     return literal
 
 

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from aeon.entrypoints.settings import ConfigError
+from aeon.application.errors import ConfigurationError
 
 # dependency-injector's marker syntax, kept so every existing config means what it meant: the name, then an optional
 # default after the first colon. What a variable holds is inserted as text and never parsed again: a quote or a
@@ -42,7 +42,7 @@ def substitute(tree: Any, environ: Mapping[str, str], source: str) -> tuple[Any,
             for key in node:
                 if isinstance(key, str) and any(unicodedata.category(c) in ("Cc", "Cf") for c in key):
                     where_ = _dotted(where)
-                    raise ConfigError(f"config file {source}: key {key!r} at {where_} holds a control character")
+                    raise ConfigurationError(f"config file {source}: key {key!r} at {where_} holds a control character")
             return {key: walk(value, (*where, key)) for key, value in node.items()}
         if isinstance(node, list):
             return [walk(value, (*where, i)) for i, value in enumerate(node)]
@@ -59,7 +59,7 @@ def substitute(tree: Any, environ: Mapping[str, str], source: str) -> tuple[Any,
                 used.append((name, environ[name]))
                 return environ[name]
             if not match["colon"]:
-                raise ConfigError(
+                raise ConfigurationError(
                     f"config file {source}: environment variable {name} is not set (at {_dotted(where)}); "
                     f"set it, or give the marker a default: ${{{name}:…}}"
                 )

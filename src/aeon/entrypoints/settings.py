@@ -19,7 +19,7 @@ from pydantic import (
 
 from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.dialects import DIALECTS
-from aeon.application.errors import ApplicationError
+from aeon.application.errors import ConfigurationError
 from aeon.application.validation import MAX_PLAN_STEPS
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
@@ -29,12 +29,6 @@ PROVIDER_DEFAULTS = {
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
 KIB = 1024
-
-
-class ConfigError(ApplicationError):
-    """A config file that is missing, unreadable or does not match the schema; the message names key or path."""
-
-    code = "AEON.CONFIG"
 
 
 class _Section(BaseModel):
@@ -231,7 +225,7 @@ def validate_settings(
     env_notes: Mapping[tuple[str | int, ...], str] | None = None,
     hidden: Sequence[str] = (),
 ) -> Settings:
-    """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigError line.
+    """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigurationError line.
 
     `env_notes` says, by key path, which environment variables a value came from (the error names them); no text
     in `hidden` (values of secret-named variables) is ever quoted.
@@ -248,7 +242,7 @@ def validate_settings(
             text = f"{len(problems)} config errors: {'; '.join(problems)}"
         for secret in hidden:
             text = text.replace(secret, "[hidden]")
-        raise ConfigError(f"{text} [from {sources}]") from None  # the cause would repeat the inputs, secrets too
+        raise ConfigurationError(f"{text} [from {sources}]") from None  # the cause would repeat the inputs, secrets too
 
 
 def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str]) -> str:

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-DEFAULT_GRACE = 60.0
-
 _META = sa.MetaData()
 EXECUTORS = sa.Table(
     "aeon_executors",

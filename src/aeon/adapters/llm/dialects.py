@@ -2,7 +2,7 @@
 
 A dialect belongs to one wire format (`openai` chat completions or `anthropic` messages) and says which token-limit
 parameter the endpoint takes, whether it takes a temperature and stop sequences (and how many), how it constrains
-output to a JSON schema, and which schema transformer makes our schemas acceptable to it (adapters/llm/schemas.py).
+output to a JSON schema, and which schema transformer makes our schemas acceptable to it (adapters/llm/wire_schemas.py).
 """
 
 from __future__ import annotations
@@ -107,7 +107,6 @@ _ALL = (
     ),
 )
 DIALECTS: dict[str, Dialect] = {d.name: d for d in _ALL}
-DIALECT_NAMES: tuple[str, ...] = tuple(DIALECTS)
 
 _OPENAI_HOSTS = ("api.openai.com", ".openai.azure.com")
 _OPENAI_MODEL = re.compile(r"^(gpt-|o\d|chatgpt-|codex-)")

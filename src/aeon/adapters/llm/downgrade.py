@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from aeon.adapters.llm.dialects import Dialect, Structured
-from aeon.adapters.llm.schemas import schema_keywords
+from aeon.adapters.llm.wire_schemas import schema_keywords
 from aeon.application.errors import LLMRejected
 from aeon.application.ports import LoggerPort
 

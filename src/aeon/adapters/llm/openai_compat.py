@@ -17,7 +17,7 @@ from aeon.adapters.llm import downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
-from aeon.adapters.llm.schemas import Profile, revert_text, to_wire
+from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, Usage

@@ -1,4 +1,4 @@
-"""`aeon inspect`: turn a saved ExecutionHistory into passes, phases, refinements and patterns across passes."""
+"""`aeon inspect`'s report: a saved ExecutionHistory as passes, phases, refinements and cross-pass patterns."""
 
 from __future__ import annotations
 
