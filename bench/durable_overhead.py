@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from aeon.entrypoints import durable_ops as ops
 from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.durable import ops as ops
 from overhead import STEPS, _plan
 
 ANSWERS = [_plan()] + ["an instant answer"] * (STEPS // 5)

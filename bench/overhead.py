@@ -19,9 +19,9 @@ from typing import Any
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.application.orchestrator import Orchestrator
-from aeon.application.result import RunResult
-from aeon.application.run import RunSettings
+from aeon.application.kernel.orchestrator import Orchestrator
+from aeon.application.kernel.result import RunResult
+from aeon.application.kernel.run import RunSettings
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 import msgspec
 
 from aeon.application.errors import ScriptExhausted
-from aeon.application.orchestrator import Orchestrator
+from aeon.application.kernel.orchestrator import Orchestrator
+from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.ports import CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
-from aeon.application.run import Run, RunSettings
 from aeon.domain.budget import BudgetState
 from aeon.domain.context import INPUTS, required
 from aeon.domain.llm import Completion, Message, Usage

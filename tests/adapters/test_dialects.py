@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from aeon.adapters.llm.dialects import DIALECTS, choose, detect, is_reasoning_model
 from aeon.adapters.llm.wire_schemas import revert, revert_text, to_wire
 from aeon.application.errors import ConfigurationError
-from aeon.application.executor import REASON_SCHEMA
-from aeon.application.validation import plan_schema
+from aeon.application.kernel.executor import REASON_SCHEMA
+from aeon.application.plans.validation import plan_schema
 from aeon.entrypoints.cli import app
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from aeon import testing
-from aeon.application.run import RunSettings
+from aeon.application.kernel.run import RunSettings
 from aeon.domain.llm import Completion, Usage
 
 from cli_harness import REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config

@@ -9,7 +9,7 @@ import httpx
 
 from aeon.adapters.llm.anthropic import AnthropicLLM
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-from aeon.application.prompts import evaluation, templates
+from aeon.application.llm.prompts import evaluation, templates
 from aeon.domain.llm import Message
 
 from harness import SUM_STEP, plan_json, run

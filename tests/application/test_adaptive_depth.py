@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aeon.application.adaptive_depth import allocate, complexity, decide, revision_reasons
-from aeon.application.result import RunStatus
+from aeon.application.judges.adaptive_depth import allocate, complexity, decide, revision_reasons
+from aeon.application.kernel.result import RunStatus
 from aeon.domain.evaluation import (
     ArtifactType,
     ConvergenceAssessment,

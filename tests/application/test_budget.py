@@ -12,7 +12,7 @@ from aeon import testing
 from aeon.adapters.tools import tool
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.run import RunSettings
+from aeon.application.kernel.run import RunSettings
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.tools import ToolResult, ToolSpec
 
@@ -185,7 +185,7 @@ def test_a_truncated_answer_still_spends_its_tokens_against_the_budget(tmp_path)
 
     from aeon import testing
     from aeon.application.errors import LLMTruncated
-    from aeon.application.run import RunSettings
+    from aeon.application.kernel.run import RunSettings
     from aeon.domain.llm import Usage
 
     cut_off = LLMTruncated(

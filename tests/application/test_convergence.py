@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.application.convergence import convergence_problems
 from aeon.application.errors import UnrecoverableOutput
-from aeon.application.evaluator import EVALUATION_SCHEMA, Evaluator
-from aeon.application.gateway import LLMGateway
-from aeon.application.prompts.evaluation import EVALUATE
-from aeon.application.run import RunSettings
-from aeon.application.supervisor import Supervisor
+from aeon.application.judges.convergence import convergence_problems
+from aeon.application.judges.evaluator import EVALUATION_SCHEMA, Evaluator
+from aeon.application.kernel.run import RunSettings
+from aeon.application.llm.gateway import LLMGateway
+from aeon.application.llm.prompts.evaluation import EVALUATE
+from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.history import step_results
 from aeon.domain.phases import Stage

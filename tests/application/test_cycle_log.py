@@ -13,7 +13,7 @@ from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.errors import EventLogUnavailable
-from aeon.application.orchestrator import RunSettings
+from aeon.application.kernel.orchestrator import RunSettings
 
 from harness import SUM_STEP, plan_json, run
 

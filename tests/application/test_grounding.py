@@ -1,6 +1,6 @@
 """Grounding: tool claims in a final answer must be backed by the tool-call log.
 
-Negated value claims are not hallucinations; the positive claim is (application/grounding.py).
+Negated value claims are not hallucinations; the positive claim is (application/judges/grounding.py).
 
 The log says the calculator returned 15. "The calculator returned 16" claims what it never produced; "the calculator
 did not return 16", "without using the calculator" and the like claim nothing the log could contradict.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from aeon.application.grounding import grounding_issues
+from aeon.application.judges.grounding import grounding_issues
 from aeon.domain.records import ToolCall
 
 from harness import SUM_STEP, plan_json, run
@@ -124,7 +124,7 @@ def test_each_message_appears_once_in_answer_order():
     ]
 
 
-# -- Negated value claims are not hallucinations; the positive claim is (application/grounding.py) ---------------------
+# -- Negated value claims are not hallucinations; the positive claim is (application/judges/grounding.py) -------
 
 
 CLAIMS_16 = "hallucination: answer claims calculator produced 16 but it produced 15"

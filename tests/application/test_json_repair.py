@@ -1,4 +1,4 @@
-"""Deterministic JSON repair (application/jsonfix.py) keeps every key and every string value byte for byte.
+"""Deterministic JSON repair (application/llm/jsonfix.py) keeps every key and every string value byte for byte.
 
 Damage a model commonly does — single quotes, trailing commas, Python literals, prose or a code fence around the
 object — is repaired without losing a key or changing a value; escaped quotes stay quotes and apostrophes survive.
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aeon.application.jsonfix import parse_json
+from aeon.application.llm.jsonfix import parse_json
 from aeon.entrypoints.render import result_document
 
 from harness import SUM_STEP, plan_json, run

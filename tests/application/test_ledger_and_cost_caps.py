@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aeon import testing
-from aeon.application.run import RunSettings
+from aeon.application.kernel.run import RunSettings
 from aeon.domain.ledger import ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Usage
 

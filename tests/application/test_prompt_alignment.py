@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.scripted import ScriptedRequest
-from aeon.application.prompts import PromptTemplate, evaluation, templates
+from aeon.application.llm.prompts import PromptTemplate, evaluation, templates
 
 from harness import SUM_STEP, document, plan_json, run
 from multipass import add_step, profile, refine, verdict

@@ -18,8 +18,13 @@ import pytest
 
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.refinement_gate import GLOBAL_LIMIT, PER_FRAGMENT_LIMIT, RefinementGate, follow_up_questions
-from aeon.application.result import RunStatus
+from aeon.application.judges.refinement_gate import (
+    GLOBAL_LIMIT,
+    PER_FRAGMENT_LIMIT,
+    RefinementGate,
+    follow_up_questions,
+)
+from aeon.application.kernel.result import RunStatus
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.history import ExecutionHistory
 from aeon.domain.plan import ClarityState, Plan, PlanStep, StepStatus

@@ -15,8 +15,8 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMRejected
+from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import REDACTED, Redactor
-from aeon.application.run import RunSettings
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import run_scope
 from aeon.entrypoints.secrets import run_secrets

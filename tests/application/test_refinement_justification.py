@@ -14,8 +14,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from aeon.application.refinement_gate import RefinementGate
-from aeon.application.refiner import Refiner
+from aeon.application.judges.refinement_gate import RefinementGate
+from aeon.application.judges.refiner import Refiner
 from aeon.domain.advisories import RefinementFailed, RefinementRejected
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan, apply_actions

@@ -12,7 +12,7 @@ import pytest
 
 import aeon.application
 from aeon.application.errors import OutputFault, OutputProblem, UnrecoverableOutput, missing_field
-from aeon.application.phase_runner import PhaseRunner
+from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.domain.phases import HALT, SUCCESSORS, Component, Halt, Phase, PhaseTransitionError, Stage, Transition
 from aeon.domain.plan import Plan, PlanStep
 from aeon.testing import new_run
@@ -116,7 +116,7 @@ def test_a_problem_keeps_its_kind_through_a_copy():
 
 
 # -- each stage and service receives what it uses ------------------------------------------------------------------
-STAGES = APPLICATION / "stages"
+STAGES = APPLICATION / "kernel" / "stages"
 
 
 def _stage_functions() -> list[Any]:
@@ -125,7 +125,7 @@ def _stage_functions() -> list[Any]:
 
     found = []
     for path in sorted(STAGES.glob("*.py")):
-        module = importlib.import_module(f"aeon.application.stages.{path.stem}")
+        module = importlib.import_module(f"aeon.application.kernel.stages.{path.stem}")
         found += [
             f for _, f in inspect.getmembers(module, inspect.iscoroutinefunction) if f.__module__ == module.__name__
         ]
@@ -135,7 +135,7 @@ def _stage_functions() -> list[Any]:
 def test_no_stage_takes_the_whole_service_bag():
     import typing
 
-    from aeon.application.wiring import RunServices
+    from aeon.application.kernel.wiring import RunServices
 
     functions = _stage_functions()
     assert len(functions) >= 7
@@ -147,7 +147,7 @@ def test_no_stage_takes_the_whole_service_bag():
 def test_a_stage_reads_every_collaborator_it_is_given(module, bundle):
     from dataclasses import fields
 
-    from aeon.application import wiring
+    from aeon.application.kernel import wiring
 
     tree = ast.parse((STAGES / f"{module}.py").read_text())
     read = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "services"}
@@ -157,8 +157,8 @@ def test_a_stage_reads_every_collaborator_it_is_given(module, bundle):
 def test_the_supervisor_gets_the_recorder_and_the_counters_not_the_run():
     import typing
 
-    from aeon.application.run import Run
-    from aeon.application.supervisor import Supervisor
+    from aeon.application.kernel.run import Run
+    from aeon.application.llm.supervisor import Supervisor
 
     assert Run not in typing.get_type_hints(Supervisor.__init__).values()
 
@@ -199,7 +199,7 @@ def test_the_test_double_run_enters_its_stage_with_the_stage_s_own_input_type():
 def test_the_loop_changes_the_run_state_only_through_its_named_records():
     """In the stages, the loop and the pass bookkeeping, no field of the state is assigned or appended to directly:
     each change is a RunState method named by what it records."""
-    paths = [*STAGES.glob("*.py"), APPLICATION / "orchestrator.py", APPLICATION / "passes.py"]
+    paths = [*STAGES.glob("*.py"), APPLICATION / "kernel" / "orchestrator.py", APPLICATION / "kernel" / "passes.py"]
 
     def on_state(node: ast.expr) -> bool:
         inner = node.value if isinstance(node, ast.Attribute) else None
@@ -230,10 +230,10 @@ def test_the_loop_changes_the_run_state_only_through_its_named_records():
 @pytest.mark.parametrize(
     ("phase", "result"),
     [
-        (Phase.A, "aeon.application.stages.plan:PlanReady"),
-        (Phase.B, "aeon.application.stages.check:PlanChecked"),
-        (Phase.C, "aeon.application.stages.work:PassWork"),
-        (Phase.D, "aeon.application.stages.decide:Decided"),
+        (Phase.A, "aeon.application.kernel.stages.plan:PlanReady"),
+        (Phase.B, "aeon.application.kernel.stages.check:PlanChecked"),
+        (Phase.C, "aeon.application.kernel.stages.work:PassWork"),
+        (Phase.D, "aeon.application.kernel.stages.decide:Decided"),
     ],
 )
 def test_a_phase_result_has_a_field_for_every_value_its_contracts_name(phase, result):

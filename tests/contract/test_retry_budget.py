@@ -1,4 +1,4 @@
-"""The retry budget (application/retry_budget.py) is what a run really spends: requests counted at the transport."""
+"""The retry budget (application/llm/retry_budget.py) is what a run really spends: requests counted at the transport."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.orchestrator import Orchestrator, RunSettings
-from aeon.application.result import RunResult
-from aeon.application.retry_budget import malformed_calls, unavailable_requests, worst_requests
+from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
+from aeon.application.kernel.result import RunResult
+from aeon.application.llm.retry_budget import malformed_calls, unavailable_requests, worst_requests
 from aeon.entrypoints.settings import LLMSettings
 
 from harness import FakeClock, ListLog, ListProgress

@@ -34,8 +34,8 @@ from aeon.adapters.llm.dialects import DIALECTS
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.refiner import Refiner
-from aeon.application.validation import structural_problems
+from aeon.application.judges.refiner import Refiner
+from aeon.application.plans.validation import structural_problems
 from aeon.domain.llm import Message
 
 from multipass import add_step
@@ -108,12 +108,12 @@ def test_every_schema_argument_is_enumerated() -> None:
 def test_the_enumeration_finds_every_prompt_kinds_schema() -> None:
     names = set(aeon_schemas())
     for expected in (
-        "aeon.application.validation.plan_schema()",
-        "aeon.application.validation.step_schema()",
-        "aeon.application.profiler.PROFILE_SCHEMA",
-        "aeon.application.evaluator.EVALUATION_SCHEMA",
-        "aeon.application.executor.REASON_SCHEMA",
-        "aeon.application.refiner.refinement_schema()",
+        "aeon.application.plans.validation.plan_schema()",
+        "aeon.application.plans.validation.step_schema()",
+        "aeon.application.llm.profiler.PROFILE_SCHEMA",
+        "aeon.application.judges.evaluator.EVALUATION_SCHEMA",
+        "aeon.application.kernel.executor.REASON_SCHEMA",
+        "aeon.application.judges.refiner.refinement_schema()",
         "tool calculator input_schema",
     ):
         assert expected in names

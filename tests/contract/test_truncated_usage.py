@@ -1,5 +1,5 @@
 """A truncated answer still costs tokens: both HTTP adapters carry the response's usage on LLMTruncated, and a run's
-budget counts it (application/gateway.py record_failed_call), so the token cap sees every token the provider billed.
+budget counts it (application/llm/gateway.py record_failed_call), so the token cap sees every token the provider billed.
 
 Response bodies come from `wire_rules`' builders, validated against the providers' published response schemas.
 """
@@ -20,8 +20,8 @@ from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMContextExceeded, LLMTruncated
-from aeon.application.orchestrator import Orchestrator, RunSettings
-from aeon.application.result import RunResult
+from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
+from aeon.application.kernel.result import RunResult
 from aeon.domain.llm import Message, Usage
 
 from harness import SUM_STEP, FakeClock, ListLog, ListProgress, Provider, plan_json

@@ -111,7 +111,7 @@ def test_a_usage_error_under_json_is_a_json_document_with_exit_2(tmp_path: Path)
 def test_an_internal_error_under_json_is_a_json_document_with_exit_4(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aeon.application.orchestrator import Orchestrator
+    from aeon.application.kernel.orchestrator import Orchestrator
 
     async def broken(self: Any, request: str, *, plan: Any = None) -> Any:
         raise RuntimeError("boom")

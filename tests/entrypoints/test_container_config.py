@@ -18,7 +18,7 @@ from aeon.adapters.eventlog.jsonl import REDACTED, JsonlEventLog
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError
-from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.container import BASE_CONFIG, build_container, load_settings
 from aeon.entrypoints.settings import Settings

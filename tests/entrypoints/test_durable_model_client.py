@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from aeon.entrypoints import durable_runner
 from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.durable import runner as durable_runner
 from aeon.entrypoints.settings import Settings
 
 from cli_harness import SUM_STEP, plan_json

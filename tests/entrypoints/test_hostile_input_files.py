@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aeon.application.errors import InputError
-from aeon.entrypoints.durable_batch import read_requests
+from aeon.entrypoints.durable.batch import read_requests
 
 from cli_harness import SUM_STEP, assert_exit, invoke, log_of, one_line, plan_json, scripted_config
 

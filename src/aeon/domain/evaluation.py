@@ -87,7 +87,7 @@ class SemanticValidationReport(msgspec.Struct, kw_only=True):
 
 
 class ConvergenceCriteria(msgspec.Struct, frozen=True, kw_only=True):
-    """Thresholds the convergence rules apply (application/convergence.py); configurable per run, with defaults."""
+    """Thresholds the convergence rules apply (application/judges/convergence.py); configurable per run."""
 
     min_completeness: float = 0.8
     min_coherence: float = 0.7

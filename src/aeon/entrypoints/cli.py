@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import io
 import json
-import signal
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -17,37 +16,23 @@ import typer
 
 from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
 from aeon.application.errors import InputError
-from aeon.application.plan_documents import plan_from_document, validate_document
-from aeon.application.redaction import Redactor
-from aeon.application.result import RunResult, RunStatus
+from aeon.application.kernel.result import RunResult
+from aeon.application.plans.plan_documents import plan_from_document, validate_document
 from aeon.entrypoints.container import Container, build_container, load_settings, preflight
-from aeon.entrypoints.durable_cli import register_durable_commands, run_durable
+from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
-    EXIT_ERROR,
-    EXIT_EXPIRED,
-    EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
-    EXIT_UNVERIFIED,
     JsonAwareCommand,
     fail,
     reported,
 )
 from aeon.entrypoints.history_report import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
-from aeon.entrypoints.render import counted, render_result, render_tools, result_document
+from aeon.entrypoints.render import SIGNAL_EXIT, counted, present, render_tools
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.stdout import guarded_stdout
-from aeon.entrypoints.terminal import json_safe, terminal_safe
-
-_EXIT = {
-    RunStatus.COMPLETED: EXIT_OK,
-    RunStatus.TTL_EXPIRED: EXIT_EXPIRED,
-    RunStatus.ERROR: EXIT_ERROR,
-    RunStatus.INTERRUPTED: EXIT_INTERRUPTED,
-    RunStatus.UNVERIFIED: EXIT_UNVERIFIED,
-}
-_SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
+from aeon.entrypoints.terminal import terminal_safe
 
 app = typer.Typer(
     help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
@@ -213,35 +198,6 @@ def run(
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
 
-def present(
-    result: RunResult,
-    *,
-    as_json: bool,
-    history: Path | None,
-    received: list[int] | None = None,
-    redactor: Redactor | None = None,
-) -> None:
-    """Write the history, print the result (or its JSON document) and exit with the status's code. The result is
-    redacted once more here (a run recorded by an older Aeon comes back from the record as it was written)."""
-    result = (redactor or redactor_for(None)).struct(result, RunResult)
-    if history is not None and result.history is not None:
-        try:
-            history.parent.mkdir(parents=True, exist_ok=True)
-            document = msgspec.json.format(msgspec.json.encode(result.history), indent=2).decode()
-            history.write_text(json_safe(document), encoding="utf-8")
-        except OSError as exc:
-            typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
-    if as_json:
-        sys.stdout.write(json_safe(msgspec.json.encode(result_document(result)).decode()) + "\n")
-    else:
-        render_result(result, sys.stdout)
-    if result.error is not None and not as_json:
-        typer.echo(f"aeon: {terminal_safe(result.error.message)}", err=True)
-    if result.status is RunStatus.INTERRUPTED and received:
-        raise typer.Exit(_SIGNAL_EXIT.get(signal.Signals(received[0]), EXIT_INTERRUPTED))
-    raise typer.Exit(_EXIT[result.status])
-
-
 async def _run(container: Container, request: str, plan: Any, received: list[int]) -> RunResult:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     orchestrator = container.orchestrator()
@@ -255,7 +211,7 @@ async def _run(container: Container, request: str, plan: Any, received: list[int
             task.cancel()
 
     handled = []
-    for signum in _SIGNAL_EXIT:
+    for signum in SIGNAL_EXIT:
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread, or Windows
             loop.add_signal_handler(signum, interrupt, signum)
             handled.append(signum)

@@ -23,7 +23,7 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
 from aeon.application.errors import ConfigurationError, InputError
-from aeon.application.orchestrator import Orchestrator, RunSettings
+from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     CheckpointPort,
     ClockPort,

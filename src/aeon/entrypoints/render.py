@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import json
+import signal
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
+import typer
 from rich.console import Console
 
-from aeon.application.result import RunResult, RunStatus
-from aeon.application.schemas import one_line
+from aeon.application.kernel.result import RunResult, RunStatus
+from aeon.application.llm.schemas import one_line
+from aeon.application.redaction import Redactor
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
-from aeon.entrypoints.terminal import terminal_safe
+from aeon.entrypoints.failures import (
+    EXIT_ERROR,
+    EXIT_EXPIRED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNVERIFIED,
+)
+from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 MARKS = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
 
@@ -157,3 +170,42 @@ def render_result(result: RunResult, out: TextIO) -> None:
         t = result.ttl_expiration
         line(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}", "yellow")
     # an error is reported once, by the CLI on stderr
+
+
+_EXIT = {
+    RunStatus.COMPLETED: EXIT_OK,
+    RunStatus.TTL_EXPIRED: EXIT_EXPIRED,
+    RunStatus.ERROR: EXIT_ERROR,
+    RunStatus.INTERRUPTED: EXIT_INTERRUPTED,
+    RunStatus.UNVERIFIED: EXIT_UNVERIFIED,
+}
+SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
+
+
+def present(
+    result: RunResult,
+    *,
+    as_json: bool,
+    history: Path | None,
+    received: list[int] | None = None,
+    redactor: Redactor | None = None,
+) -> None:
+    """Write the history, print the result (or its JSON document) and exit with the status's code. The result is
+    redacted once more here (a run recorded by an older Aeon comes back from the record as it was written)."""
+    result = (redactor or redactor_for(None)).struct(result, RunResult)
+    if history is not None and result.history is not None:
+        try:
+            history.parent.mkdir(parents=True, exist_ok=True)
+            document = msgspec.json.format(msgspec.json.encode(result.history), indent=2).decode()
+            history.write_text(json_safe(document), encoding="utf-8")
+        except OSError as exc:
+            typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
+    if as_json:
+        sys.stdout.write(json_safe(msgspec.json.encode(result_document(result)).decode()) + "\n")
+    else:
+        render_result(result, sys.stdout)
+    if result.error is not None and not as_json:
+        typer.echo(f"aeon: {terminal_safe(result.error.message)}", err=True)
+    if result.status is RunStatus.INTERRUPTED and received:
+        raise typer.Exit(SIGNAL_EXIT.get(signal.Signals(received[0]), EXIT_INTERRUPTED))
+    raise typer.Exit(_EXIT[result.status])

@@ -20,7 +20,7 @@ from pydantic import (
 from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ConfigurationError
-from aeon.application.validation import MAX_PLAN_STEPS
+from aeon.application.plans.validation import MAX_PLAN_STEPS
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
 # What `AEON_LLM_ADAPTER=openai|anthropic` means without a config file: the provider's own API and a current model.

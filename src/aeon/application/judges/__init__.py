@@ -1,0 +1,1 @@
+"""The judges of a pass: evaluation, convergence, grounding, refinement and the adaptive depth."""

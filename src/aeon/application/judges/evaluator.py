@@ -1,0 +1,103 @@
+"""Phase C2 in one LLM call: the semantic-validation issues and the convergence judgement asked together.
+
+The deterministic facts (unregistered tools, broken dependencies, failed or unverified steps, answer claims the tool
+log does not back) are found first and shown to the model as known problems; the answer then becomes the advisory
+SemanticValidationReport (semantic_validation.py's rules) and the ConvergenceAssessment (convergence.py's rules:
+facts only make the verdict stricter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+from aeon.application.judges.convergence import CONVERGENCE_SCHEMA, converge, convergence_problems
+from aeon.application.judges.grounding import grounding_issues
+from aeon.application.judges.semantic_validation import (
+    VALIDATION_SCHEMA,
+    deterministic_issues,
+    llm_issues,
+    render_plan,
+    validation_problems,
+)
+from aeon.application.llm.prompts.evaluation import EVALUATE
+from aeon.application.llm.supervisor import Supervisor
+from aeon.domain.answers import final_answer
+from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
+from aeon.domain.history import StepResult
+from aeon.domain.plan import Plan
+from aeon.domain.records import ToolCall
+from aeon.domain.tools import ToolSpec
+
+_JUDGEMENT = {k: v for k, v in CONVERGENCE_SCHEMA["properties"].items() if k != "issues"}
+# the judgement first, the issues last: a small model that has judged a task finished then lists no issues, where
+# one that starts with the issue list tends to copy the example's
+EVALUATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {**_JUDGEMENT, "issues": VALIDATION_SCHEMA["properties"]["issues"]},
+    "required": [*_JUDGEMENT, "issues"],
+}
+
+
+def evaluation_problems(obj: Any) -> list[str]:
+    """Why an answer is not a usable evaluation: its issue list, then its judgement; empty when usable."""
+    problems = validation_problems(obj)
+    if isinstance(obj, dict):
+        problems += convergence_problems({**obj, "issues": []})
+    return problems
+
+
+class Evaluator:
+    """One evaluation call per pass. Raises UnrecoverableOutput when the answer cannot be repaired, and whatever the
+    gateway raises (LLMError, BudgetExhausted)."""
+
+    def __init__(
+        self,
+        supervisor: Supervisor,
+        criteria: ConvergenceCriteria,
+        tools: Sequence[ToolSpec],
+        *,
+        new_id: Callable[[], str],
+    ) -> None:
+        self._supervisor = supervisor
+        self._criteria = criteria
+        self._tools = {t.name: t for t in tools}
+        self._tool_names: Collection[str] = frozenset(self._tools)
+        self._new_id = new_id
+
+    async def evaluate(
+        self,
+        *,
+        request: str,
+        profile_text: str,
+        plan: Plan,
+        results: Mapping[str, StepResult],
+        tool_calls: Sequence[ToolCall],
+    ) -> tuple[SemanticValidationReport, ConvergenceAssessment]:
+        answer = final_answer(plan, results)
+        grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
+        facts = deterministic_issues(plan, self._tools)
+        known = [f"- {g}" for g in grounding] + [f"- {f.severity.value} {f.type.value}: {f.description}" for f in facts]
+        values = {
+            "request": request,
+            "profile": profile_text or "(none)",
+            "plan": render_plan(plan, results),
+            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
+            "issues": "\n".join(known) or "(none)",
+        }
+        judged = await self._supervisor.ask_json(
+            "evaluate",
+            EVALUATE,
+            values,
+            schema=EVALUATION_SCHEMA,
+            target="evaluation",
+            validate=evaluation_problems,
+        )
+        kind = ArtifactType.CROSS_PHASE
+        issues = facts + llm_issues(judged["issues"], plan, facts, kind)
+        report = SemanticValidationReport.build(self._new_id(), kind, issues)
+        # the model's own issues that do not block convergence stay in the assessment's detected issues
+        limit = self._criteria.max_severity.rank
+        mine = [i.description for i in issues if i.source == "llm" and i.severity.rank <= limit]
+        assessment = converge(self._criteria, plan, report, grounding, {**judged, "issues": mine})
+        return report, assessment

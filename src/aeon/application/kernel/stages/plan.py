@@ -1,0 +1,92 @@
+"""Phase A: profile the task (re-profile it at a later pass boundary), allocate TTL within the cap, make the plan."""
+
+from __future__ import annotations
+
+import msgspec
+
+from aeon.application.judges.adaptive_depth import allocate
+from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.kernel.wiring import Planning
+from aeon.application.llm.profiler import static_profile
+from aeon.domain.advisories import ProfileClamped
+from aeon.domain.context import ProfileAndPlanInput
+from aeon.domain.phases import Component, Stage, Transition
+from aeon.domain.plan import Plan
+from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
+from aeon.domain.run_state import RunState
+
+
+class PlanReady(msgspec.Struct, kw_only=True):
+    """Phase A's result; its fields named as the A->B and D->A/B contracts name them."""
+
+    task_profile: TaskProfile
+    depth: AdaptiveDepthConfiguration
+    initial_plan: Plan
+    ttl_remaining: int | None  # None when none is left: the contract asks for TTL > 0
+    next_pass_state: RunState
+
+    @property
+    def next(self) -> Stage:
+        return Stage.VALIDATE_PLAN
+
+
+async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
+    state, settings = run.state, services.settings
+    run.enter(ProfileAndPlanInput())
+    fixed = _fixed_depth(settings, given is not None or state.plan_given)
+    if fixed is None:
+        profile = await _profile(run, services)
+        depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
+    else:  # nothing for a profile to decide: no profiling call
+        profile, depth = static_profile(), fixed
+    state.profiled(profile, depth)
+    run.meter.allocate(depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
+    run.record.depth("ttl_allocated", depth)
+    run.enter(ProfileAndPlanInput(task_profile=profile))
+    if state.plan is None:  # a re-profiling pass keeps the plan it refines
+        ask = services.planner.plan
+        if given is None:
+            given = await services.runner.step(Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request))
+        state.planned(given)
+    plan = run.plan
+    run.record.plan_made(plan)
+    run.record.cycle(step_number=0, step_id=None, plan=plan, label=run.label)
+    ttl = state.budget.ttl_remaining
+    return PlanReady(
+        task_profile=profile,
+        depth=depth,
+        initial_plan=plan,
+        ttl_remaining=ttl if ttl > 0 else None,
+        next_pass_state=state,
+    )
+
+
+async def _profile(run: Run, services: Planning) -> TaskProfile:
+    state, infer = run.state, services.profiler.infer
+    previous, version, notes = state.profile, len(state.profiles) + 1, "; ".join(state.revise) or "nothing yet"
+    profile, clamp = await services.runner.step(
+        Transition.A_TO_B,
+        Component.PROFILER,
+        lambda: infer(state.request, version=version, previous=previous, notes=notes),
+    )
+    if clamp:
+        run.record.event("profile_clamped", note=clamp, profile_version=version)
+        state.advise(ProfileClamped(pass_number=state.pass_number, reason=clamp))
+    return profile
+
+
+def _fixed_depth(settings: RunSettings, plan_given: bool) -> AdaptiveDepthConfiguration | None:
+    """The depth when a profile would decide nothing (evaluation off, or a fixed TTL with a given plan), else None."""
+    if settings.evaluate and not (settings.ttl_given and plan_given):
+        return None
+    reason = (
+        "evaluation is off (run.evaluate: false): one pass, TTL as configured"
+        if not settings.evaluate
+        else "TTL given (--ttl) and plan given (--plan): no profiling call, TTL as given"
+    )
+    return AdaptiveDepthConfiguration(
+        detected_complexity="very_low",
+        allocated_ttl=settings.ttl,
+        reasoning_mode=ReasoningMode.SHALLOW,
+        adjustment_reason=reason,
+    )

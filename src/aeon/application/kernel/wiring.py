@@ -1,0 +1,99 @@
+"""The per-run services, built in one place from the ports and the run, and handed to each stage as the few it
+uses: phase A the profiler and planner, B the tool resolver, C the executor, evaluator, refiner and refinement
+gate; every stage the phase runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aeon.application.judges.evaluator import Evaluator
+from aeon.application.judges.refinement_gate import RefinementGate
+from aeon.application.judges.refiner import Refiner
+from aeon.application.kernel.executor import Executor
+from aeon.application.kernel.phase_runner import PhaseRunner
+from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.llm.gateway import LLMGateway
+from aeon.application.llm.planner import Planner
+from aeon.application.llm.profiler import Profiler
+from aeon.application.llm.prompts import templates
+from aeon.application.llm.supervisor import Supervisor, describe_tools
+from aeon.application.plans.validation import ToolResolver
+from aeon.application.ports import LLMPort, MemoryPort, ToolPort
+from aeon.domain.tools import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Planning:
+    """Phase A: profile the task, allocate its depth, make the plan."""
+
+    runner: PhaseRunner
+    profiler: Profiler
+    planner: Planner
+    settings: RunSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Checking:
+    """Phase B: check the plan's fragments and flag its tool problems."""
+
+    runner: PhaseRunner
+    resolver: ToolResolver
+
+
+@dataclass(frozen=True, slots=True)
+class Working:
+    """Phase C: execute (C1), evaluate (C2), refine (C3)."""
+
+    runner: PhaseRunner
+    executor: Executor
+    evaluator: Evaluator
+    refiner: Refiner
+    gate: RefinementGate
+    settings: RunSettings
+
+
+@dataclass(frozen=True, slots=True)
+class RunServices:
+    specs: list[ToolSpec]
+    runner: PhaseRunner
+    planning: Planning
+    checking: Checking
+    working: Working
+
+
+def wire(
+    run: Run,
+    *,
+    llm: LLMPort,
+    tools: ToolPort,
+    memory: MemoryPort,
+    settings: RunSettings,
+    new_id: Callable[[], str],
+) -> RunServices:
+    specs = tools.list()
+    preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
+    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
+    supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
+    resolver = ToolResolver(tools.get)
+    runner = PhaseRunner(run)
+    executor = Executor(tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run)
+    return RunServices(
+        specs=specs,
+        runner=runner,
+        planning=Planning(
+            runner=runner,
+            profiler=Profiler(supervisor),
+            planner=Planner(supervisor, specs, max_steps=settings.max_plan_steps),
+            settings=settings,
+        ),
+        checking=Checking(runner=runner, resolver=resolver),
+        working=Working(
+            runner=runner,
+            executor=executor,
+            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
+            refiner=Refiner(supervisor, specs),
+            gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
+            settings=settings,
+        ),
+    )

@@ -1,0 +1,178 @@
+"""The one door to the LLM: budget checks before and after every call, usage accounting and call logging."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
+from aeon.application.kernel.accounting import CallAccounts
+from aeon.application.kernel.run import Run
+from aeon.application.ports import LLMPort
+from aeon.domain.budget import CapHit
+from aeon.domain.ledger import CallEntry, ModelPrice
+from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.progress import LLMCallEnded, LLMCallStarted, LLMRetryRound
+
+# Before the phase contract's one extra round after an unavailable provider: the provider's own Retry-After (up to a
+# minute), else the longest backoff of the HTTP retry policy.
+PHASE_RETRY_WAIT = 8.0
+MAX_PHASE_RETRY_WAIT = 60.0
+
+
+def _both_rounds(first: LLMUnavailable, second: LLMUnavailable, pause: float) -> LLMUnavailable:
+    """One error for both rounds: every attempt, every wait, the last cause."""
+    attempts = first.attempts + second.attempts
+    waits = (*first.waits, *second.waits)
+    within = f"waited {', '.join(f'{w:.1f} s' for w in waits)} within rounds, " if waits else "waited "
+    return LLMUnavailable(
+        f"provider unavailable after {attempts} attempts in 2 rounds ({second.cause}; {within}{pause:.1f} s between)",
+        status=second.status,
+        attempts=attempts,
+        cause=second.cause,
+        waits=waits,
+        retry_after=second.retry_after,
+    )
+
+
+class LLMGateway:
+    """Wraps an LLMPort for one run: every call is context-checked, counted against the budget, bounded by the run's
+    remaining time and written to the event log; an unavailable provider gets one more round after a pause."""
+
+    def __init__(
+        self,
+        llm: LLMPort,
+        run: Run,
+        *,
+        max_tokens: int | None = None,
+        preamble: str = "",
+        prices: Mapping[str, ModelPrice] | None = None,
+    ) -> None:
+        self._llm = llm
+        self._run = run
+        self._max_tokens = max_tokens
+        self._hit: CapHit | None = None
+        self._accounts = CallAccounts(run, llm.describe(), max_tokens=max_tokens, prices=prices or {})
+        # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
+        # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
+        self._preamble = [Message(role="system", content=run.redactor.text(preamble))] if preamble else []
+
+    async def _call(
+        self,
+        purpose: str,
+        sent: Sequence[Message],
+        schema: Mapping[str, Any] | None,
+        schema_name: str,
+        stop: Sequence[str],
+        t0: float,
+    ) -> Completion:
+        """One call through the port, ended by run.max_seconds wherever its time goes (answer, retries, waits)."""
+        run = self._run
+        try:
+            async with asyncio.timeout(run.remaining_seconds()):
+                return await self._llm.complete(
+                    sent, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens, stop=stop
+                )
+        except TimeoutError:
+            self._spend(purpose, None, t0, error="timeout")
+            raise run.out_of_time(f"during the LLM call for {purpose}") from None
+
+    async def _pause(self, purpose: str, exc: LLMUnavailable) -> float:
+        run = self._run
+        wait = min(exc.retry_after, MAX_PHASE_RETRY_WAIT) if exc.retry_after else PHASE_RETRY_WAIT
+        run.record.event("phase_retry", purpose=purpose, reason=exc.code, phase=run.stage.value, wait_seconds=wait)
+        run.record.notify(LLMRetryRound(purpose=purpose, attempts=exc.attempts, cause=exc.cause, wait_seconds=wait))
+        try:
+            async with asyncio.timeout(run.remaining_seconds()):
+                await run.clock.sleep(wait)
+        except TimeoutError:
+            raise run.out_of_time(f"while waiting to call the provider again for {purpose}") from None
+        return wait
+
+    def _spend(
+        self, purpose: str, usage: Usage | None, t0: float, *, model: str | None = None, error: str | None = None
+    ) -> CallEntry:
+        """Count a call, failed or not, in the ledger and against the caps (a cap it overspent ends the phase once
+        its record is written: `_overspent`)."""
+        run = self._run
+        now = run.clock.monotonic()
+        entry = self._accounts.entry(purpose, usage, max(now - t0, 0.0), model=model, error=error)
+        run.state.usage.add(entry)
+        self._hit = run.meter.spend(usage, now)
+        run.state.counters.llm_calls = run.state.budget.llm_calls
+        return entry
+
+    def _overspent(self) -> None:
+        if self._hit is not None:
+            raise BudgetExhausted.mid_phase(self._hit, "exceeded after an LLM call")
+
+    async def complete(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        schema_name: str = "answer",
+        stop: Sequence[str] = (),
+    ) -> Completion:
+        run = self._run
+        run.guard.check()
+        sent = [*self._preamble, *self._redacted(messages)]
+        first: LLMUnavailable | None = None
+        pause = 0.0
+        for attempt in (1, 2):
+            try:
+                return await self._attempt(purpose, sent, schema, schema_name, stop, attempt)
+            except LLMUnavailable as exc:
+                if first is not None:
+                    raise _both_rounds(first, exc, pause) from exc
+                # The phase contract classifies an unavailable provider as retryable: one more round,
+                # after a pause, so that a rate-limited provider is not hit again at once.
+                first = exc
+                pause = await self._pause(purpose, exc)
+        raise AssertionError("unreachable")
+
+    def _redacted(self, messages: Sequence[Message]) -> list[Message]:
+        """What the prompts hold (step results, tool outputs, errors, earlier answers) with every secret blanked:
+        the provider is an exit too."""
+        text = self._run.redactor.text
+        return [m if (t := text(m.content)) == m.content else Message(role=m.role, content=t) for m in messages]
+
+    async def _attempt(
+        self,
+        purpose: str,
+        sent: Sequence[Message],
+        schema: Mapping[str, Any] | None,
+        schema_name: str,
+        stop: Sequence[str],
+        attempt: int,
+    ) -> Completion:
+        """One request: caps checked against its worst case first (not sent when it could cross one), then sent,
+        logged, traced and counted."""
+        run, accounts = self._run, self._accounts
+        run.check_caps(f"before LLM call for {purpose}")
+        accounts.check(purpose, sent)
+        run.record.notify(LLMCallStarted(purpose=purpose, phase=run.label, step_id=run.current_step))
+        with run.tracer.span(accounts.span_name(), accounts.request_attributes(sent)) as span:
+            t0 = run.clock.monotonic()
+            try:
+                completion = await self._call(purpose, sent, schema, schema_name, stop, t0)
+            except LLMError as exc:
+                span.fail(exc.code)
+                # a failed request was still sent; a cut-off answer's tokens count too
+                usage = exc.usage if isinstance(exc, LLMTruncated) else None
+                self._spend(purpose, usage, t0, error=exc.code)
+                info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
+                run.record.event("llm_error", purpose=purpose, **info)
+                raise
+            accounts.traced(span, completion)
+        entry = self._spend(purpose, completion.usage, t0, model=completion.model)
+        run.record.llm_call(completion, entry, run.label)
+        for warning in completion.warnings:  # a parameter the provider refused, dropped for the rest of the run
+            run.record.warn(warning)
+        tokens, seconds = completion.usage.completion_tokens, entry.seconds
+        rate = tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
+        run.record.notify(LLMCallEnded(purpose=purpose, completion_tokens=tokens, tokens_per_s=rate))
+        self._overspent()
+        return completion

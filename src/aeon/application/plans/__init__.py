@@ -1,0 +1,1 @@
+"""Plans as documents: structural and tool checks, hand-written plan files."""

@@ -1,0 +1,335 @@
+"""The durable commands — `aeon runs`, `resume`, `replay`, `batch`, `worker` — and `aeon run --durable`.
+
+DBOS is imported only when one of them runs, so the other commands start as fast as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import msgspec
+import typer
+
+from aeon.application.kernel.result import RunResult
+from aeon.application.ports import ProgressPort
+from aeon.domain.plan import Plan
+from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.terminal import json_safe, terminal_safe
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config", "-c", help="YAML config (for the system database: durable.database_url).", show_default=False
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _say(message: str) -> None:
+    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
+
+
+def run_durable(
+    settings: Settings,
+    config: Path | None,
+    overrides: dict[str, Any],
+    request: str,
+    plan: Plan | None,
+    *,
+    progress: ProgressPort | None,
+) -> RunResult:
+    """`aeon run --durable`: the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM, SIGKILL)
+    leaves it on the record, where `aeon resume RUN_ID` finishes it."""
+    from aeon.entrypoints.durable import ops as ops
+
+    encoded = msgspec.json.encode(plan).decode() if plan is not None else None
+    spec = ops.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
+    with (
+        ops.engine_for(settings, "run"),
+        stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
+    ):
+        _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
+        outcome = ops.start(spec, progress)
+    assert outcome.result is not None
+    return outcome.result
+
+
+@contextmanager
+def stoppable(what_stays: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM while runs execute in this process: say `what_stays` and stop as a crash would."""
+    received: list[int] = []
+
+    def stop(signum: int, _: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except KeyboardInterrupt:
+        _say(f"stopped: {what_stays}")
+        _leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _leave_pending(code: int) -> NoReturn:
+    """Stop the process now, as a crash would, leaving the run pending on the record for `aeon resume`.
+
+    Shutting DBOS down instead would cancel the run, and DBOS records a cancelled run started from this thread as
+    failed (not resumable); ending it the kernel's way would write it off as interrupted. The exit hooks still run
+    (a local model's server is stopped); the log and the recorded steps are already on disk.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def _settings(config: Path | None) -> Settings:
+    return load_settings(config)
+
+
+def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
+    """List recorded durable runs, newest first: id, request, status, passes, LLM calls, tokens, start, duration.
+
+    Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
+    ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
+    resume ID); queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
+    """
+    with reported(as_json=as_json, debug=debug):
+        from aeon.entrypoints.durable import ops as ops
+
+        settings = _settings(config)
+        with ops.engine_for(settings, "runs") as engine:
+            rows = [redactor_for(settings).struct(row, ops.RunRow) for row in ops.list_runs(engine)]
+    if as_json:
+        typer.echo(json_safe(msgspec.json.encode(rows).decode()))
+        return
+    if not rows:
+        typer.echo("no durable runs recorded yet (aeon run --durable …)")
+        return
+    for r in rows:
+        took = f"{r.duration:.1f}s" if r.duration is not None else "-"
+        origin = f" (replay of {r.replay_of})" if r.replay_of else ""
+        typer.echo(
+            f"{r.id}  {r.status:<11} {r.passes} passes · {r.calls} calls · {r.tokens} tokens · "
+            f"started {r.started[:19]} · {took}  {r.request[:60]!r}{origin}"
+        )
+
+
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The id of an interrupted durable run (aeon runs lists them).")],
+    config: ConfigOpt = None,
+    rerun_unsafe: Annotated[
+        bool,
+        typer.Option("--rerun-unsafe", help="Run again a non-idempotent tool call that a crash cut off."),
+    ] = False,
+    mark_done: Annotated[
+        bool,
+        typer.Option(
+            "--mark-done", help="The cut-off call did have its effect: take --output as its result, never run it."
+        ),
+    ] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", help="With --mark-done: what the tool returned, as JSON.")
+    ] = None,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", help="With --mark-done: a file holding that JSON.")
+    ] = None,
+    as_json: JsonOpt = False,
+    history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Finish an interrupted durable run: recorded LLM and tool calls are not made again; the log goes on.
+
+    Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight: check its
+    effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
+    """
+    with reported(as_json=as_json, debug=debug):
+        from aeon.entrypoints.durable import ops as ops
+
+        given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
+        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
+        settings = _settings(config)
+        with ops.engine_for(settings, "resume") as engine, stoppable(stays):
+            outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
+    _present(outcome, as_json=as_json, history=history, settings=settings)
+
+
+def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
+    """The operator's output for `--mark-done` (a durable_ops.Given), or None; InputError for a bad combination."""
+    from aeon.application.errors import InputError
+    from aeon.entrypoints.durable.ops import Given
+
+    if not mark_done:
+        if output is not None or output_file is not None:
+            raise InputError("--output and --output-file go with --mark-done")
+        return None
+    if rerun_unsafe:
+        raise InputError("--mark-done and --rerun-unsafe are the two answers to one question: give one")
+    if (output is None) == (output_file is None):
+        raise InputError("--mark-done needs the tool's output: --output JSON or --output-file FILE (one of them)")
+    where, text = "--output", output
+    if output_file is not None:
+        where = str(output_file)
+        try:
+            text = output_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read {output_file}: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        return Given(output=json.loads(text or ""))
+    except RecursionError as exc:
+        raise InputError(f"{where} is nested too deeply to read as JSON") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); a text is quoted: '\"done\"'"
+        ) from exc
+
+
+def _present(outcome: Any, *, as_json: bool, history: Path | None, settings: Settings) -> None:
+    from aeon.entrypoints.render import present
+
+    if outcome.stopped is not None:
+        stop = outcome.stopped
+        raise fail(stop.message, EXIT_ERROR, code=stop.code, as_json=as_json)
+    present(outcome.result, as_json=as_json, history=history, redactor=redactor_for(settings))
+
+
+def replay(
+    run_id: Annotated[str, typer.Argument(help="The durable run to fork.")],
+    from_pass: Annotated[int, typer.Option("--from-pass", help="The pass to go on from (1 = from the start).")],
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", "-c", help="The config from that pass on (default: the run's own).", show_default=False
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+    history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
+    and from pass N on the model and config of --config answer. Both runs stay listed by aeon runs."""
+    with reported(as_json=as_json, debug=debug):
+        from aeon.entrypoints.durable import ops as ops
+
+        settings = _settings(config)
+        with ops.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
+            outcome = ops.replay(engine, run_id, from_pass, config)
+            assert outcome.result is not None
+            _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
+    _present(outcome, as_json=as_json, history=history, settings=settings)
+
+
+def batch(
+    file: Annotated[Path, typer.Argument(help='A JSONL file: one {"request": "..."} per line.')],
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="YAML config for every run.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Most runs at once, all workers.")] = 4,
+    rate: Annotated[float | None, typer.Option("--rate", min=0.1, help="Most runs started per minute.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Results, one per line (default FILE.results.jsonl).")
+    ] = None,
+    serve: Annotated[
+        bool, typer.Option("--serve/--no-serve", help="Run requests in this process too (else only aeon worker).")
+    ] = True,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Run every line again as new runs, though this file ran before.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout (runs, reused, …).")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Queue one durable run per line and wait for all; progress on stderr (done, running, failed, tokens, ETA).
+
+    Killed and started again with the same file, it goes on where it stopped: finished runs are not run again (their
+    results are reused, and it says so); --fresh runs the file again. Exit 0 when every run finished without error,
+    4 otherwise (the results say which).
+    """
+    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
+    from aeon.entrypoints.durable import batch as b
+    from aeon.entrypoints.durable import ops as ops
+
+    with reported(as_json=as_json, debug=debug):
+        settings = load_settings(config)
+        requests = b.read_requests(file)
+        bid = b.batch_id(file, requests)
+        target = out or file.with_name(file.stem + ".results.jsonl")
+        listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
+        limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
+        name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
+        again = "again without --fresh" if fresh else "the same command again"
+        stays = f"batch {name} is on the record; start {again} to go on"
+        with (
+            ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve) as engine,
+            stoppable(stays),
+        ):
+            log_path = settings.log.path
+            ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
+            _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
+            if reused:
+                _say(
+                    f"batch {name}: {reused} of {len(ids)} runs already finished when this file ran before: their "
+                    f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
+                )
+            if going_on:
+                _say(f"batch {name}: {going_on} runs started before go on where they stopped")
+            tally = b.Tally(engine, ids)
+            b.watch(tally, sys.stderr)
+            b.write_results(tally, target)
+        _say(f"{len(ids)} results in {target}")
+    if as_json:
+        summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
+        typer.echo(json.dumps(summary))
+    raise typer.Exit(EXIT_OK if not tally.failed else EXIT_ERROR)
+
+
+def worker(
+    config: ConfigOpt = None,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="This worker's stable name: started again, it takes its cut-off runs back."),
+    ] = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve the batch queue from this process (or host) until Ctrl-C or SIGTERM. It keeps a lease in the system
+    database and takes over the runs of a batch or worker process unheard for durable.recover_after_seconds."""
+    import socket
+
+    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
+    from aeon.entrypoints.durable import ops as ops
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    with reported(debug=debug):
+        settings = _settings(config)
+        serving = {BATCH_QUEUE: QueueLimits()}
+        host = name or socket.gethostname()
+        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True) as engine:
+            _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
+            stop.wait()
+            # runs under way stay pending: this worker started again under its name takes them back at once, any
+            # other live worker once its lease has expired
+            _say("worker stopped")
+            _leave_pending(EXIT_OK)
+
+
+def register_durable_commands(app: typer.Typer) -> None:
+    app.command(cls=JsonAwareCommand)(runs)
+    app.command(cls=JsonAwareCommand)(resume)
+    app.command(cls=JsonAwareCommand)(replay)
+    app.command()(batch)
+    app.command()(worker)

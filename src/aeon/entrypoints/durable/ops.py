@@ -1,0 +1,264 @@
+"""The durable use cases behind the CLI: start, resume and replay a run, list runs. One engine per command."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from dbos import DBOS, SetWorkflowID
+
+from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
+from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe
+from aeon.application.errors import InputError
+from aeon.application.ports import ProgressPort
+from aeon.domain.run_state import RunState
+from aeon.entrypoints.durable.runner import (
+    MARK_DONE_SUFFIX,
+    MARK_DONE_TOPIC,
+    RERUN_SUFFIX,
+    RUN_WORKFLOW,
+    Live,
+    Outcome,
+    RunSpec,
+    Stopped,
+    checkpoint_at,
+    recorded_input,
+    run_workflow,
+    what_next,
+)
+from aeon.entrypoints.settings import Settings
+
+_RESUMABLE = ("PENDING", "ENQUEUED", "CANCELLED")
+
+
+def system_database(settings: Settings) -> str:
+    return database_url(settings.durable.database_url, Path.cwd())
+
+
+def executor_name(kind: str, name: str | None = None) -> str:
+    """A one-off command gets a fresh executor id (it recovers nothing at launch); a batch or worker a stable one."""
+    return f"{kind}-{name}" if name else f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def running_here(executor_id: str) -> int | None:
+    """The pid of the live process on this host that a one-off command's executor id names, else None."""
+    head, _, rest = executor_id.partition("-")
+    host_pid, _, _ = rest.rpartition("-")
+    host, _, pid = host_pid.rpartition("-")
+    if head not in ("run", "resume", "replay") or host != socket.gethostname() or not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, someone else's
+        return int(pid)
+    return int(pid)
+
+
+def engine_for(
+    settings: Settings,
+    kind: str,
+    *,
+    name: str | None = None,
+    listen: tuple[str, ...] = (),
+    queues: dict[str, QueueLimits] | None = None,
+    lease: bool = False,
+) -> DurableEngine:
+    """This process's engine on the configured system database (`with engine_for(...) as engine:`). `lease`: it
+    serves the batch queue, so it keeps a lease and takes over the runs of serving processes that died."""
+    engine = DurableEngine(
+        system_database(settings),
+        executor_id=executor_name(kind, name),
+        listen=listen,
+        queues=queues,
+        grace=settings.durable.recover_after_seconds if lease else None,
+    )
+    Live.engine = engine
+    return engine
+
+
+def spec_for(
+    request: str, config: Path | None, overrides: dict[str, Any], *, log_path: Path | None, plan: str | None
+) -> RunSpec:
+    """A run's recorded input: paths made absolute, so any process in any folder can execute it."""
+    fixed = dict(overrides)
+    if log_path is not None:
+        fixed["log.path"] = str(log_path.resolve())
+    return RunSpec(
+        run_id=str(uuid.uuid4()),
+        request=request,
+        started_at=datetime.now(UTC).isoformat(),
+        config=str(config.resolve()) if config is not None else None,
+        overrides=fixed,
+        plan=plan,
+    )
+
+
+def start(spec: RunSpec, progress: ProgressPort | None = None) -> Outcome:
+    """Run `spec` as a workflow in this process and wait for its outcome (the engine must be open)."""
+    if progress is not None:
+        Live.progress[spec.run_id] = progress
+    with SetWorkflowID(spec.run_id):
+        handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
+    return decode_outcome(handle.get_result())
+
+
+def decode_outcome(text: Any) -> Outcome:
+    return msgspec.json.decode(str(text), type=Outcome)
+
+
+class Given(msgspec.Struct, frozen=True):
+    """The output an operator gives for a cut-off tool call they found had its effect (`--mark-done`)."""
+
+    output: Any
+
+
+def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Given | None = None) -> Outcome:
+    """Go on with an interrupted run: the recorded steps are taken from the record, the rest executed here.
+
+    A non-idempotent tool call in flight at the crash stops it (Outcome.stopped) unless `rerun_unsafe` or `given`;
+    then the run goes on as a DBOS fork (`RUN_ID.rerun-unsafe`, `RUN_ID.mark-done`) that reuses every other record
+    and re-runs that tool call, or records `given` as its output without running it."""
+    status = _status(engine, run_id)
+    forks = [run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]
+    fork = engine.client.list_workflows(workflow_ids=forks, load_input=False, load_output=False)
+    if fork:  # it went on as a fork --rerun-unsafe or --mark-done made: resume that one
+        return resume(engine, fork[0].workflow_id, rerun_unsafe=rerun_unsafe)
+    if status.status == "SUCCESS":
+        outcome = decode_outcome(status.output)
+        if outcome.stopped is None or not (rerun_unsafe or given is not None):
+            return outcome
+        return _fork_at_unsafe(engine, run_id, given)
+    if status.status not in _RESUMABLE:
+        raise InputError(f"run {run_id} cannot be resumed: it ended with status {status.status} ({status.error})")
+    if status.status == "PENDING" and (pid := running_here(status.executor_id or "")) is not None:
+        raise InputError(f"run {run_id} is still running in process {pid} on this host; resume it once that stops")
+    found = in_flight_unsafe(engine.step_names(run_id))
+    if found is not None:
+        if not (rerun_unsafe or given is not None):
+            tool, key = found
+            message = (
+                f"tool {tool!r} ({key}) was running when the run stopped and is not idempotent: it may already have "
+                f"had its effect. {what_next(run_id)}"
+            )
+            return Outcome(stopped=Stopped(code=UNSAFE_CODE, message=message, tool=tool, key=key))
+        engine.client.cancel_workflow(run_id)  # nobody recovers the original: the fork goes on in its place
+        return _fork_at_unsafe(engine, run_id, given)
+    if given is not None:
+        raise InputError(f"run {run_id} has no tool call cut off in flight to mark done (aeon resume {run_id})")
+    engine.queue(engine.own_queue)  # a queue only this process serves: the run goes on here
+    handle = DBOS.resume_workflow(run_id, queue_name=engine.own_queue)
+    return decode_outcome(handle.get_result())
+
+
+def _fork_at_unsafe(engine: DurableEngine, run_id: str, given: Given | None) -> Outcome:
+    """Fork the run right after the start of its cut-off tool call: every step before is reused; that call runs
+    again, or (`given`) takes the operator's output, sent to the fork as a message it waits for."""
+    steps = engine.client.list_workflow_steps(run_id, load_output=False)
+    found = in_flight_unsafe([s["function_name"] for s in steps])
+    assert found is not None, "only a run stopped by an unsafe tool call is forked to finish it"
+    tool, key = found
+    marker = next(s["function_id"] for s in steps if s["function_name"] == f"tool-start {key} {tool}")
+    start_step = marker + 1  # the fork reuses every step before this one and executes the rest
+    fork_id = run_id + (MARK_DONE_SUFFIX if given is not None else RERUN_SUFFIX)
+    with SetWorkflowID(fork_id):
+        handle = DBOS.fork_workflow(run_id, start_step)
+    if given is not None:
+        DBOS.send(fork_id, {"tool": tool, "key": key, "output": given.output}, MARK_DONE_TOPIC)
+    return decode_outcome(handle.get_result())
+
+
+def _status(engine: DurableEngine, run_id: str) -> Any:
+    found = engine.client.list_workflows(workflow_ids=[run_id], name=RUN_WORKFLOW)
+    if not found:
+        raise InputError(f"unknown run id {run_id!r} (aeon runs lists the recorded runs)")
+    return found[0]
+
+
+def replay(
+    engine: DurableEngine, source_id: str, from_pass: int, config: Path | None, progress: ProgressPort | None = None
+) -> Outcome:
+    """A new run forked from run `source_id` at the start of pass `from_pass`: what came before is the record's
+    (no call before that pass is made again); from that pass on, `config` (default: the source's) answers."""
+    if from_pass < 1:
+        raise InputError(f"--from-pass must be 1 or more, got {from_pass}")
+    status = _status(engine, source_id)
+    source = msgspec.json.decode(status.input["args"][0], type=RunSpec)
+    checkpoint_at(source_id, from_pass)  # an unknown pass is an input error before anything starts
+    spec = msgspec.structs.replace(
+        source,
+        run_id=str(uuid.uuid4()),
+        started_at=datetime.now(UTC).isoformat(),
+        config=str(config.resolve()) if config is not None else source.config,
+        source=source_id,
+        from_pass=from_pass,
+    )
+    return start(spec, progress)
+
+
+class RunRow(msgspec.Struct, kw_only=True):
+    """One line of `aeon runs`."""
+
+    id: str
+    request: str
+    status: str
+    passes: int
+    calls: int
+    tokens: int
+    started: str
+    duration: float | None
+    replay_of: str | None = None
+
+
+def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
+    """The most recent runs, newest first. An unfinished run shows what its last checkpoint recorded."""
+    rows = []
+    for w in engine.client.list_workflows(name=RUN_WORKFLOW, sort_desc=True, limit=limit):
+        spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
+        row = RunRow(
+            id=w.workflow_id,
+            request=spec.request if spec else "",
+            status=w.status.lower(),
+            passes=0,
+            calls=0,
+            tokens=0,
+            started=spec.started_at if spec else "",
+            duration=None,
+            replay_of=spec.source if spec else None,
+        )
+        if w.status == "SUCCESS":
+            _finished(row, decode_outcome(w.output))
+        else:
+            _so_far(row, engine, w.workflow_id)
+            row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
+        rows.append(row)
+    return rows
+
+
+def _finished(row: RunRow, outcome: Outcome) -> None:
+    if outcome.stopped is not None:
+        row.status = "stopped"
+        return
+    result = outcome.result
+    assert result is not None
+    row.status, row.passes, row.calls = result.status.value, result.passes, result.budget.llm_calls
+    row.tokens = result.budget.prompt_tokens + result.budget.completion_tokens
+    if result.history is not None:  # the execution that finished it (a resumed run: the resumed part)
+        row.duration = round(result.history.overall_statistics.total_time_seconds, 3)
+
+
+def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
+    steps = engine.steps(run_id)
+    names = checkpoint_passes([s["function_name"] for s in steps])
+    checkpoints = [s for s in steps if s["function_name"] in names]
+    if not checkpoints or checkpoints[-1]["output"] is None:
+        return
+    state = RunState.decode(str(checkpoints[-1]["output"][0]).encode())
+    row.passes, row.calls = state.pass_number, state.budget.llm_calls
+    row.tokens = state.budget.prompt_tokens + state.budget.completion_tokens

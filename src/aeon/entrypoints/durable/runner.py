@@ -1,0 +1,262 @@
+"""Durable runs: an `aeon run` as a DBOS workflow built by Aeon's container, with its LLM calls, tool calls and
+phase checkpoints as recorded steps (adapters/durable) and a log a re-execution does not write twice."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from dbos import DBOS
+from dependency_injector import providers
+
+from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
+from aeon.adapters.durable.steps import (
+    UNSAFE_CODE,
+    Cursor,
+    DurableCheckpoint,
+    DurableLLM,
+    DurableTools,
+    Supplier,
+    UnsafeToolInFlight,
+    checkpoint_passes,
+    dbos_step,
+)
+from aeon.adapters.tools.registry import ToolRegistry
+from aeon.application.errors import InputError
+from aeon.application.kernel.orchestrator import Orchestrator
+from aeon.application.kernel.result import RunResult
+from aeon.application.ports import LLMPort, ProgressPort
+from aeon.domain.plan import Plan
+from aeon.domain.run_state import RunState
+from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.settings import Settings
+
+RUN_WORKFLOW = "aeon.run"
+# A fork made by `aeon resume --rerun-unsafe` carries this suffix: it may run again the tool a crash cut off.
+RERUN_SUFFIX = ".rerun-unsafe"
+# A fork made by `aeon resume --mark-done`: the cut-off call's output is the one the operator gave, sent to the fork
+# as a DBOS message on this topic (a workflow's input cannot change; its messages are recorded like steps).
+MARK_DONE_SUFFIX = ".mark-done"
+MARK_DONE_TOPIC = "aeon.mark-done"
+
+
+class RunSpec(msgspec.Struct, kw_only=True):
+    """A durable run's input, recorded by DBOS: what to run and how to rebuild its services in any process.
+
+    `config` and `overrides` (never the settings themselves: keys stay in the environment) are loaded again by the
+    process that executes the run. `source` and `from_pass` make a replay: a fork of run `source` at that pass."""
+
+    run_id: str
+    request: str
+    started_at: str
+    config: str | None = None
+    overrides: dict[str, Any] = msgspec.field(default_factory=dict)
+    plan: str | None = None
+    source: str | None = None
+    from_pass: int | None = None
+
+
+class Stopped(msgspec.Struct, kw_only=True):
+    code: str
+    message: str
+    tool: str
+    key: str
+
+
+class Outcome(msgspec.Struct, kw_only=True):
+    """What the workflow returns: the run's result, or why it stopped before finishing."""
+
+    result: RunResult | None = None
+    stopped: Stopped | None = None
+
+
+class Live:
+    """What this process knows beyond the record: its engine, and a live progress display per run it started."""
+
+    engine: DurableEngine | None = None
+    progress: dict[str, ProgressPort] = {}  # noqa: RUF012 — process-wide on purpose
+    # the input as given, for the execution in this process; DBOS records it redacted (recorded_input)
+    inputs: dict[str, RunSpec] = {}  # noqa: RUF012 — process-wide on purpose
+
+
+@dataclass
+class Built:
+    orchestrator: Orchestrator
+    llm: DurableLLM
+    log: ReplayLog
+    shared_model: bool = False  # the process's model client, closed at exit rather than after this run
+
+
+def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier | None = None) -> Built:
+    """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware.
+
+    `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
+    tool registry are built once per process and config (a batch builds thousands of runs from one)."""
+    settings, registry = _configured(spec.config, spec.overrides)
+    container = build_container(settings, progress=Live.progress.get(spec.run_id))
+    container.tools.override(providers.Object(registry))
+    path = settings.log.path
+    if path is not None:
+        mend_tail(path)
+    written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None and again else 0
+    log = ReplayLog(container.event_log(), written=written)
+    container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
+    cursor = Cursor()
+    model, shared = model_client(settings, container)
+    redactor = container.redactor()
+    llm = DurableLLM(model, cursor, log, redactor=redactor)
+    tools = DurableTools(
+        registry,
+        cursor,
+        log,
+        idempotent=registry.is_idempotent,
+        recorded=lambda: _recorded(spec.run_id),
+        rerun_unsafe=rerun_unsafe,
+        supplied=supplied,
+        redactor=redactor,
+    )
+    container.llm.override(providers.Object(llm))
+    container.tools.override(providers.Object(tools))
+    container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
+    orchestrator: Orchestrator = container.orchestrator()
+    ids = itertools.count(1)
+    orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
+    return Built(orchestrator=orchestrator, llm=llm, log=log, shared_model=shared)
+
+
+_MODELS: dict[str, LLMPort] = {}
+
+
+def model_client(settings: Settings, container: Container) -> tuple[LLMPort, bool]:
+    """The model client for a run: one per process and model configuration, shared by every run the process
+    executes (a batch, a worker), so the local llama-server starts once and stays warm — its KV cache keeps the
+    prompt prefixes all runs share. The scripted model answers each run from the start of its script, so each run
+    gets its own. A shared client is closed when the process exits (the local server by its atexit hook)."""
+    if settings.llm.adapter == "scripted":
+        return container.llm(), False
+    key = settings.llm.model_dump_json()
+    if key not in _MODELS:
+        _MODELS[key] = container.llm()
+    return _MODELS[key], True
+
+
+_CONFIGURED: dict[str, tuple[Settings, ToolRegistry]] = {}
+
+
+def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, ToolRegistry]:
+    key = msgspec.json.encode([config, overrides]).decode()
+    if key not in _CONFIGURED:
+        settings = load_settings(Path(config) if config else None, overrides)
+        _CONFIGURED[key] = settings, build_container(settings).tools()
+    return _CONFIGURED[key]
+
+
+def recorded_input(spec: RunSpec) -> str:
+    """The workflow input DBOS records: the request, plan and overrides redacted. The spec as given stays in this
+    process (Live.inputs) for the run's execution here: a tool that needs a key in its plan arguments gets it; a
+    run re-executed from the record (after a crash, in another process, a replay) gets the redacted form."""
+    settings, _ = _configured(spec.config, spec.overrides)
+    redactor = redactor_for(settings)
+    Live.inputs[spec.run_id] = spec
+    plan = redactor.json(spec.plan.encode()).decode() if spec.plan else None
+    shown = msgspec.structs.replace(
+        spec, request=redactor.text(spec.request), plan=plan, overrides=redactor.data(spec.overrides)
+    )
+    return msgspec.json.encode(shown).decode()
+
+
+async def _recorded(run_id: str) -> set[str]:
+    engine = Live.engine
+    assert engine is not None, "a durable run executes only in a process with a DurableEngine"
+    return set(engine.step_names(run_id))
+
+
+@DBOS.workflow(name=RUN_WORKFLOW)
+async def run_workflow(spec_json: str) -> str:
+    """One durable run: the orchestrator from its first phase, or from a forked run's checkpoint (replay)."""
+    recorded = msgspec.json.decode(spec_json, type=RunSpec)
+    spec = Live.inputs.pop(recorded.run_id, recorded)
+    executed = False
+
+    async def begin() -> bool:
+        nonlocal executed
+        executed = True
+        return True
+
+    await dbos_step("begin", begin)  # the first step: recorded before any log record, so "not executed" = again
+    workflow_id = DBOS.workflow_id or ""
+    built = build(
+        spec,
+        rerun_unsafe=workflow_id.endswith(RERUN_SUFFIX),
+        again=not executed,
+        supplied=operator_output if workflow_id.endswith(MARK_DONE_SUFFIX) else None,
+    )
+    try:
+        if spec.source is not None:
+            result = await _replay(spec, built)
+        else:
+            plan = msgspec.json.decode(spec.plan, type=Plan) if spec.plan else None
+            result = await built.orchestrator.run(
+                spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
+            )
+    except UnsafeToolInFlight as exc:
+        message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
+        stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
+        return msgspec.json.encode(Outcome(stopped=stopped)).decode()
+    finally:
+        if not built.shared_model:
+            await built.llm.aclose()
+        built.log.close()
+    if (lost := built.log.lost()) is not None:
+        result = result.with_lost_records(lost)
+    return msgspec.json.encode(Outcome(result=result)).decode()
+
+
+def what_next(run_id: str) -> str:
+    return (
+        f"Check, then run: aeon resume {run_id} --rerun-unsafe (it did not happen), or "
+        f"aeon resume {run_id} --mark-done --output JSON (it did: JSON is what the tool returned)"
+    )
+
+
+async def operator_output(tool: str, key: str) -> Any:
+    """The output the operator gave for the cut-off call `key` (aeon resume --mark-done), sent to this fork."""
+    sent = await DBOS.recv_async(MARK_DONE_TOPIC, timeout_seconds=60)
+    if not isinstance(sent, dict) or (sent.get("tool"), sent.get("key")) != (tool, key):
+        raise RuntimeError(f"no output was given for tool {tool!r} ({key}), the call this run was forked to mark done")
+    return sent["output"]
+
+
+async def _replay(spec: RunSpec, built: Built) -> RunResult:
+    """Go on from the checkpoint recorded at the start of pass `from_pass` of run `source`, as a new run."""
+    assert spec.source is not None and spec.from_pass is not None
+    source, from_pass = spec.source, spec.from_pass
+
+    async def fork() -> str:
+        state = RunState.decode(checkpoint_at(source, from_pass).encode())
+        state.correlation_id = spec.run_id
+        return state.encode().decode()
+
+    state = RunState.decode((await dbos_step(f"fork {source} p{from_pass}", fork)).encode())
+    built.log.bind(spec.run_id)
+    built.log.emit("run_forked", source=source, from_pass=from_pass, request=state.request)
+    return await built.orchestrator.resume(state)
+
+
+def checkpoint_at(run_id: str, pass_number: int) -> str:
+    """The run state recorded at the first phase boundary of pass `pass_number` of run `run_id`."""
+    engine = Live.engine
+    assert engine is not None
+    steps = engine.steps(run_id)
+    checkpoints = checkpoint_passes([step["function_name"] for step in steps])
+    for step in steps:  # in order: the first checkpoint of the pass is the boundary that starts it
+        if checkpoints.get(step["function_name"]) == pass_number and step["output"] is not None:
+            encoded: str = step["output"][0]
+            return encoded
+    passes = len({checkpoints[s["function_name"]] for s in steps if s["function_name"] in checkpoints})
+    raise InputError(f"run {run_id} has no pass {pass_number} to replay from (it reached {passes} pass(es))")
