@@ -193,12 +193,12 @@ def run(
         if plan is not None:
             known = {spec.name: spec for spec in registry.list()}
             given = plan_from_document(read_document(plan), source=str(plan), tools=known)
-        if problem := preflight(settings.llm):
-            raise fail(problem, code="AEON.SETUP", as_json=as_json)
         received: list[int] = []
         in_process = not (durable if durable is not None else settings.durable.enabled)
         # the durable run writes the log from its own container: this one only says which model answers
-        result, note = asyncio.run(_session(container, request, given, received, run=in_process, quiet=quiet))
+        result, note = asyncio.run(
+            _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
+        )
         if result is None:
             result = run_durable(settings, config, overrides, request, given, progress=progress)
         if note:
@@ -236,14 +236,16 @@ def present(
 
 
 async def _session(
-    container: Container, request: str, plan: Any, received: list[int], *, run: bool, quiet: bool
+    container: Container, request: str, plan: Any, received: list[int], *, run: bool, quiet: bool, as_json: bool
 ) -> tuple[RunResult | None, str | None]:
     """Open the container's resources (a log that cannot be written stops the run here, before anything is spent),
     say which model answers, then run (`run`) or not; every resource is closed once on the way out."""
     # a durable run traces in the container that runs it: this one opens no tracer then
     async with opened(container) if run else opened(container, container.event_log, container.llm):
-        log = container.event_log()
-        llm_info = (await provided(container.llm)).describe()
+        log, llm = container.event_log(), await provided(container.llm)
+        if problem := preflight(llm):
+            raise fail(problem, code="AEON.SETUP", as_json=as_json)
+        llm_info = llm.describe()
         if not quiet:
             _status(describe_llm(llm_info))
         note = scripted_mismatch(llm_info, request)

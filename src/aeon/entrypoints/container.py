@@ -135,8 +135,11 @@ def open_tracer(otel: OtelSettings, redactor: Redactor) -> Iterator[TracerPort]:
         tracer.shutdown()
 
 
-async def open_llm(client: LLMPort) -> AsyncIterator[LLMPort]:
-    """The model client chosen by llm.adapter, closed (connections, a local server) when the container shuts down."""
+async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
+    """The model client chosen by llm.adapter, closed (connections, a local server) when the container shuts down.
+
+    `log` only orders the shutdown: the client is closed before the log, which records it (a local server stopped).
+    """
     try:
         yield client
     finally:
@@ -228,7 +231,7 @@ class Container(containers.DeclarativeContainer):
         openai=providers.Factory(openai_llm, settings.provided.llm, logger=event_log, status=status),
         anthropic=providers.Factory(anthropic_llm, settings.provided.llm, logger=event_log, status=status),
     )
-    llm = providers.Resource(open_llm, llm_adapter)
+    llm = providers.Resource(open_llm, llm_adapter, event_log)
 
     run_settings = providers.Factory(kernel_settings, settings)
     # overridden by durable runs with the store that keeps each phase boundary's run state
@@ -413,7 +416,6 @@ def build_container(
     return container
 
 
-def preflight(llm: LLMSettings) -> str | None:
+def preflight(llm: LLMPort) -> str | None:
     """A setup problem that stops the run before it starts (the local model's extra not installed), or None."""
-    # construction does no I/O and holds nothing to close: the check needs only the configured model path
-    return LocalLlamaLLM(model_path=llm.model_path).preflight() if llm.adapter == "local" else None
+    return llm.preflight() if isinstance(llm, LocalLlamaLLM) else None
