@@ -88,7 +88,7 @@ def test_no_provider_argument_holds_the_api_key_as_plain_text(monkeypatch: pytes
 
 @pytest.fixture
 def tally(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Counts, per kind, each log opened and closed, each model client closed, each tracer shut down (by
+    """Counts, per kind, each log made and closed, each model client closed, each tracer shut down (by
     instance: `<kind> <id>`), wrapping the real methods."""
     counts: Counter[str] = Counter()
 
@@ -109,7 +109,7 @@ def tally(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
             monkeypatch.setattr(cls, name, wrapped)
 
-    counting(JsonlEventLog, "open", "log-open")
+    counting(JsonlEventLog, "__init__", "log-made")
     counting(JsonlEventLog, "close", "log-close")
     counting(ScriptedLLM, "__init__", "llm-made")
     counting(ScriptedLLM, "aclose", "llm-close")
@@ -122,8 +122,8 @@ def _of(counts: Counter[str], kind: str) -> list[int]:
 
 
 def assert_each_closed_once(counts: Counter[str]) -> None:
-    opened, closed = _of(counts, "log-open"), _of(counts, "log-close")
-    assert len(opened) == len(closed) >= 1 and set(closed) == {1}, counts
+    made, closed = _of(counts, "log-made"), _of(counts, "log-close")
+    assert len(made) == len(closed) >= 1 and set(closed) == {1}, counts
     assert len(_of(counts, "llm-made")) == len(_of(counts, "llm-close")) >= 1, counts
     assert set(_of(counts, "llm-close")) == {1}, counts
     assert set(_of(counts, "tracer-shutdown")) <= {1}, counts

@@ -238,13 +238,14 @@ def present(
 async def _session(
     container: Container, request: str, plan: Any, received: list[int], *, run: bool, quiet: bool, as_json: bool
 ) -> tuple[RunResult | None, str | None]:
-    """Open the container's resources (a log that cannot be written stops the run here, before anything is spent),
-    say which model answers, then run (`run`) or not; every resource is closed once on the way out."""
+    """Open the container's resources, check the model can run and the log can be written, say which model answers,
+    then run (`run`) or not: every resource is closed once on the way out."""
     # a durable run traces in the container that runs it: this one opens no tracer then
     async with opened(container) if run else opened(container, container.event_log, container.llm):
         log, llm = container.event_log(), await provided(container.llm)
         if problem := preflight(llm):
             raise fail(problem, code="AEON.SETUP", as_json=as_json)
+        log.open()  # a log that cannot be written stops the run here, before anything is spent
         llm_info = llm.describe()
         if not quiet:
             _status(describe_llm(llm_info))

@@ -105,7 +105,8 @@ def kernel_settings(settings: Settings) -> RunSettings:
 
 
 def open_event_log(log: LogSettings, redactor: Redactor) -> Iterator[JsonlEventLog]:
-    """The run's log, opened (a log that cannot be written stops the run before anything is spent) and closed."""
+    """The run's log, closed (flushed, fsynced) at shutdown. The file opens on the first record, or on `open()`,
+    which the CLI calls as its check that the log can be written before anything is spent."""
     event_log = JsonlEventLog(
         log.path,
         redactor=redactor,
@@ -115,7 +116,6 @@ def open_event_log(log: LogSettings, redactor: Redactor) -> Iterator[JsonlEventL
         keep=log.keep,
     )
     with event_log:
-        event_log.open()
         yield event_log
 
 
