@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from aeon.entrypoints.container import build_container, load_settings
+from aeon.application.kernel.result import RunResult
+from aeon.entrypoints.container import build_container, load_settings, opened, provided
 from aeon.entrypoints.durable import ops as ops
 from overhead import STEPS, _plan
 
@@ -43,9 +44,12 @@ def _config(folder: Path) -> Path:
 def plain_run(cfg: Path, log: Path) -> float:
     t0 = time.perf_counter()
     container = build_container(load_settings(cfg, {"log.path": str(log)}))
-    orchestrator = container.orchestrator()
-    result = asyncio.run(orchestrator.run("benchmark"))
-    container.event_log().close()
+
+    async def run() -> RunResult:
+        async with opened(container):
+            return await (await provided(container.orchestrator)).run("benchmark")
+
+    result = asyncio.run(run())
     elapsed = time.perf_counter() - t0
     assert result.status == "completed", result.error
     return elapsed
@@ -55,7 +59,12 @@ def build_only(cfg: Path, log: Path) -> float:
     """What both runs spend before the kernel starts: settings, container, tool registry, orchestrator."""
     t0 = time.perf_counter()
     container = build_container(load_settings(cfg, {"log.path": str(log)}))
-    container.orchestrator()
+
+    async def build() -> None:
+        async with opened(container):
+            await provided(container.orchestrator)
+
+    asyncio.run(build())
     return time.perf_counter() - t0
 
 

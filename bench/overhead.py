@@ -72,7 +72,8 @@ async def _timed(orch: Orchestrator) -> tuple[float, RunResult]:
 def one_run(log_path: Path) -> tuple[float, int]:
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
     log = JsonlEventLog(log_path)
-    orch = orchestrator(responses, log, RunSettings(ttl=1, max_llm_calls=50, evaluate=False))  # one plain pass
+    one_pass = RunSettings(ttl=1, max_llm_calls=50, evaluate=False, max_plan_steps=STEPS)
+    orch = orchestrator(responses, log, one_pass)  # one plain pass
     elapsed, result = LOOP.run(_timed(orch))
     log.close()
     assert result.status == "completed", result.error
@@ -120,7 +121,8 @@ def _multipass_answers() -> list[str]:
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:
     log = JsonlEventLog(log_path)
-    orch = orchestrator(_multipass_answers(), log, RunSettings(ttl=3, max_llm_calls=60, evaluate=True))
+    passes = RunSettings(ttl=3, max_llm_calls=60, evaluate=True, max_plan_steps=STEPS)
+    orch = orchestrator(_multipass_answers(), log, passes)
     elapsed, result = LOOP.run(_timed(orch))
     log.close()
     assert result.status == "completed" and result.passes == 3, (result.status, result.passes, result.error)

@@ -20,7 +20,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.container import BASE_CONFIG, build_container, load_settings
+from aeon.entrypoints.container import BASE_CONFIG, build_container, load_settings, opened, provided
 from aeon.entrypoints.settings import Settings
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
@@ -73,8 +73,7 @@ def test_shipped_config_resolves_every_provider_without_network_or_processes(nam
         pytest.importorskip("opentelemetry.sdk")
     container = build_container(settings)
 
-    config = container.config()
-    assert config["llm"]["adapter"] == settings.llm.adapter
+    assert container.settings() is settings
     assert container.clock().monotonic() >= 0
     event_log = container.event_log()
     assert isinstance(event_log, JsonlEventLog)
@@ -91,15 +90,20 @@ def test_shipped_config_resolves_every_provider_without_network_or_processes(nam
         max_seconds=settings.run.max_seconds,
         max_plan_steps=settings.run.max_plan_steps,
         llm_max_tokens=settings.llm.max_tokens,
+        evaluate=settings.run.evaluate,
         max_cost=settings.run.max_cost,
         prices={m: ModelPrice(**p.model_dump()) for m, p in settings.prices.items()},
     )
-    llm = container.llm()
-    assert type(llm).__name__ == LLM_CLASS[settings.llm.adapter]
-    assert container.llm() is llm  # one client per container, closed at shutdown
-    assert getattr(llm, "server_pid", None) is None  # a local model is started on first use, not on resolve
-    assert isinstance(container.orchestrator(), Orchestrator)
-    asyncio.run(llm.aclose())
+
+    async def resolve_the_resources() -> None:
+        async with opened(container):
+            llm = await provided(container.llm)
+            assert type(llm).__name__ == LLM_CLASS[settings.llm.adapter]
+            assert await provided(container.llm) is llm  # one client per container, closed at shutdown
+            assert getattr(llm, "server_pid", None) is None  # a local model is started on first use, not on resolve
+            assert isinstance(await provided(container.orchestrator), Orchestrator)
+
+    asyncio.run(resolve_the_resources())
     event_log.close()
 
 
@@ -151,7 +155,7 @@ def test_openai_yaml_reads_endpoint_and_model_from_env(monkeypatch: pytest.Monke
     assert settings.llm.adapter == "openai"
     assert settings.llm.base_url == "http://127.0.0.1:8080/v1"
     assert settings.llm.model == "gemma-3-270m"
-    assert build_container(settings).config.llm.base_url() == "http://127.0.0.1:8080/v1"
+    assert build_container(settings).llm_adapter().describe()["base_url"] == "http://127.0.0.1:8080/v1"
 
 
 def test_openai_yaml_falls_back_to_the_marker_defaults_without_env(monkeypatch: pytest.MonkeyPatch) -> None:

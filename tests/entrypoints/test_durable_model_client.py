@@ -23,11 +23,11 @@ def _settings(tmp_path: Path, llm: dict[str, str]) -> Settings:
 
 def test_runs_of_one_process_share_the_model_client_of_one_configuration(tmp_path: Path) -> None:
     settings = _settings(tmp_path, {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
-    first, shared = durable_runner.model_client(settings, build_container(settings))
-    second, _ = durable_runner.model_client(settings, build_container(settings))
-    assert shared and first is second
+    first = durable_runner.shared_model(settings, build_container(settings))
+    second = durable_runner.shared_model(settings, build_container(settings))
+    assert first is not None and first is second
     other = _settings(tmp_path / "o", {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "n"})
-    third, _ = durable_runner.model_client(other, build_container(other))
+    third = durable_runner.shared_model(other, build_container(other))
     assert third is not first  # another model is another client
 
 
@@ -35,6 +35,5 @@ def test_each_scripted_run_gets_its_own_model_so_its_script_starts_at_the_first_
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump({"responses": [plan_json(SUM_STEP)]}))
     settings = _settings(tmp_path, {"adapter": "scripted", "script": str(script)})
-    first, shared = durable_runner.model_client(settings, build_container(settings))
-    second, _ = durable_runner.model_client(settings, build_container(settings))
-    assert not shared and first is not second
+    # none shared: each run's container opens its own scripted model as a resource, and closes it after the run
+    assert durable_runner.shared_model(settings, build_container(settings)) is None

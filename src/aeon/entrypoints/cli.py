@@ -16,9 +16,10 @@ import typer
 
 from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
 from aeon.application.errors import InputError
+from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document, validate_document
-from aeon.entrypoints.container import Container, build_container, load_settings, preflight
+from aeon.entrypoints.container import Container, build_container, load_settings, opened, preflight, provided
 from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
     EXIT_INVALID,
@@ -176,33 +177,46 @@ def run(
         if plan is not None:
             known = {spec.name: spec for spec in registry.list()}
             given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
-        if problem := preflight(container):
-            raise fail(problem, code="AEON.SETUP", as_json=as_json)
-        container.event_log().open()  # a log that cannot be written stops the run here, before anything is spent
-        llm_info = container.llm().describe()
-        if not quiet:
-            _status(describe_llm(llm_info))
-        note = scripted_mismatch(llm_info, request)
-        if note and not quiet:
-            _status(note)
         received: list[int] = []
-        if durable if durable is not None else settings.durable.enabled:
-            container.event_log().close()  # the durable run writes the log from its own container
+        in_process = not (durable if durable is not None else settings.durable.enabled)
+        # the durable run writes the log from its own container: this one only says which model answers
+        result, note = asyncio.run(
+            _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
+        )
+        if result is None:
             result = run_durable(settings, config, overrides, request, given, progress=progress)
-        else:
-            result = asyncio.run(_run(container, request, given, received))
-            if (lost := container.event_log().lost()) is not None:
-                result = result.with_lost_records(lost)
         if note:
             result.warnings.append(note)
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
 
-async def _run(container: Container, request: str, plan: Any, received: list[int]) -> RunResult:
+async def _session(
+    container: Container, request: str, plan: Any, received: list[int], *, run: bool, quiet: bool, as_json: bool
+) -> tuple[RunResult | None, str | None]:
+    """Open the container's resources, check the model can run and the log can be written, say which model answers,
+    then run (`run`) or not: every resource is closed once on the way out."""
+    # a durable run traces in the container that runs it: this one opens no tracer then
+    async with opened(container) if run else opened(container, container.event_log, container.llm):
+        log, llm = container.event_log(), await provided(container.llm)
+        if problem := preflight(llm):
+            raise fail(problem, code="AEON.SETUP", as_json=as_json)
+        log.open()  # a log that cannot be written stops the run here, before anything is spent
+        llm_info = llm.describe()
+        if not quiet:
+            _status(describe_llm(llm_info))
+        note = scripted_mismatch(llm_info, request)
+        if note and not quiet:
+            _status(note)
+        if not run:
+            return None, note
+        result = await _run(await provided(container.orchestrator), request, plan, received)
+    if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
+        result = result.with_lost_records(lost)
+    return result, note
+
+
+async def _run(orchestrator: Orchestrator, request: str, plan: Any, received: list[int]) -> RunResult:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
-    orchestrator = container.orchestrator()
-    llm = container.llm()
-    log = container.event_log()
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
 
     def interrupt(signum: int) -> None:
@@ -220,9 +234,6 @@ async def _run(container: Container, request: str, plan: Any, received: list[int
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
-        await llm.aclose()
-        container.tracer().shutdown()  # export the run's spans and metrics (nothing to do when tracing is off)
-        log.close()
 
 
 @app.command()

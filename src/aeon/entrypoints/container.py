@@ -1,12 +1,15 @@
-"""The composition root: YAML config layers, validated settings and the adapters chosen by `llm.adapter`."""
+"""The composition root: YAML config layers, validated settings, and the adapters they choose, fed typed."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import inspect
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from dependency_injector import containers, providers
 
@@ -20,8 +23,8 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
-from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
-from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
+from aeon.adapters.tools.loader import load_tool_modules
+from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
@@ -35,69 +38,179 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
-from aeon.domain.evaluation import ConvergenceCriteria, Severity
+from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.ledger import ModelPrice
 from aeon.entrypoints.env_markers import EnvUses, forget_replaced, hidden, notes, substitute
 from aeon.entrypoints.secrets import run_secrets
-from aeon.entrypoints.settings import Settings, validate_settings
+from aeon.entrypoints.settings import (
+    LLMSettings,
+    LogSettings,
+    OtelSettings,
+    Settings,
+    ToolsSettings,
+    validate_settings,
+)
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
 BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
 _PATH_KEYS = ("script", "model_path", "cache_dir")
+T = TypeVar("T")
 
 # One static line per port: mypy checks every adapter against its Protocol.
 _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
 
 
-def build_tools(
-    builtins: bool,
-    modules: Sequence[str],
-    search: Sequence[Path] = (),
-    timeout: float | None = DEFAULT_TIMEOUT,
-    import_timeout: float = DEFAULT_IMPORT_TIMEOUT,
-    max_seconds: float | None = None,
-) -> ToolRegistry:
+def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_seconds: float | None = None) -> ToolRegistry:
     """The registry: built-ins, then the tools of each module, each import bounded by tools.import_timeout and by
     run.max_seconds (importing is part of what the run's time cap promises to bound)."""
-    registry = ToolRegistry(timeout=timeout)
-    if builtins:
+    registry = ToolRegistry(timeout=tools.timeout)
+    if tools.builtins:
         register_builtins(registry)
-    bound = min(import_timeout, max_seconds) if max_seconds is not None else import_timeout
-    load_tool_modules(registry, modules, search=search, import_timeout=bound)
+    bound = min(tools.import_timeout, max_seconds) if max_seconds is not None else tools.import_timeout
+    load_tool_modules(registry, tools.modules, search=search, import_timeout=bound)
     return registry
 
 
-def price_table(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, ModelPrice]:
-    """The config's `prices` section (validated by the settings schema) as the domain's price table."""
-    return {model: ModelPrice(**price) for model, price in (prices or {}).items()}
+def tool_folders(settings: Settings) -> list[Path]:
+    """Where tools.modules are looked for first: the config file's folder, then the working directory."""
+    return list(dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None))
+
+
+def kernel_settings(settings: Settings) -> RunSettings:
+    """What the kernel needs of the validated settings, field by field (mypy checks each one)."""
+    run, criteria = settings.run, settings.convergence
+    return RunSettings(
+        ttl=run.ttl,
+        max_llm_calls=run.max_llm_calls,
+        max_tokens=run.max_tokens,
+        max_seconds=run.max_seconds,
+        max_plan_steps=run.max_plan_steps,
+        llm_max_tokens=settings.llm.max_tokens,
+        evaluate=run.evaluate,
+        ttl_given=run.ttl_given,
+        max_cost=run.max_cost,
+        prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
+        criteria=ConvergenceCriteria(
+            min_completeness=criteria.min_completeness,
+            min_coherence=criteria.min_coherence,
+            max_severity=criteria.max_severity,
+            require_consistency=criteria.require_consistency,
+        ),
+    )
+
+
+def open_event_log(log: LogSettings, redactor: Redactor) -> Iterator[JsonlEventLog]:
+    """The run's log, closed (flushed, fsynced) at shutdown. The file opens on the first record, or on `open()`,
+    which the CLI calls as its check that the log can be written before anything is spent."""
+    event_log = JsonlEventLog(
+        log.path,
+        redactor=redactor,
+        max_string_bytes=log.max_string_bytes,
+        max_record_bytes=log.max_record_bytes,
+        rotate_bytes=log.rotate_bytes,
+        keep=log.keep,
+    )
+    with event_log:
+        yield event_log
+
+
+def open_tracer(otel: OtelSettings, redactor: Redactor) -> Iterator[TracerPort]:
+    """No-op unless otel.enabled: then the OpenTelemetry adapter ([otel] extra); shut down (exported) at the end."""
+    tracer = build_tracer(
+        enabled=otel.enabled,
+        exporter=otel.exporter,
+        endpoint=otel.endpoint,
+        service_name=otel.service_name,
+        capture_content=otel.capture_content,
+        redactor=redactor,
+    )
+    try:
+        yield tracer
+    finally:
+        tracer.shutdown()
+
+
+async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
+    """The model client chosen by llm.adapter, closed (connections, a local server) when the container shuts down.
+
+    `log` only orders the shutdown: the client is closed before the log, which records it (a local server stopped).
+    """
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+def local_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LocalLlamaLLM:
+    return LocalLlamaLLM(
+        model_path=llm.model_path,
+        cache_dir=llm.cache_dir,
+        ctx_size=llm.ctx_size,
+        threads=llm.threads,
+        startup_timeout=llm.startup_timeout,
+        read_timeout=llm.read_timeout,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        progress=status,
+    )
+
+
+def scripted_llm(llm: LLMSettings) -> ScriptedLLM:
+    assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
+    return ScriptedLLM.from_file(llm.script)
+
+
+def openai_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> OpenAICompatLLM:
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return OpenAICompatLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
+    )
+
+
+def anthropic_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> AnthropicLLM:
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return AnthropicLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        anthropic_version=llm.anthropic_version,
+        thinking_budget=llm.thinking_budget,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
+    )
 
 
 class Container(containers.DeclarativeContainer):
-    config = providers.Configuration(strict=True)
-    # overridden with the run's secret values (entrypoints/secrets.py): one Redactor for every exit of the run
-    secrets: providers.Object[list[str]] = providers.Object([])
+    """Every provider takes the validated `Settings` (or one of its sections) as it is: typed, never a dict. The
+    log, the model client and the tracer are resources: `opened(container)` opens them and closes each once."""
+
+    settings = providers.Dependency(instance_of=Settings)
+    # the run's secret values (entrypoints/secrets.py): one Redactor for every exit of the run
+    secrets = providers.Singleton(run_secrets, settings)
     redactor = providers.Singleton(Redactor, secrets)
 
     clock = providers.Singleton(SystemClock)
-    event_log = providers.Singleton(
-        JsonlEventLog,
-        config.log.path,
-        redactor=redactor,
-        max_string_bytes=config.log.max_string_bytes,
-        max_record_bytes=config.log.max_record_bytes,
-        rotate_bytes=config.log.rotate_bytes,
-        keep=config.log.keep,
-    )
-    # overridden with the config file's folder and the working directory, where tools.modules are looked for first
-    tool_folders: providers.Object[list[Path]] = providers.Object([])
+    event_log = providers.Resource(open_event_log, settings.provided.log, redactor)
     tools = providers.Singleton(
         build_tools,
-        builtins=config.tools.builtins,
-        modules=config.tools.modules,
-        search=tool_folders,
-        timeout=config.tools.timeout,
-        import_timeout=config.tools.import_timeout,
-        max_seconds=config.run.max_seconds,
+        settings.provided.tools,
+        search=providers.Singleton(tool_folders, settings),
+        max_seconds=settings.provided.run.max_seconds,
     )
     memory = providers.Factory(InMemoryKV)
     progress: providers.Object[ProgressPort | None] = providers.Object(None)  # no display: no events built
@@ -105,85 +218,20 @@ class Container(containers.DeclarativeContainer):
     # overridden by the CLI with a one-line status printer
     status: providers.Object[Callable[[str], None] | None] = providers.Object(None)
 
-    llm = providers.Selector(
-        config.llm.adapter,
-        local=providers.Singleton(
-            LocalLlamaLLM,
-            model_path=config.llm.model_path,
-            cache_dir=config.llm.cache_dir,
-            ctx_size=config.llm.ctx_size,
-            threads=config.llm.threads,
-            startup_timeout=config.llm.startup_timeout,
-            read_timeout=config.llm.read_timeout,
-            max_tokens=config.llm.max_tokens,
-            temperature=config.llm.temperature,
-            logger=event_log,
-            progress=status,
-        ),
-        scripted=providers.Singleton(ScriptedLLM.from_file, config.llm.script),
-        openai=providers.Singleton(
-            OpenAICompatLLM,
-            base_url=config.llm.base_url,
-            model=config.llm.model,
-            api_key=config.llm.api_key,
-            dialect=config.llm.dialect,
-            read_timeout=config.llm.read_timeout,
-            max_attempts=config.llm.max_attempts,
-            max_tokens=config.llm.max_tokens,
-            temperature=config.llm.temperature,
-            logger=event_log,
-            status=status,
-        ),
-        anthropic=providers.Singleton(
-            AnthropicLLM,
-            base_url=config.llm.base_url,
-            model=config.llm.model,
-            api_key=config.llm.api_key,
-            dialect=config.llm.dialect,
-            anthropic_version=config.llm.anthropic_version,
-            thinking_budget=config.llm.thinking_budget,
-            read_timeout=config.llm.read_timeout,
-            max_attempts=config.llm.max_attempts,
-            max_tokens=config.llm.max_tokens,
-            temperature=config.llm.temperature,
-            logger=event_log,
-            status=status,
-        ),
+    # the adapter llm.adapter names, built (no I/O); `llm` is that client as a resource, closed at shutdown
+    llm_adapter = providers.Selector(
+        settings.provided.llm.adapter,
+        local=providers.Factory(local_llm, settings.provided.llm, logger=event_log, status=status),
+        scripted=providers.Factory(scripted_llm, settings.provided.llm),
+        openai=providers.Factory(openai_llm, settings.provided.llm, logger=event_log, status=status),
+        anthropic=providers.Factory(anthropic_llm, settings.provided.llm, logger=event_log, status=status),
     )
+    llm = providers.Resource(open_llm, llm_adapter, event_log)
 
-    run_settings = providers.Factory(
-        RunSettings,
-        ttl=config.run.ttl,
-        max_llm_calls=config.run.max_llm_calls,
-        max_tokens=config.run.max_tokens,
-        max_seconds=config.run.max_seconds,
-        max_plan_steps=config.run.max_plan_steps,
-        llm_max_tokens=config.llm.max_tokens,
-        evaluate=config.run.evaluate,
-        ttl_given=config.run.ttl_given,
-        max_cost=config.run.max_cost,
-        prices=providers.Factory(price_table, config.prices),
-        criteria=providers.Factory(
-            ConvergenceCriteria,
-            min_completeness=config.convergence.min_completeness,
-            min_coherence=config.convergence.min_coherence,
-            max_severity=providers.Factory(Severity, config.convergence.max_severity),
-            require_consistency=config.convergence.require_consistency,
-        ),
-    )
+    run_settings = providers.Factory(kernel_settings, settings)
     # overridden by durable runs with the store that keeps each phase boundary's run state
     checkpoint: providers.Object[CheckpointPort | None] = providers.Object(None)
-
-    # no-op unless otel.enabled: then the OpenTelemetry adapter ([otel] extra), imported only then
-    tracer = providers.Singleton(
-        build_tracer,
-        enabled=config.otel.enabled,
-        exporter=config.otel.exporter,
-        endpoint=config.otel.endpoint,
-        service_name=config.otel.service_name,
-        capture_content=config.otel.capture_content,
-        redactor=redactor,
-    )
+    tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
     orchestrator = providers.Factory(
         Orchestrator,
@@ -200,6 +248,33 @@ class Container(containers.DeclarativeContainer):
     )
 
 
+async def provided(provider: providers.Provider[T]) -> T:
+    """What `provider` gives, awaited when it depends on an async resource (the model client)."""
+    value: Any = provider()
+    return cast("T", await value) if inspect.isawaitable(value) else cast("T", value)
+
+
+@contextlib.asynccontextmanager
+async def opened(container: Container, *only: providers.Resource[Any]) -> AsyncIterator[Container]:
+    """The container with its resources open (log, model client, tracer; or `only` those); on the way out, error or
+    not, each one that was opened is closed exactly once, in dependency order."""
+    try:
+        if only:
+            for resource in only:
+                await _maybe(resource.init())
+        else:
+            await _maybe(container.init_resources())
+        yield container
+    finally:
+        await _maybe(container.shutdown_resources())
+
+
+async def _maybe(result: object) -> None:
+    """Await what an async resource's init or shutdown returns; a sync one has already done its work."""
+    if inspect.isawaitable(result):
+        await result
+
+
 def run_scope(
     settings: Settings | None = None,
     *,
@@ -214,8 +289,10 @@ def run_scope(
     tracer: TracerPort | None = None,
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
-    with any port replaced by the object given: what tests, benchmarks and embedding programs use."""
+    with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
+    a managed resource: the caller closes what it gave, and a model client built from `settings` too (`aclose`)."""
     container = build_container(settings or Settings())
+    llm = llm if llm is not None else container.llm_adapter()
     overrides: list[tuple[Any, Any]] = [
         (container.run_settings, run),
         (container.llm, llm),
@@ -239,7 +316,7 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
     parsed values (never in its text); validate once, naming the variable behind any value that does not fit."""
     if config_file is not None and not config_file.is_file():
         raise ConfigurationError(f"config file not found: {config_file}")
-    raw = providers.Configuration(strict=True)
+    data: dict[str, Any] = {}
     uses: EnvUses = {}
     with resources.as_file(BASE_CONFIG) as base:
         for f in [base] if config_file is None else [base, config_file]:
@@ -248,14 +325,13 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
                 continue  # an empty file (or only comments) overrides nothing
             forget_replaced(uses, layer)
             uses.update(layer_uses)
-            raw.from_dict(layer)
+            _merge(data, layer)
     if overrides:
         nested = _nest(overrides)
         forget_replaced(uses, nested)
-        raw.from_dict(nested)
+        _merge(data, nested)
     sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
     config_dir = config_file.resolve().parent if config_file is not None else None
-    data = raw() or {}
     return validate_settings(data, sources=sources, config_dir=config_dir, env_notes=notes(uses), hidden=hidden(uses))
 
 
@@ -299,6 +375,15 @@ def _relative_to(data: dict[str, Any], literal_layer: dict[str, Any], source: Pa
     return data
 
 
+def _merge(into: dict[str, Any], layer: Mapping[str, Any]) -> None:
+    """A later layer over an earlier one: sections merge key by key; any other value (a list too) replaces."""
+    for key, value in layer.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for dotted, value in flat.items():
@@ -313,14 +398,8 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
 def build_container(
     settings: Settings, *, progress: ProgressPort | None = None, status: Callable[[str], None] | None = None
 ) -> Container:
-    container = Container()
-    data = settings.model_dump(mode="python")
-    key = settings.llm.api_key
-    data["llm"]["api_key"] = key.get_secret_value() if key else None
-    container.config.from_dict(data)
-    container.secrets.override(providers.Object(run_secrets(settings)))
-    folders = dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None)
-    container.tool_folders.override(providers.Object(list(folders)))
+    """The container for validated `settings`: each provider reads its typed section; nothing is opened yet."""
+    container = Container(settings=providers.Object(settings))
     if progress is not None:
         container.progress.override(providers.Object(progress))
     if status is not None:
@@ -328,7 +407,6 @@ def build_container(
     return container
 
 
-def preflight(container: Container) -> str | None:
+def preflight(llm: LLMPort) -> str | None:
     """A setup problem that stops the run before it starts (the local model's extra not installed), or None."""
-    llm = container.llm()
     return llm.preflight() if isinstance(llm, LocalLlamaLLM) else None

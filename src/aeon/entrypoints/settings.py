@@ -20,7 +20,9 @@ from pydantic import (
 from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.application.errors import ConfigurationError
+from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
+from aeon.domain.evaluation import Severity
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
 # What `AEON_LLM_ADAPTER=openai|anthropic` means without a config file: the provider's own API and a current model.
@@ -29,6 +31,7 @@ PROVIDER_DEFAULTS = {
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
 KIB = 1024
+_RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
 
 class _Section(BaseModel):
@@ -74,24 +77,26 @@ class LLMSettings(_Section):
 
 
 class RunSection(_Section):
-    ttl: int = Field(3, ge=0, description="passes of the multi-pass loop")
-    max_llm_calls: int = Field(30, ge=0)
-    max_tokens: int | None = Field(None, ge=1)
-    max_seconds: float | None = Field(None, gt=0)
+    """The `run:` section; its defaults are the kernel's own (RunSettings()), so a test's run is production's."""
+
+    ttl: int = Field(_RUN.ttl, ge=0, description="passes of the multi-pass loop")
+    max_llm_calls: int = Field(_RUN.max_llm_calls, ge=0)
+    max_tokens: int | None = Field(_RUN.max_tokens, ge=1)
+    max_seconds: float | None = Field(_RUN.max_seconds, gt=0)
     # USD for the whole run, priced from `prices`; each call's worst case is checked before it is sent
-    max_cost: float | None = Field(None, gt=0)
+    max_cost: float | None = Field(_RUN.max_cost, gt=0)
     # what the model is asked to stay under; hand-written plans (--plan) are bound only by MAX_PLAN_STEPS
-    max_plan_steps: int = Field(8, ge=1, le=MAX_PLAN_STEPS)
-    evaluate: bool = Field(True, description="False: one plan → execute pass without profile or evaluation")
+    max_plan_steps: int = Field(_RUN.max_plan_steps, ge=1, le=MAX_PLAN_STEPS)
+    evaluate: bool = Field(_RUN.evaluate, description="False: one plan → execute pass without profile or evaluation")
     # true (what --ttl sets): with a given plan (--plan) no profiling call is made and the TTL is used as given
-    ttl_given: bool = False
+    ttl_given: bool = _RUN.ttl_given
 
 
 class ConvergenceSettings(_Section):
-    min_completeness: float = Field(0.8, ge=0.0, le=1.0)
-    min_coherence: float = Field(0.7, ge=0.0, le=1.0)
-    max_severity: Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"] = "MEDIUM"
-    require_consistency: bool = True
+    min_completeness: float = Field(_RUN.criteria.min_completeness, ge=0.0, le=1.0)
+    min_coherence: float = Field(_RUN.criteria.min_coherence, ge=0.0, le=1.0)
+    max_severity: Severity = _RUN.criteria.max_severity
+    require_consistency: bool = _RUN.criteria.require_consistency
 
 
 class PriceSettings(_Section):

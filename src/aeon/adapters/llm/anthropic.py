@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import msgspec
+from pydantic import SecretStr
 
 from aeon.adapters.llm import downgrade
 from aeon.adapters.llm._http import JsonPoster
@@ -82,7 +83,7 @@ class AnthropicLLM:
         self,
         base_url: str,
         model: str,
-        api_key: str | None = None,
+        api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
         anthropic_version: str = "2023-06-01",
@@ -98,6 +99,8 @@ class AnthropicLLM:
         now: Callable[[], float] = time.time,
         status: Callable[[str], None] | None = None,
     ) -> None:
+        # A SecretStr from the settings is opened here, and its text kept only in the headers below.
+        api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
         self._base_url = base_url
         self._model = model
         self._choice: Choice = choose("anthropic", dialect, base_url, model, thinking=thinking_budget is not None)

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import msgspec
+from pydantic import SecretStr
 
 from aeon.adapters.llm import downgrade
 from aeon.adapters.llm._http import JsonPoster
@@ -69,7 +70,7 @@ class OpenAICompatLLM:
         self,
         base_url: str,
         model: str,
-        api_key: str | None = None,
+        api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
         read_timeout: float = 60.0,
@@ -83,6 +84,8 @@ class OpenAICompatLLM:
         now: Callable[[], float] = time.time,
         status: Callable[[str], None] | None = None,
     ) -> None:
+        # A SecretStr from the settings is opened here, and its text kept only in the headers below.
+        api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
         self._base_url = base_url
         self._model = model
         self._choice: Choice = choose("openai", dialect, base_url, model)

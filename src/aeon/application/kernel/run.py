@@ -21,11 +21,13 @@ from aeon.domain.run_state import RunState
 
 
 class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """What one run may spend and how it judges; these defaults are the config's (settings.py reads them here)."""
+
     ttl: int = 3
     max_llm_calls: int = 30
     max_tokens: int | None = None
     max_seconds: float | None = None
-    max_plan_steps: int = 10
+    max_plan_steps: int = 8
     llm_max_tokens: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
     ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given

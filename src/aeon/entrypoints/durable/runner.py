@@ -3,7 +3,9 @@ phase checkpoints as recorded steps (adapters/durable) and a log a re-execution 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from aeon.application.kernel.result import RunResult
 from aeon.application.ports import LLMPort, ProgressPort
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
 
@@ -87,13 +89,15 @@ class Live:
 @dataclass
 class Built:
     orchestrator: Orchestrator
-    llm: DurableLLM
     log: ReplayLog
-    shared_model: bool = False  # the process's model client, closed at exit rather than after this run
 
 
-def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier | None = None) -> Built:
-    """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware.
+@contextlib.asynccontextmanager
+async def build(
+    spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier | None = None
+) -> AsyncIterator[Built]:
+    """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware;
+    the container's resources open for the run and each closed once after it, however it ends.
 
     `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
     tool registry are built once per process and config (a batch builds thousands of runs from one)."""
@@ -104,45 +108,48 @@ def build(spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier 
     if path is not None:
         mend_tail(path)
     written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None and again else 0
-    log = ReplayLog(container.event_log(), written=written)
-    container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
-    cursor = Cursor()
-    model, shared = model_client(settings, container)
-    redactor = container.redactor()
-    llm = DurableLLM(model, cursor, log, redactor=redactor)
-    tools = DurableTools(
-        registry,
-        cursor,
-        log,
-        idempotent=registry.is_idempotent,
-        recorded=lambda: _recorded(spec.run_id),
-        rerun_unsafe=rerun_unsafe,
-        supplied=supplied,
-        redactor=redactor,
-    )
-    container.llm.override(providers.Object(llm))
-    container.tools.override(providers.Object(tools))
-    container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
-    orchestrator: Orchestrator = container.orchestrator()
-    ids = itertools.count(1)
-    orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
-    return Built(orchestrator=orchestrator, llm=llm, log=log, shared_model=shared)
+    if (shared := shared_model(settings, container)) is not None:
+        container.llm.override(providers.Object(shared))  # the process's: not opened, nor closed, with this run
+    async with opened(container):
+        log = ReplayLog(container.event_log(), written=written)
+        container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
+        cursor = Cursor()
+        redactor = container.redactor()
+        model = await provided(container.llm)
+        container.llm.override(providers.Object(DurableLLM(model, cursor, log, redactor=redactor)))
+        tools = DurableTools(
+            registry,
+            cursor,
+            log,
+            idempotent=registry.is_idempotent,
+            recorded=lambda: _recorded(spec.run_id),
+            rerun_unsafe=rerun_unsafe,
+            supplied=supplied,
+            redactor=redactor,
+        )
+        container.tools.override(providers.Object(tools))
+        container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
+        orchestrator = await provided(container.orchestrator)
+        ids = itertools.count(1)
+        orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
+        yield Built(orchestrator=orchestrator, log=log)
 
 
 _MODELS: dict[str, LLMPort] = {}
 
 
-def model_client(settings: Settings, container: Container) -> tuple[LLMPort, bool]:
-    """The model client for a run: one per process and model configuration, shared by every run the process
-    executes (a batch, a worker), so the local llama-server starts once and stays warm — its KV cache keeps the
-    prompt prefixes all runs share. The scripted model answers each run from the start of its script, so each run
-    gets its own. A shared client is closed when the process exits (the local server by its atexit hook)."""
+def shared_model(settings: Settings, container: Container) -> LLMPort | None:
+    """The model client shared by every run the process executes (a batch, a worker), one per model
+    configuration, so the local llama-server starts once and stays warm — its KV cache keeps the prompt prefixes
+    all runs share; None for the scripted model, which answers each run from the start of its script, so each run
+    gets its own (a container resource, closed after the run). A shared client lives as long as the process (the
+    local server is stopped by its atexit hook)."""
     if settings.llm.adapter == "scripted":
-        return container.llm(), False
+        return None
     key = settings.llm.model_dump_json()
     if key not in _MODELS:
-        _MODELS[key] = container.llm()
-    return _MODELS[key], True
+        _MODELS[key] = container.llm_adapter()
+    return _MODELS[key]
 
 
 _CONFIGURED: dict[str, tuple[Settings, ToolRegistry]] = {}
@@ -190,29 +197,26 @@ async def run_workflow(spec_json: str) -> str:
 
     await dbos_step("begin", begin)  # the first step: recorded before any log record, so "not executed" = again
     workflow_id = DBOS.workflow_id or ""
-    built = build(
+    scope = build(
         spec,
         rerun_unsafe=workflow_id.endswith(RERUN_SUFFIX),
         again=not executed,
         supplied=operator_output if workflow_id.endswith(MARK_DONE_SUFFIX) else None,
     )
     try:
-        if spec.source is not None:
-            result = await _replay(spec, built)
-        else:
-            plan = msgspec.json.decode(spec.plan, type=Plan) if spec.plan else None
-            result = await built.orchestrator.run(
-                spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
-            )
+        async with scope as built:
+            if spec.source is not None:
+                result = await _replay(spec, built)
+            else:
+                plan = msgspec.json.decode(spec.plan, type=Plan) if spec.plan else None
+                result = await built.orchestrator.run(
+                    spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
+                )
     except UnsafeToolInFlight as exc:
         message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
-    finally:
-        if not built.shared_model:
-            await built.llm.aclose()
-        built.log.close()
-    if (lost := built.log.lost()) is not None:
+    if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     return msgspec.json.encode(Outcome(result=result)).decode()
 
