@@ -11,10 +11,10 @@ from typing import Any
 
 import msgspec
 import pytest
-import yaml
 from dependency_injector import providers
 from pydantic import BaseModel, SecretStr
 
+import aeon.entrypoints.container as container_module
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
@@ -181,12 +181,13 @@ def test_a_durable_run_that_raises_still_closes_each_resource_once(tmp_path: Pat
 
 def test_the_cli_config_layers_are_read_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: Counter[str] = Counter()
-    real = yaml.safe_load
+    real = container_module.parse_yaml
 
-    def counted(stream: Any) -> Any:
-        reads["yaml"] += 1
-        return real(stream)
+    def counted(text: str, *, source: str) -> Any:
+        reads[source] += 1
+        return real(text, source=source)
 
-    monkeypatch.setattr(yaml, "safe_load", counted)
-    load_settings(scripted_config(tmp_path, ["x"]))
-    assert reads["yaml"] == 2  # base.yaml and the chosen file
+    monkeypatch.setattr(container_module, "parse_yaml", counted)
+    config = scripted_config(tmp_path, ["x"])
+    load_settings(config)
+    assert sorted(reads.values()) == [1, 1] and any(str(config) in source for source in reads)  # base and the file
