@@ -111,6 +111,11 @@ class PlanStep(msgspec.Struct, kw_only=True):
         self.transition(StepStatus.PENDING)
 
     @property
+    def tool_never_ran(self) -> bool:
+        """A tool step that fell back to LLM text: its output stands where the tool's should be, unverified."""
+        return self.mode is ExecutionMode.FALLBACK and self.tool is not None
+
+    @property
     def executed(self) -> bool:
         return self.status in (StepStatus.COMPLETE, StepStatus.FAILED)
 

@@ -12,7 +12,7 @@ from aeon.domain.evaluation import (
     SemanticValidationReport,
     ValidationIssue,
 )
-from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
+from aeon.domain.plan import Plan, PlanStep, StepStatus
 
 MAX_LLM_ISSUES = 4
 _SCORES = ("completeness_score", "coherence_score")
@@ -69,22 +69,20 @@ def converge(
     completeness, coherence = float(judged["completeness_score"]), float(judged["coherence_score"])
     failed = [s for s in plan.steps if s.status is StepStatus.FAILED]
     unfinished = [s for s in plan.steps if s.status not in (StepStatus.COMPLETE, StepStatus.FAILED)]
-    # a tool step that fell back to LLM text did not do what the plan asked: its output is unverified
-    unverified = [s for s in plan.steps if s.mode is ExecutionMode.FALLBACK and s.tool is not None]
+    unverified = [s for s in plan.steps if s.tool_never_ran]  # LLM text where the plan asked for the tool
     complete = completeness >= criteria.min_completeness and not failed and not unfinished and not unverified
     coherent = coherence >= criteria.min_coherence
     llm_consistent = bool(judged["consistent"])
     consistent = llm_consistent and not grounding
     blockers = [i for i in report.issues if i.severity.rank > criteria.max_severity.rank]
+    step_facts = (("failed", failed), ("unfinished", unfinished), ("unverified", unverified))
 
     codes = [
         "complete" if complete else "incomplete",
         "coherent" if coherent else "incoherent",
         "consistent" if consistent else "inconsistent",
+        *(f"{kind}_step:{s.step_id}" for kind, steps in step_facts for s in steps),
     ]
-    codes += [f"failed_step:{s.step_id}" for s in failed]
-    codes += [f"unfinished_step:{s.step_id}" for s in unfinished]
-    codes += [f"unverified_step:{s.step_id}" for s in unverified]
     if blockers:
         codes.append("validation_blocker")
     if grounding:

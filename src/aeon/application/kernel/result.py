@@ -29,7 +29,7 @@ from aeon.domain.history import (
 )
 from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PhaseTransitionError
-from aeon.domain.plan import ExecutionMode, Plan
+from aeon.domain.plan import Plan
 from aeon.domain.records import Counters, LostRecords
 
 LOG_LOST = "AEON.EVENTLOG.LOST"
@@ -217,7 +217,7 @@ def tool_calls_not_made(plan: Plan | None) -> list[MissingToolCall]:
     return [
         MissingToolCall(step_id=st.step_id, tool=st.tool, args=st.args, reason="; ".join(st.errors))
         for st in (plan.steps if plan is not None else [])
-        if st.mode is ExecutionMode.FALLBACK and st.tool is not None
+        if st.tool is not None and st.tool_never_ran  # (the first test narrows the type for mypy)
     ]
 
 
