@@ -19,6 +19,7 @@ from aeon.application.errors import (
     UnrecoverableOutput,
 )
 from aeon.application.kernel.run import Run
+from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.phases import (
@@ -115,14 +116,14 @@ class PhaseRunner:
         `retry=False` for work that cannot be repeated safely (a step already marked running); its failures are
         still classified into the contract's structured errors.
         """
-        for attempt in (1, 2):
+        for attempt in range(1, PHASE_ATTEMPTS + 1):
             try:
                 return await fn()
             except BudgetExhausted:
                 raise
             except (ContextViolation, LLMError, UnrecoverableOutput, PhaseTransitionError) as exc:
                 err = self.classify(exc, transition, component)
-                if retry and err.retryable and attempt == 1 and not isinstance(exc, LLMUnavailable):
+                if retry and err.retryable and attempt < PHASE_ATTEMPTS and not isinstance(exc, LLMUnavailable):
                     # (an unavailable provider was already retried once by the gateway)
                     self._run.record.event("phase_retry", **err.record())
                     continue

@@ -9,6 +9,7 @@ from typing import Any
 from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.kernel.accounting import CallAccounts
 from aeon.application.kernel.run import Run
+from aeon.application.llm.retry_budget import GATEWAY_ROUNDS
 from aeon.application.ports import LLMPort
 from aeon.domain.budget import CapHit
 from aeon.domain.ledger import CallEntry, ModelPrice
@@ -121,15 +122,15 @@ class LLMGateway:
         sent = [*self._preamble, *self._redacted(messages)]
         first: LLMUnavailable | None = None
         pause = 0.0
-        for attempt in (1, 2):
+        for attempt in range(1, GATEWAY_ROUNDS + 1):
             try:
                 return await self._attempt(purpose, sent, schema, schema_name, stop, attempt)
             except LLMUnavailable as exc:
-                if first is not None:
-                    raise _both_rounds(first, exc, pause) from exc
+                if attempt == GATEWAY_ROUNDS:
+                    raise _both_rounds(first or exc, exc, pause) from exc
                 # The phase contract classifies an unavailable provider as retryable: one more round,
                 # after a pause, so that a rate-limited provider is not hit again at once.
-                first = exc
+                first = first or exc
                 pause = await self._pause(purpose, exc)
         raise AssertionError("unreachable")
 
