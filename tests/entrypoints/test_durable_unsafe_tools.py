@@ -56,17 +56,8 @@ def test_tools_are_not_idempotent_unless_they_say_so() -> None:
 
 
 def test_unsafe_tool_in_flight_stops_resume_until_rerun_unsafe(tmp_path: Path) -> None:
-    cfg = scripted(tmp_path, "unsafe.yaml", ANSWERS)
+    run_id = _cut_off_in_record_slowly(tmp_path)
     effects = tmp_path / "effects.txt"
-    proc = start(tmp_path, "run", "record slowly", "--config", cfg, "--durable")
-    try:
-        wait_for(lambda: effects.is_file() and effects.read_text() == "one\ntwo\n", what="the slow tool")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-    finally:
-        proc.kill()
-    [listed] = runs(tmp_path)
-    run_id = listed["id"]
 
     stopped = aeon(tmp_path, "resume", run_id, "--json")
     assert stopped.returncode == 4, stopped.stderr
