@@ -41,6 +41,7 @@ class ToolOptions:
     return in microseconds and never block (they can be neither timed out nor interrupted). `idempotent`: calling it
     twice with the same arguments has the effect of calling it once, so a durable run may run it again when a crash
     cut it off; a tool that is not (the default) stops such a run for a human to decide (`aeon resume --rerun-unsafe`).
+    `requires_approval`: a person approves every call, with its exact arguments, before it runs.
     """
 
     name: str | None = None
@@ -48,6 +49,7 @@ class ToolOptions:
     timeout: float | None = None
     inline: bool = False
     idempotent: bool = False
+    requires_approval: bool = False
 
 
 @overload
@@ -62,6 +64,7 @@ def tool(
     timeout: float | None = None,
     inline: bool = False,
     idempotent: bool = False,
+    requires_approval: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -74,6 +77,7 @@ def tool(
     timeout: float | None = None,
     inline: bool = False,
     idempotent: bool = False,
+    requires_approval: bool = False,
 ) -> F | Callable[[F], F]:
     """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., idempotent=True)`.
 
@@ -89,7 +93,14 @@ def tool(
 
     if timeout is not None and timeout <= 0:
         raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: timeout must be positive")
-    options = ToolOptions(name=name, example=example, timeout=timeout, inline=inline, idempotent=idempotent)
+    options = ToolOptions(
+        name=name,
+        example=example,
+        timeout=timeout,
+        inline=inline,
+        idempotent=idempotent,
+        requires_approval=requires_approval,
+    )
 
     def decorate(func: F, applied_in: FrameType | None = None) -> F:
         if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
@@ -201,6 +212,8 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         input_schema=input_schema,
         output_schema=output_schema,
         example=example_args,
+        idempotent=options.idempotent,
+        requires_approval=options.requires_approval,
     )
     return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
 

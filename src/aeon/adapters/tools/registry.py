@@ -81,8 +81,9 @@ class ToolRegistry:
         return self._specs.get(name)
 
     def is_idempotent(self, name: str) -> bool:
-        """Whether `@tool(idempotent=True)` said running the tool twice is the same as once (False when unknown)."""
-        return self._options.get(name, ToolOptions()).idempotent
+        """Whether the tool said running it twice is the same as once (`@tool(idempotent=True)`; False when unknown)."""
+        spec = self._specs.get(name)
+        return spec is not None and spec.idempotent
 
     def list(self) -> builtins.list[ToolSpec]:
         return builtins.list(self._specs.values())
