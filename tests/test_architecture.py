@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import grimp
@@ -54,3 +55,67 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
     assert rooms == ["judges", "kernel", "llm", "plans"]
     durable = ROOT / "src" / "aeon" / "entrypoints"
     assert not list(durable.glob("durable_*.py")) and (durable / "durable" / "__init__.py").is_file()
+
+
+_APPLICATION = ROOT / "src" / "aeon" / "application"
+# The composition points: they build a Run and hand each part the narrow view it may touch.
+_HOLDS_THE_WHOLE_RUN = {"kernel/orchestrator.py", "kernel/wiring.py", "kernel/result.py", "kernel/run.py"}
+
+
+def _annotations(tree: ast.AST) -> list[str]:
+    found: list[ast.expr | None] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign):
+            found.append(node.annotation)
+    return [ast.unparse(a) for a in found if a is not None]
+
+
+def test_stages_and_services_take_a_narrow_view_of_the_run_not_the_whole_run() -> None:
+    """Each stage and service names what it may touch (StageRun, ExecutingRun, ToolTurn, CallingRun …): only the
+    composition points hold the whole Run."""
+    offenders = []
+    for path in sorted(_APPLICATION.rglob("*.py")):
+        where = path.relative_to(_APPLICATION).as_posix()
+        if where in _HOLDS_THE_WHOLE_RUN:
+            continue
+        if "Run" in _annotations(ast.parse(path.read_text(encoding="utf-8"))):
+            offenders.append(where)
+    assert offenders == []
+
+
+_MUTATORS = ("append", "extend", "add", "update", "pop", "clear", "insert")
+
+
+def _state_changes(tree: ast.AST) -> list[str]:
+    """`x.state.field = …`, `x.state.field += …` and `x.state.field.append(…)`-style changes made from outside
+    RunState's own methods."""
+
+    def through_state(node: ast.expr) -> bool:
+        while isinstance(node, ast.Attribute):
+            if node.attr in ("state", "_state"):
+                return True
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in ("state", "s")
+
+    changed: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            changed += [t for t in node.targets if isinstance(t, ast.Attribute) and through_state(t.value)]
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            changed += [node.target] if through_state(node.target.value) else []
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            changed += [node.func.value] if through_state(node.func.value) else []
+    return [ast.unparse(c) for c in changed]
+
+
+def test_run_state_is_changed_only_through_its_named_methods() -> None:
+    """The run state is one record; the loop changes it through methods named by what they record (profiled,
+    planned, llm_called, fell_back …), and the recorder through its records — never field by field elsewhere."""
+    changes = {}
+    for path in sorted(_APPLICATION.rglob("*.py")):
+        where = path.relative_to(_APPLICATION).as_posix()
+        if where == "kernel/recorder.py":  # warn / tool_call / advisory: the records themselves
+            continue
+        if found := _state_changes(ast.parse(path.read_text(encoding="utf-8"))):
+            changes[where] = found
+    assert changes == {}

@@ -11,7 +11,7 @@ from aeon.domain.advisories import Advisory
 from aeon.domain.budget import BudgetState
 from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport
 from aeon.domain.history import ExecutionPass, PassUsage, PhaseTiming
-from aeon.domain.ledger import Ledger
+from aeon.domain.ledger import CallEntry, Ledger
 from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
@@ -108,6 +108,22 @@ class RunState(msgspec.Struct, kw_only=True):
         """The pass is history; `usage_mark` is the LLM usage so far, from which the next pass counts its own."""
         self.passes.append(closed)
         self.current, self.usage_mark = None, usage_mark
+
+    def phase_timed(self, timing: PhaseTiming) -> None:
+        """A phase of the pass under way ended: its timing goes into the pass record."""
+        self.pass_phases.append(timing)
+
+    def llm_called(self, entry: CallEntry) -> None:
+        """An LLM call, answered or not, is in the ledger; the budget has counted it already."""
+        self.usage.add(entry)
+        self.counters.llm_calls = self.budget.llm_calls
+
+    def fell_back(self) -> None:
+        """A step is done by LLM text because neither its tool nor a repair could run it."""
+        self.counters.fallbacks += 1
+
+    def tool_failed(self) -> None:
+        self.counters.tool_errors += 1
 
     def remember(self, memory: dict[str, Any]) -> None:
         """The key/value memory's content at this boundary, for a run resumed from here."""

@@ -10,7 +10,7 @@ import msgspec
 
 from aeon.application.errors import BudgetExhausted
 from aeon.application.kernel import tracing as t
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Message, Usage
@@ -35,7 +35,7 @@ class CallAccounts:
     """Prices and checks the calls of one run through one model."""
 
     def __init__(
-        self, run: Run, info: Mapping[str, str], *, max_tokens: int | None, prices: Mapping[str, ModelPrice]
+        self, run: CallingRun, info: Mapping[str, str], *, max_tokens: int | None, prices: Mapping[str, ModelPrice]
     ) -> None:
         self._run = run
         self.model = info.get("model") or None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aeon.application.errors import MemoryStoreError, ToolNotFound
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import ToolTurn
 from aeon.application.kernel.tracing import tool_attributes, tool_outcome
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import parse_json
@@ -42,7 +42,7 @@ class Executor:
         memory: MemoryPort,
         gateway: LLMGateway,
         supervisor: Supervisor,
-        run: Run,
+        run: ToolTurn,
     ) -> None:
         self._tools = tools
         self._resolver = resolver
@@ -108,7 +108,7 @@ class Executor:
             self._record.notify(StepRepaired(step_id=step.step_id, tool=repaired.tool, args=repaired.args))
             return plan.replace_step(step.step_id, repaired)
         step.mode = ExecutionMode.FALLBACK
-        self._run.state.counters.fallbacks += 1
+        self._run.state.fell_back()
         if step.tool is not None:  # LLM text never passes for a tool result
             step.notes.append(f"tool {step.tool!r} was not called: this output is LLM text in its place, unverified")
             self._record.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
@@ -142,7 +142,7 @@ class Executor:
             step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:
-            self._run.state.counters.tool_errors += 1
+            self._run.state.tool_failed()
             step.errors.append(f"tool {step.tool!r} failed: {error}")
             self._record.error(f"step {step.step_id}: tool {step.tool!r} failed: {error}")
             step.transition(StepStatus.FAILED)

@@ -177,7 +177,7 @@ class Orchestrator:
             ),
             Stage.VALIDATE_PLAN: lambda: runner.phase(Phase.B, partial(validate_plan, run, services.checking)),
             Stage.EXECUTE: lambda: runner.phase(
-                Phase.C, partial(work_pass, run, services.working, state.current or open_pass(run, runner))
+                Phase.C, partial(work_pass, run, services.working, state.current or open_pass(state, runner))
             ),
             Stage.DECIDE: partial(self._decide, run, services),
         }
@@ -189,7 +189,7 @@ class Orchestrator:
         decided = await services.runner.phase(Phase.D, partial(decide_depth, run, self.settings, state.current))
         outcome = decided.outcome
         run.meter.end_cycle(outcome.ttl_delta)
-        close_pass(run, services.runner, state.current)
+        close_pass(state, run.clock, services.runner, state.current)
         revise = outcome.revise_profile if isinstance(decided.next, Stage) else None
         state.end_cycle(escalation=outcome.ttl_delta, revise=revise)
         return decided
@@ -210,7 +210,7 @@ class Orchestrator:
             self._cycle(run)
         if cut is not None:
             cut.execution_results = step_results(state.plan)
-            close_pass(run, services.runner, cut, check=False)
+            close_pass(state, run.clock, services.runner, cut, check=False)
         completed = [p for p in state.passes if p is not cut]
         response = expiration(exc, run, completed=completed, cut=cut)
         run.record.expired(response)

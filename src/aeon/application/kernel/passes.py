@@ -7,10 +7,11 @@ from datetime import datetime
 import msgspec
 
 from aeon.application.kernel.phase_runner import PhaseRunner
-from aeon.application.kernel.run import Run
+from aeon.application.ports import ClockPort
 from aeon.domain.history import DepthRecord, ExecutionPass, PassUsage, TimingInformation
 from aeon.domain.phases import PASS_CONSISTENCY, Component, Stage, Transition
 from aeon.domain.plan import Plan
+from aeon.domain.run_state import RunState
 
 
 def frozen_copy(plan: Plan) -> Plan:
@@ -18,13 +19,12 @@ def frozen_copy(plan: Plan) -> Plan:
     return msgspec.json.decode(msgspec.json.encode(plan), type=Plan)
 
 
-def open_pass(run: Run, runner: PhaseRunner) -> ExecutionPass:
-    state = run.state
-    assert state.depth is not None and state.pass_start is not None
+def open_pass(state: RunState, runner: PhaseRunner) -> ExecutionPass:
+    assert state.depth is not None and state.pass_start is not None and state.plan is not None
     opened = ExecutionPass(
         pass_number=state.pass_number,
         phase=Stage.EXECUTE.label(state.pass_number),
-        plan_state=frozen_copy(run.plan),
+        plan_state=frozen_copy(state.plan),
         ttl_remaining=state.budget.ttl_remaining,
         timing_information=TimingInformation(start_time=state.pass_start),
         task_profile=state.profile,
@@ -36,9 +36,11 @@ def open_pass(run: Run, runner: PhaseRunner) -> ExecutionPass:
     return opened
 
 
-def close_pass(run: Run, runner: PhaseRunner, closing: ExecutionPass, *, check: bool = True) -> None:
-    state, spent = run.state, run.state.budget
-    end = run.clock.now().isoformat()
+def close_pass(
+    state: RunState, clock: ClockPort, runner: PhaseRunner, closing: ExecutionPass, *, check: bool = True
+) -> None:
+    assert state.plan is not None
+    spent, end = state.budget, clock.now().isoformat()
     start = closing.timing_information.start_time
     seconds = max((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(), 0.0)
     closing.timing_information = TimingInformation(start_time=start, end_time=end, duration_seconds=seconds)
@@ -49,7 +51,7 @@ def close_pass(run: Run, runner: PhaseRunner, closing: ExecutionPass, *, check: 
         prompt_tokens=spent.prompt_tokens - mark.prompt_tokens,
         completion_tokens=spent.completion_tokens - mark.completion_tokens,
     )
-    closing.final_plan_state = frozen_copy(run.plan)
+    closing.final_plan_state = frozen_copy(state.plan)
     if check and (problems := closing.exit_problems()):
         raise runner.error(Transition.D_TO_A_OR_B, PASS_CONSISTENCY, "; ".join(problems), Component.EXECUTION_PASS)
     usage = PassUsage(

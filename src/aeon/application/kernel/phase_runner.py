@@ -18,7 +18,7 @@ from aeon.application.errors import (
     OutputFault,
     UnrecoverableOutput,
 )
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import PhaseFrame
 from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
@@ -70,7 +70,7 @@ _BY_COMPONENT: dict[Component, tuple[str, frozenset[OutputFault], str]] = {
 
 
 class PhaseRunner:
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: PhaseFrame) -> None:
         self._run = run
 
     def error(
@@ -205,7 +205,7 @@ class PhaseRunner:
             duration_seconds=duration,
             outcome=outcome,
         )
-        run.state.pass_phases.append(timing)
+        run.state.phase_timed(timing)
         ttl_after = run.state.budget.ttl_remaining
         ttl = {"ttl_before": before["ttl_remaining"], "ttl_after": ttl_after, "ttl_at_boundary": ttl_after}
         state = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}

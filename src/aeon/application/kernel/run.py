@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import msgspec
 
 from aeon.application.errors import BudgetExhausted
@@ -116,3 +118,107 @@ class Run:
                 phase=stage.phase.value,
                 cap=Cap.TTL,
             )
+
+
+# -- what each part of the loop may touch of a Run -----------------------------------------------------------------
+# Run satisfies every one of these; a stage or service names the narrowest, and mypy keeps it to that.
+
+
+class StageRun(Protocol):
+    """What every stage touches: the state (changed only through RunState's named methods), the plan and profile
+    it reads, the recorder, and `enter` to say which stage's input its LLM calls are checked against."""
+
+    @property
+    def state(self) -> RunState: ...
+
+    @property
+    def record(self) -> Recorder: ...
+
+    @property
+    def plan(self) -> Plan: ...
+
+    @property
+    def profile(self) -> TaskProfile: ...
+
+    def enter(self, given: StageInput) -> None: ...
+
+
+class PlanningRun(StageRun, Protocol):
+    """Phase A also allocates the TTL on the meter and names its pass phase in the cycle record."""
+
+    @property
+    def meter(self) -> BudgetMeter: ...
+
+    @property
+    def label(self) -> PassPhase: ...
+
+
+class ExecutingRun(StageRun, Protocol):
+    """Phase C1 also checks the caps before each step and names its pass phase in each step's cycle record."""
+
+    current_step: str | None
+
+    @property
+    def label(self) -> PassPhase: ...
+
+    def check_caps(self, where: str, *, needs_llm: bool = True) -> None: ...
+
+
+class ToolTurn(Protocol):
+    """What the executor touches while a step runs: which step it is, the deadline, the tracer and the records."""
+
+    current_step: str | None
+
+    @property
+    def state(self) -> RunState: ...
+
+    @property
+    def record(self) -> Recorder: ...
+
+    @property
+    def tracer(self) -> TracerPort: ...
+
+    def remaining_seconds(self) -> float | None: ...
+
+    def out_of_time(self, where: str) -> BudgetExhausted: ...
+
+
+class PhaseFrame(Protocol):
+    """What the phase runner touches: the state, records, clock and tracer, and where the run stands."""
+
+    @property
+    def state(self) -> RunState: ...
+
+    @property
+    def record(self) -> Recorder: ...
+
+    @property
+    def clock(self) -> ClockPort: ...
+
+    @property
+    def tracer(self) -> TracerPort: ...
+
+    @property
+    def stage(self) -> Stage: ...
+
+    @property
+    def label(self) -> PassPhase: ...
+
+
+class CallingRun(PhaseFrame, ToolTurn, Protocol):
+    """What the LLM gateway touches: every check and count an LLM call passes through — the context guard, the
+    caps and the meter, the deadline, the redactor, and where the run stands for the records."""
+
+    @property
+    def guard(self) -> ContextGuard: ...
+
+    @property
+    def meter(self) -> BudgetMeter: ...
+
+    @property
+    def redactor(self) -> Redactor: ...
+
+    @property
+    def phase(self) -> Phase: ...
+
+    def check_caps(self, where: str, *, needs_llm: bool = True) -> None: ...

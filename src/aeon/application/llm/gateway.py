@@ -8,7 +8,7 @@ from typing import Any
 
 from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
 from aeon.application.kernel.accounting import CallAccounts
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import CallingRun
 from aeon.application.llm.retry_budget import GATEWAY_ROUNDS
 from aeon.application.ports import LLMPort
 from aeon.domain.budget import CapHit
@@ -44,7 +44,7 @@ class LLMGateway:
     def __init__(
         self,
         llm: LLMPort,
-        run: Run,
+        run: CallingRun,
         *,
         max_tokens: int | None = None,
         preamble: str = "",
@@ -99,9 +99,8 @@ class LLMGateway:
         run = self._run
         now = run.clock.monotonic()
         entry = self._accounts.entry(purpose, usage, max(now - t0, 0.0), model=model, error=error)
-        run.state.usage.add(entry)
         self._hit = run.meter.spend(usage, now)
-        run.state.counters.llm_calls = run.state.budget.llm_calls
+        run.state.llm_called(entry)
         return entry
 
     def _overspent(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import StageRun
 from aeon.application.kernel.wiring import Checking
 from aeon.application.plans.validation import Problem, annotate
 from aeon.domain.context import ValidatePlanInput
@@ -25,7 +25,7 @@ class PlanChecked(msgspec.Struct, kw_only=True):
         return Stage.EXECUTE
 
 
-async def validate_plan(run: Run, services: Checking) -> PlanChecked:
+async def validate_plan(run: StageRun, services: Checking) -> PlanChecked:
     plan, runner, contract = run.plan, services.runner, CONTRACTS[Transition.B_TO_C]
     run.enter(ValidatePlanInput(task_profile=run.profile, initial_plan=plan))
 

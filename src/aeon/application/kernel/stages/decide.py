@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from aeon.application.judges.adaptive_depth import DepthOutcome, decide
-from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.kernel.run import RunSettings, StageRun
 from aeon.domain.context import EVALUATION_OFF, DecideInput
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.phases import HALT, Halt, Phase, Stage
@@ -29,7 +29,7 @@ class Decided(msgspec.Struct, kw_only=True):
         return Stage.PROFILE_AND_PLAN if self.outcome.revise_profile else Stage.VALIDATE_PLAN
 
 
-async def decide_depth(run: Run, settings: RunSettings, current: ExecutionPass) -> Decided:
+async def decide_depth(run: StageRun, settings: RunSettings, current: ExecutionPass) -> Decided:
     state = run.state
     evaluation = current.evaluation_results or EVALUATION_OFF
     run.enter(DecideInput(task_profile=run.profile, plan_state=run.plan, evaluation_results=evaluation))

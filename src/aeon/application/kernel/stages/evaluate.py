@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import follow_up_questions
 from aeon.application.kernel.phase_runner import PhaseRunner
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import StageRun
 from aeon.application.llm.profiler import describe
 from aeon.domain.context import EvaluateInput
 from aeon.domain.history import Evaluation, StepResult
@@ -16,7 +16,7 @@ from aeon.domain.phases import Component, Transition
 
 
 async def evaluate_pass(
-    run: Run, runner: PhaseRunner, evaluator: Evaluator, results: Mapping[str, StepResult]
+    run: StageRun, runner: PhaseRunner, evaluator: Evaluator, results: Mapping[str, StepResult]
 ) -> Evaluation:
     state, plan, evaluate = run.state, run.plan, evaluator.evaluate
     run.enter(EvaluateInput(task_profile=run.profile, plan_state=plan, execution_results=results))

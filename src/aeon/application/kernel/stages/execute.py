@@ -6,14 +6,14 @@ from functools import partial
 
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import ExecutingRun
 from aeon.domain.context import ExecuteInput
 from aeon.domain.history import StepResult, step_results
 from aeon.domain.phases import Component, Transition
 from aeon.domain.plan import StepStatus
 
 
-async def execute_steps(run: Run, runner: PhaseRunner, executor: Executor) -> dict[str, StepResult]:
+async def execute_steps(run: ExecutingRun, runner: PhaseRunner, executor: Executor) -> dict[str, StepResult]:
     plan = run.plan
     run.enter(ExecuteInput(task_profile=run.profile, refined_plan=plan))
     for step in list(plan.steps):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from aeon.application.judges.adaptive_depth import allocate
-from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.kernel.run import PlanningRun, RunSettings
 from aeon.application.kernel.wiring import Planning
 from aeon.application.llm.profiler import static_profile
 from aeon.domain.advisories import ProfileClamped
@@ -30,7 +30,7 @@ class PlanReady(msgspec.Struct, kw_only=True):
         return Stage.VALIDATE_PLAN
 
 
-async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> PlanReady:
+async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | None) -> PlanReady:
     state, settings = run.state, services.settings
     run.enter(ProfileAndPlanInput())
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
@@ -61,7 +61,7 @@ async def profile_and_plan(run: Run, services: Planning, given: Plan | None) -> 
     )
 
 
-async def _profile(run: Run, services: Planning) -> TaskProfile:
+async def _profile(run: PlanningRun, services: Planning) -> TaskProfile:
     state, infer = run.state, services.profiler.infer
     previous, version, notes = state.profile, len(state.profiles) + 1, "; ".join(state.revise) or "nothing yet"
     profile, clamp = await services.runner.step(

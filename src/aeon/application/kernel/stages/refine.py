@@ -9,7 +9,7 @@ from aeon.application.errors import LLMTruncated, UnrecoverableOutput
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
 from aeon.application.kernel.phase_runner import PhaseRunner
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import StageRun
 from aeon.application.llm.profiler import describe
 from aeon.domain.advisories import RefinementFailed
 from aeon.domain.context import RefineInput
@@ -19,7 +19,7 @@ from aeon.domain.refinement import ActionOutcome, RefinementAction
 
 
 async def refine_plan(
-    run: Run,
+    run: StageRun,
     runner: PhaseRunner,
     refiner: Refiner,
     gate: RefinementGate,

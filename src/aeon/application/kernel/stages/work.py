@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from aeon.application.kernel.run import Run
+from aeon.application.kernel.run import ExecutingRun
 from aeon.application.kernel.stages.evaluate import evaluate_pass
 from aeon.application.kernel.stages.execute import execute_steps
 from aeon.application.kernel.stages.refine import refine_plan
@@ -27,7 +27,7 @@ class PassWork(msgspec.Struct, kw_only=True):
         return Stage.DECIDE
 
 
-async def work_pass(run: Run, services: Working, current: ExecutionPass) -> PassWork:
+async def work_pass(run: ExecutingRun, services: Working, current: ExecutionPass) -> PassWork:
     runner = services.runner
     results = await execute_steps(run, runner, services.executor)
     current.execution_results = results
