@@ -45,7 +45,7 @@ class ToolRegistry:
 
     def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> None:
         """Register `fn` under `spec`. Raises ToolRegistrationError for a bad name, schema, example or a duplicate."""
-        _check_spec(spec, taken=spec.name in self._specs)
+        check_spec(spec, taken=spec.name in self._specs)
         if not callable(fn):
             raise ToolRegistrationError(f"tool {spec.name!r}: {fn!r} is not callable")
         self._specs[spec.name] = spec
@@ -68,7 +68,7 @@ class ToolRegistry:
         definitions = toolset_definitions(toolset)
         names = [d.spec.name for d in definitions]
         for i, d in enumerate(definitions):
-            _check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
+            check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
         return [self._add(d) for d in definitions]
 
     def _add(self, definition: ToolDefinition) -> ToolSpec:
@@ -142,7 +142,9 @@ async def _settled(pending: Awaitable[Any]) -> Any:
     return await output if inspect.isawaitable(output) else output
 
 
-def _check_spec(spec: ToolSpec, *, taken: bool) -> None:
+def check_spec(spec: ToolSpec, *, taken: bool) -> None:
+    """Raises ToolRegistrationError naming the tool when its name, schemas or example break a rule (or `taken`)."""
+
     def fail(problem: str) -> ToolRegistrationError:
         return ToolRegistrationError(f"tool {spec.name!r}: {problem}")
 
