@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 import yaml
+from dependency_injector import providers
 from pydantic import BaseModel, SecretStr
 from pytest_socket import disable_socket, enable_socket
 
 from aeon.adapters.eventlog.jsonl import REDACTED, JsonlEventLog
 from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.tools.composite import CompositeTools
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
@@ -78,9 +80,14 @@ def test_shipped_config_resolves_every_provider_without_network_or_processes(nam
     event_log = container.event_log()
     assert isinstance(event_log, JsonlEventLog)
     assert event_log.path == offline / "log" / "runs.jsonl"
+    registry = container.registry()
+    assert isinstance(registry, ToolRegistry)
+    assert {"echo", "calculator"} <= {t.name for t in registry.list()}
+    if settings.tools.mcp:  # MCP servers start when the tools are first needed: tests/adapters/test_mcp_servers.py
+        container.tools.override(providers.Object(CompositeTools(registry)))
     tools = container.tools()
-    assert isinstance(tools, ToolRegistry)
-    assert {"echo", "calculator"} <= {t.name for t in tools.list()}
+    assert isinstance(tools, CompositeTools)
+    assert [t.name for t in tools.list()][: len(registry.list())] == [t.name for t in registry.list()]
     assert isinstance(container.memory(), InMemoryKV)
     run_settings = container.run_settings()
     assert run_settings == RunSettings(

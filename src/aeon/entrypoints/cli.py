@@ -13,14 +13,23 @@ from typing import Annotated, Any
 
 import msgspec
 import typer
+from dependency_injector import providers
 
 from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document, validate_document
-from aeon.entrypoints.container import Container, build_container, load_settings, opened, preflight, provided
-from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
+from aeon.entrypoints.container import (
+    Container,
+    build_container,
+    load_settings,
+    opened,
+    preflight,
+    provided,
+    tools_opened,
+)
+from aeon.entrypoints.durable.cli import durable_tools, register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
     EXIT_INVALID,
     EXIT_OK,
@@ -172,17 +181,20 @@ def run(
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
         container = build_container(settings, progress=progress, status=None if quiet else _status)
-        registry = container.tools()  # load configured tool modules now: a broken one is a usage error before the run
-        given = None
-        if plan is not None:
-            known = {spec.name: spec for spec in registry.list()}
-            given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
-        received: list[int] = []
         in_process = not (durable if durable is not None else settings.durable.enabled)
-        # the durable run writes the log from its own container: this one only says which model answers
-        result, note = asyncio.run(
-            _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
-        )
+        if not in_process:  # the durable run's tools, so that its MCP servers start once in this process
+            container.tools.override(providers.Object(durable_tools(settings, status=None if quiet else _status)))
+        # load tool modules and start MCP servers now: a broken one is a usage error before the run
+        with tools_opened(container) as registry:
+            given = None
+            if plan is not None:
+                known = {spec.name: spec for spec in registry.list()}
+                given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
+            received: list[int] = []
+            # the durable run writes the log from its own container: this one only says which model answers
+            result, note = asyncio.run(
+                _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
+            )
         if result is None:
             result = run_durable(settings, config, overrides, request, given, progress=progress)
         if note:
@@ -245,9 +257,10 @@ def validate(
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     with reported(debug=debug):
         settings = load_settings(config)
-        tools = build_container(settings).tools()
+        with tools_opened(build_container(settings, status=_status)) as tools:
+            specs = tools.list()
         doc = read_document(plan_file, what="plan")
-        found = validate_document(doc, {t.name: t for t in tools.list()})
+        found = validate_document(doc, {t.name: t for t in specs})
         problems = [redactor_for(settings).text(str(p)) for p in found]  # a problem may quote an argument
     if not problems:
         typer.echo(terminal_safe(f"{plan_file}: valid"))
@@ -265,9 +278,11 @@ def tools(
     debug: DebugOpt = False,
 ) -> None:
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
-    with reported(as_json=as_json, debug=debug):
-        registry = build_container(load_settings(config)).tools()
-    specs = registry.list()
+    with (
+        reported(as_json=as_json, debug=debug),
+        tools_opened(build_container(load_settings(config), status=_status)) as tools,
+    ):
+        specs = tools.list()
     if as_json:
         typer.echo(msgspec.json.encode([msgspec.to_builtins(s) for s in specs]).decode())
         return

@@ -23,7 +23,9 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.composite import CompositeTools
 from aeon.adapters.tools.loader import load_tool_modules
+from aeon.adapters.tools.mcp import McpServerConfig, McpTools, ToolFlags
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
@@ -40,11 +42,12 @@ from aeon.application.ports import (
 from aeon.application.redaction import Redactor
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.env_markers import EnvUses, forget_replaced, hidden, notes, substitute
+from aeon.entrypoints.env_markers import EnvUses, credentials, forget_replaced, hidden, notes, substitute
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.settings import (
     LLMSettings,
     LogSettings,
+    McpServerSettings,
     OtelSettings,
     Settings,
     ToolsSettings,
@@ -69,6 +72,48 @@ def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_second
     bound = min(tools.import_timeout, max_seconds) if max_seconds is not None else tools.import_timeout
     load_tool_modules(registry, tools.modules, search=search, import_timeout=bound)
     return registry
+
+
+def open_tools(
+    registry: ToolRegistry,
+    tools: ToolsSettings,
+    redactor: Redactor,
+    *,
+    max_seconds: float | None = None,
+    status: Callable[[str], None] | None = None,
+) -> Iterator[CompositeTools]:
+    """The run's ToolPort: the registry's tools, then the tools of each MCP server of tools.mcp, which start here —
+    when the tools are first needed, so `aeon --version` starts nothing — and stop when the container shuts down
+    (or at interpreter exit, for a container nobody shuts down). A server that cannot start is a ConfigurationError
+    naming it; `status` hears which server tools were skipped and why."""
+    servers = McpTools([mcp_server(s) for s in tools.mcp], timeout=tools.timeout, redactor=redactor, warn=status)
+    try:
+        servers.start(start_limit=max_seconds)
+        yield CompositeTools(registry, servers)
+    finally:
+        servers.close()
+
+
+def mcp_server(server: McpServerSettings) -> McpServerConfig:
+    """One tools.mcp entry as the adapter's config, field by field; secrets opened here, for the server only."""
+    return McpServerConfig(
+        name=server.name,
+        command=server.command,
+        args=tuple(server.args),
+        env={k: v.get_secret_value() for k, v in server.env.items() if v is not None},
+        url=server.url,
+        headers={k: v.get_secret_value() for k, v in server.headers.items() if v is not None},
+        include=tuple(server.include) if server.include is not None else None,
+        exclude=tuple(server.exclude),
+        prefix=server.prefix,
+        timeout=server.timeout,
+        start_timeout=server.start_timeout,
+        flags=ToolFlags(requires_approval=server.requires_approval, idempotent=server.idempotent),
+        overrides={
+            name: ToolFlags(requires_approval=f.requires_approval, idempotent=f.idempotent)
+            for name, f in server.overrides.items()
+        },
+    )
 
 
 def tool_folders(settings: Settings) -> list[Path]:
@@ -206,17 +251,25 @@ class Container(containers.DeclarativeContainer):
 
     clock = providers.Singleton(SystemClock)
     event_log = providers.Resource(open_event_log, settings.provided.log, redactor)
-    tools = providers.Singleton(
+    registry = providers.Singleton(
         build_tools,
         settings.provided.tools,
         search=providers.Singleton(tool_folders, settings),
         max_seconds=settings.provided.run.max_seconds,
     )
-    memory = providers.Factory(InMemoryKV)
-    progress: providers.Object[ProgressPort | None] = providers.Object(None)  # no display: no events built
-
     # overridden by the CLI with a one-line status printer
     status: providers.Object[Callable[[str], None] | None] = providers.Object(None)
+    # the registry's tools and the MCP servers' (started when first needed, stopped at shutdown): the run's ToolPort
+    tools = providers.Resource(
+        open_tools,
+        registry,
+        settings.provided.tools,
+        redactor,
+        max_seconds=settings.provided.run.max_seconds,
+        status=status,
+    )
+    memory = providers.Factory(InMemoryKV)
+    progress: providers.Object[ProgressPort | None] = providers.Object(None)  # no display: no events built
 
     # the adapter llm.adapter names, built (no I/O); `llm` is that client as a resource, closed at shutdown
     llm_adapter = providers.Selector(
@@ -269,6 +322,16 @@ async def opened(container: Container, *only: providers.Resource[Any]) -> AsyncI
         await _maybe(container.shutdown_resources())
 
 
+@contextlib.contextmanager
+def tools_opened(container: Container) -> Iterator[ToolPort]:
+    """The container's ToolPort, for a command that needs the tools before (or without) the rest: its MCP servers
+    are stopped on the way out, however it ends (a container that is shut down later finds them stopped)."""
+    try:
+        yield container.tools()
+    finally:
+        container.tools.shutdown()
+
+
 async def _maybe(result: object) -> None:
     """Await what an async resource's init or shutdown returns; a sync one has already done its work."""
     if inspect.isawaitable(result):
@@ -290,7 +353,8 @@ def run_scope(
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
     with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
-    a managed resource: the caller closes what it gave, and a model client built from `settings` too (`aclose`)."""
+    a managed resource: the caller closes what it gave, and a model client built from `settings` too (`aclose`);
+    MCP servers started for `settings` (tools not given) stop at interpreter exit."""
     container = build_container(settings or Settings())
     llm = llm if llm is not None else container.llm_adapter()
     overrides: list[tuple[Any, Any]] = [
@@ -332,7 +396,14 @@ def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] 
         _merge(data, nested)
     sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
     config_dir = config_file.resolve().parent if config_file is not None else None
-    return validate_settings(data, sources=sources, config_dir=config_dir, env_notes=notes(uses), hidden=hidden(uses))
+    return validate_settings(
+        data,
+        sources=sources,
+        config_dir=config_dir,
+        env_notes=notes(uses),
+        hidden=hidden(uses),
+        env_secrets=credentials(uses),
+    )
 
 
 def _layer(f: Path, name: str) -> tuple[dict[str, Any], EnvUses]:

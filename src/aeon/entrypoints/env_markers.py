@@ -105,6 +105,18 @@ def hidden(uses: EnvUses) -> list[str]:
     return sorted({value for used in uses.values() for name, value in used if secret_named(name) and value})
 
 
+def credentials(uses: EnvUses) -> list[str]:
+    """The values of the variables that went into an MCP server's `env` or `headers` (tools.mcp.N.env.NAME …):
+    whatever the variables are called, what a server is handed that way is taken for a credential."""
+    return sorted(
+        {value for where, used in uses.items() if _in_mcp_credentials(where) for _, value in used if value.strip()}
+    )
+
+
+def _in_mcp_credentials(where: Where) -> bool:
+    return len(where) == 5 and where[:2] == ("tools", "mcp") and where[3] in ("env", "headers")
+
+
 def _clip(value: str, limit: int = 60) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 

@@ -63,20 +63,25 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
-    """One row per tool: name, arguments with their types, return type, example arguments, description."""
-    rows = [("NAME", "ARGUMENTS", "RETURNS", "EXAMPLE", "DESCRIPTION")]
+    """One row per tool: name, arguments with their types, return type, example arguments, description; and, when
+    an MCP server serves any of them, a SERVER column after the name ("-" for a Python tool)."""
+    served = any(s.server is not None for s in specs)
+    rows = [("NAME", *(["SERVER"] if served else []), "ARGUMENTS", "RETURNS", "EXAMPLE", "DESCRIPTION")]
     for s in specs:
         props = s.input_schema.get("properties") or {}
         required = set(s.input_schema.get("required") or [])
         args = ", ".join(
-            f"{name}: {_type(p)}" + ("" if name in required else f" = {json.dumps(p.get('default'))}")
+            f"{name}: {_type(p) if isinstance(p, Mapping) else 'any'}"
+            + ("" if name in required or not isinstance(p, Mapping) else f" = {json.dumps(p.get('default'))}")
             for name, p in props.items()
         )
         example = json.dumps(s.example) if s.example else "-"
-        rows.append((s.name, args or "-", _type(s.output_schema), example, s.description))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        server = [s.server or "-"] if served else []
+        rows.append((s.name, *server, args or "-", _type(s.output_schema), example, s.description))
+    last = len(rows[0]) - 1
+    widths = [max(len(r[i]) for r in rows) for i in range(last)]
     for r in rows:
-        row = "  ".join(cell.ljust(w) for cell, w in zip(r[:4], widths, strict=True)) + "  " + r[4]
+        row = "  ".join(cell.ljust(w) for cell, w in zip(r[:last], widths, strict=True)) + "  " + r[last]
         out.write(terminal_safe(row) + "\n")
 
 

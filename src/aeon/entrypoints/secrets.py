@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
-from aeon.application.redaction import Redactor
+from aeon.application.redaction import Redactor, secret_key
 from aeon.entrypoints.settings import Settings
 
 # OPENAI_API_KEY, AEON_LLM_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, PGPASSWORD, SIGNING_KEY …
@@ -22,11 +22,24 @@ def run_secrets(settings: Settings | None, environ: Mapping[str, str] | None = N
     """Every secret value a run of `settings` could let out (None: no config, the environment alone)."""
     found = set(settings.secrets()) if settings is not None else set()
     if settings is not None:
-        urls = (settings.llm.base_url, settings.durable.database_url, settings.otel.endpoint)
+        mcp = settings.tools.mcp
+        urls = (settings.llm.base_url, settings.durable.database_url, settings.otel.endpoint, *(s.url for s in mcp))
         found |= {p for url in urls if url and (p := _password(url))}
+        found |= {v for v in _mcp_credentials(settings) if len(v.strip()) >= MIN_ENV_SECRET}
     env = os.environ if environ is None else environ
     found |= {v for k, v in env.items() if _SECRET_ENV.search(k) and len(v.strip()) >= MIN_ENV_SECRET}
     return sorted(found)
+
+
+def _mcp_credentials(settings: Settings) -> set[str]:
+    """What MCP servers are handed as credentials: the values environment markers put into their env and headers,
+    and the values under secret-named env variables and headers (`GITHUB_TOKEN`, `Authorization`, `X-Api-Key`)."""
+    found = set(settings.env_secrets)
+    for server in settings.tools.mcp:
+        for name, value in (*server.env.items(), *server.headers.items()):
+            if value is not None and (_SECRET_ENV.search(name) or secret_key(name) or "auth" in name.lower()):
+                found.add(value.get_secret_value())
+    return found
 
 
 def redactor_for(settings: Settings | None, environ: Mapping[str, str] | None = None) -> Redactor:

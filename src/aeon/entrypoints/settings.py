@@ -31,6 +31,9 @@ PROVIDER_DEFAULTS = {
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
 KIB = 1024
+# Aeon's tool-name rule (adapters/tools/registry.py), for MCP server names and tool name prefixes
+NAME_RULE = r"^[A-Za-z0-9_-]{1,64}$"
+PREFIX_RULE = r"^[A-Za-z0-9_-]{0,63}$"
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
 
@@ -123,6 +126,52 @@ class OtelSettings(_Section):
         return None if isinstance(v, str) and not v.strip() else v
 
 
+class McpToolFlags(_Section):
+    """Overrides of what a tool's MCP annotations say (README "MCP tool servers"); unset: the annotation decides."""
+
+    requires_approval: bool | None = None
+    idempotent: bool | None = None
+
+
+class McpServerSettings(McpToolFlags):
+    """One MCP server of `tools.mcp`: `command` (+ `args`, `env`) runs it over stdio, or `url` (+ `headers`) reaches
+    it over streamable HTTP. `include`/`exclude`/`overrides` name the server's own tool names; `prefix` is put
+    before each of them; `requires_approval`/`idempotent` set every tool's flag, `overrides` one tool's."""
+
+    name: str = Field(pattern=NAME_RULE, description="names the server in errors, `aeon tools` and records")
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, SecretStr | None] = Field(default_factory=dict)  # a value left empty by its ${VAR:} is not set
+    url: str | None = None
+    headers: dict[str, SecretStr | None] = Field(default_factory=dict)  # a value left empty is not sent
+    include: list[str] | None = None
+    exclude: list[str] = Field(default_factory=list)
+    prefix: str = Field("", pattern=PREFIX_RULE)
+    timeout: float | None = Field(None, gt=0, description="seconds per call; unset: tools.timeout")
+    start_timeout: float = Field(30.0, gt=0, description="seconds to start, initialize and list its tools")
+    overrides: dict[str, McpToolFlags] = Field(default_factory=dict)
+
+    @field_validator("command", "url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        # the error's location names the server (validate_settings)
+        if self.command is not None and self.url is not None:
+            raise ValueError("both command (stdio) and url (streamable HTTP) given: give one of them")
+        if self.command is None and self.url is None:
+            raise ValueError("neither command (stdio) nor url (streamable HTTP) given: give one of them")
+        if self.url is not None and (self.args or self.env):
+            raise ValueError("args and env are for a command (stdio), and this server has a url")
+        if self.command is not None and self.headers:
+            raise ValueError("headers are for a url (streamable HTTP), and this server has a command")
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        return self
+
+
 class ToolsSettings(_Section):
     builtins: bool = True
     modules: list[str] = Field(default_factory=list)
@@ -130,6 +179,17 @@ class ToolsSettings(_Section):
     timeout: float = Field(60.0, gt=0)
     # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
     import_timeout: float = Field(30.0, gt=0)
+    # MCP tool servers whose tools join the registry's (README "MCP tool servers")
+    mcp: list[McpServerSettings] = Field(default_factory=list)
+
+    @field_validator("mcp")
+    @classmethod
+    def _names_differ(cls, servers: list[McpServerSettings]) -> list[McpServerSettings]:
+        names = [s.name for s in servers]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"MCP server names must differ: {', '.join(map(repr, twice))} given twice")
+        return servers
 
 
 class LogSettings(_Section):
@@ -190,11 +250,17 @@ class Settings(_Section):
     )
     otel: OtelSettings = OtelSettings()
     _config_dir: Path | None = PrivateAttr(None)
+    _env_secrets: tuple[str, ...] = PrivateAttr(())
 
     @property
     def config_dir(self) -> Path | None:
         """The folder of the --config file (None without one): tools.modules are looked for there first."""
         return self._config_dir
+
+    @property
+    def env_secrets(self) -> tuple[str, ...]:
+        """What environment markers put into MCP servers' `env` and `headers`: secrets whatever their names."""
+        return self._env_secrets
 
     @model_validator(mode="after")
     def _adapter_has_what_it_needs(self) -> Settings:
@@ -229,18 +295,21 @@ def validate_settings(
     config_dir: Path | None = None,
     env_notes: Mapping[tuple[str | int, ...], str] | None = None,
     hidden: Sequence[str] = (),
+    env_secrets: Sequence[str] = (),
 ) -> Settings:
     """Validate the merged config tree once; every problem, each naming its key, becomes one ConfigurationError line.
 
     `env_notes` says, by key path, which environment variables a value came from (the error names them); no text
-    in `hidden` (values of secret-named variables) is ever quoted.
+    in `hidden` (values of secret-named variables) is ever quoted. `env_secrets` are the values environment markers
+    put into MCP servers' env and headers: secrets, whatever their variables' names (Settings.env_secrets).
     """
     try:
         settings = Settings.model_validate(data)
         settings._config_dir = config_dir
+        settings._env_secrets = tuple(env_secrets)
         return settings
     except ValidationError as exc:
-        problems = [_problem(err, env_notes or {}) for err in exc.errors()]
+        problems = [_problem(err, env_notes or {}, data) for err in exc.errors()]
         if len(problems) == 1:
             text = f"config error {problems[0]}" if problems[0].startswith("at ") else f"config error: {problems[0]}"
         else:
@@ -250,14 +319,27 @@ def validate_settings(
         raise ConfigurationError(f"{text} [from {sources}]") from None  # the cause would repeat the inputs, secrets too
 
 
-def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str]) -> str:
+def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str], data: Mapping[str, Any]) -> str:
     """One validation error as `at key.path: what (from the environment: VAR=…)`; a whole-tree check (no key)
-    speaks for itself."""
+    speaks for itself, and a check of our own says what it says (without pydantic's "Value error, ")."""
     if err["type"] == "value_error" and not err["loc"]:
         return str(err["ctx"]["error"])
     loc = tuple(err["loc"])
     where = ".".join(str(p) for p in loc) or "(root)"
     what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+    if err["type"] == "value_error":
+        what = str(err["ctx"]["error"])
     # a union adds the tried type to the path: the value's own path is the longest one that starts it
     note = next((env_notes[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in env_notes), None)
-    return f"at {where}: {what}" + (f" ({note})" if note else "")
+    return f"at {where}{_server_named(loc, data)}: {what}" + (f" ({note})" if note else "")
+
+
+def _server_named(loc: tuple[Any, ...], data: Mapping[str, Any]) -> str:
+    """` (MCP server 'name')` for a location inside one of tools.mcp, by its name when it has one; else ""."""
+    if len(loc) < 3 or loc[:2] != ("tools", "mcp") or not isinstance(loc[2], int):
+        return ""
+    tools = data.get("tools")
+    servers = tools.get("mcp") if isinstance(tools, Mapping) else None
+    server = servers[loc[2]] if isinstance(servers, list) and 0 <= loc[2] < len(servers) else None
+    name = server.get("name") if isinstance(server, Mapping) else None
+    return f" (MCP server {name!r})" if isinstance(name, str) and name else ""

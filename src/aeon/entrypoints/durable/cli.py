@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -20,7 +20,7 @@ import msgspec
 import typer
 
 from aeon.application.kernel.result import RunResult
-from aeon.application.ports import ProgressPort
+from aeon.application.ports import ProgressPort, ToolPort
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import load_settings
 from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
@@ -40,6 +40,14 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for int
 
 def _say(message: str) -> None:
     typer.echo(f"aeon: {terminal_safe(message)}", err=True)
+
+
+def durable_tools(settings: Settings, *, status: Callable[[str], None] | None = None) -> ToolPort:
+    """The tools a durable run of `settings` uses in this process (runner.shared_tools): `aeon run --durable`
+    checks its plan against them, so its MCP servers start once."""
+    from aeon.entrypoints.durable import runner as runner
+
+    return runner.shared_tools(settings, status=status)
 
 
 def run_durable(

@@ -4,8 +4,9 @@ phase checkpoints as recorded steps (adapters/durable) and a log a re-execution 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from aeon.adapters.durable.steps import (
     checkpoint_passes,
     dbos_step,
 )
-from aeon.adapters.tools.registry import ToolRegistry
+from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
@@ -152,15 +153,37 @@ def shared_model(settings: Settings, container: Container) -> LLMPort | None:
     return _MODELS[key]
 
 
-_CONFIGURED: dict[str, tuple[Settings, ToolRegistry]] = {}
+_CONFIGURED: dict[str, tuple[Settings, CompositeTools]] = {}
+_TOOLS: dict[str, CompositeTools] = {}
 
 
-def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, ToolRegistry]:
+def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, CompositeTools]:
     key = msgspec.json.encode([config, overrides]).decode()
     if key not in _CONFIGURED:
         settings = load_settings(Path(config) if config else None, overrides)
-        _CONFIGURED[key] = settings, build_container(settings).tools()
+        _CONFIGURED[key] = settings, shared_tools(settings)
     return _CONFIGURED[key]
+
+
+def shared_tools(settings: Settings, *, status: Callable[[str], None] | None = None) -> CompositeTools:
+    """The tools of every run the process executes with the same tools config (`aeon run --durable` checks its plan
+    against them first): its tools modules are imported once and its MCP servers start once per process — a batch,
+    a worker — and stop when it exits. `status` hears which MCP tools were skipped."""
+    key = hashlib.sha256(
+        msgspec.json.encode([settings.tools.model_dump(mode="json"), str(settings.config_dir), _opened(settings)])
+    ).hexdigest()
+    if key not in _TOOLS:
+        _TOOLS[key] = build_container(settings, status=status).tools()
+    return _TOOLS[key]
+
+
+def _opened(settings: Settings) -> list[Any]:
+    """What the tools config's dump hides and still tells two configs apart: the MCP servers' env and headers."""
+
+    def opened(values: dict[str, Any]) -> dict[str, str | None]:
+        return {k: v.get_secret_value() if v is not None else None for k, v in values.items()}
+
+    return [[opened(s.env), opened(s.headers)] for s in settings.tools.mcp]
 
 
 def recorded_input(spec: RunSpec) -> str:
