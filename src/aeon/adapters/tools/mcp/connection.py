@@ -53,6 +53,7 @@ class Connection:
         self._closing = asyncio.Event()
         self._waiters: set[asyncio.Future[str]] = set()
         self._stderr: StderrTail | None = None
+        self._refused: str | None = None  # the last HTTP error status, which the SDK's error does not carry
         self.ended: str | None = None
 
     async def open(self, seconds: float) -> list[dict[str, Any]]:
@@ -95,8 +96,14 @@ class Connection:
     async def _transport(self) -> AsyncIterator[Any]:
         config = self.config
         if config.url is not None:
+
+            async def seen(response: httpx2.Response) -> None:
+                if response.status_code >= 400:
+                    self._refused = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+            hooks = {"response": [seen]}
             async with (
-                httpx2.AsyncClient(headers=dict(config.headers), timeout=_HTTP_TIMEOUT) as http,
+                httpx2.AsyncClient(headers=dict(config.headers), timeout=_HTTP_TIMEOUT, event_hooks=hooks) as http,
                 streamable_http_client(config.url, http_client=http) as streams,
             ):
                 yield streams
@@ -112,6 +119,7 @@ class Connection:
         client = self._client
         if client is None:
             raise CallFailed(f"is not running: {self.ended or 'it was never started'}")
+        self._refused = None
         broken: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._waiters.add(broken)
         call = asyncio.ensure_future(client.call_tool(tool, args))
@@ -167,6 +175,7 @@ class Connection:
             said = "closed the connection (the server may have exited)"
         elif isinstance(exc, MCPError):
             said = f"answered with error {exc.code}: {_one_line(exc.message)}"
+            said += f" ({self._refused})" if self._refused else ""
         elif isinstance(exc, ValidationError):
             said = f"sent a malformed message: {_first_problem(exc)}"
         elif isinstance(exc, OSError) and self.config.command is not None and self._client is None:
