@@ -24,7 +24,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.kernel.run import RunSettings
 
 from cli_harness import assert_exit, invoke, log_of, one_line, records, scripted_config
-from mcp_harness import TIME_ARGS, new_tag, processes_with, stdio_args, time_server
+from mcp_harness import TIME_ARGS, http_server, new_tag, processes_with, stdio_args, time_server
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
 
@@ -205,6 +205,23 @@ def test_an_env_marker_in_args_reaches_the_server(tmp_path: Path, monkeypatch: p
     # the server names its local timezone (from --local-timezone) in the argument's description
     assert "Use 'Asia/Tokyo' as local timezone" in now["input_schema"]["properties"]["timezone"]["description"]
     assert yaml.safe_load(config.read_text())["tools"]["mcp"][0]["args"][-1] == "${AEON_TEST_ZONE}"
+
+
+def test_a_header_value_from_the_environment_reaches_the_server_and_no_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "HEADER-VALUE-FROM-THE-ENVIRONMENT-42"  # upper case: what `shout` answers for its lower-case form
+    monkeypatch.setenv("MCP_TEST_HEADER_VALUE", secret)  # a name no rule takes for a secret's: the marker makes it one
+    with http_server(secret, header="X-Test") as url:
+        web = {"name": "web", "url": url, "headers": {"X-Test": "${MCP_TEST_HEADER_VALUE}"}, "include": ["shout"]}
+        config = scripted_config(tmp_path, [], tools={"mcp": [web]})
+        plan = plan_file(tmp_path, step("s1", "shout", text=secret.lower()))
+        out = invoke("run", "shout it", "--config", config, "--plan", plan, "--json")
+
+    assert_exit(out, 0)  # the server let us in: the header reached it
+    (s1,) = json.loads(out.stdout)["plan"]["steps"]
+    assert s1["status"] == "complete" and s1["step_output"] == {"result": "[REDACTED]"}
+    assert secret not in out.stdout + out.stderr + log_of(tmp_path).read_text()
 
 
 def test_without_a_server_configured_the_mcp_sdk_is_never_imported(tmp_path: Path) -> None:

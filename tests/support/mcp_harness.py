@@ -54,11 +54,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(token: str) -> Iterator[str]:
-    """mcp_test_server.py over streamable HTTP on a free port of 127.0.0.1, wanting `Bearer <token>`; its URL."""
+def http_server(token: str, header: str = "Authorization") -> Iterator[str]:
+    """mcp_test_server.py over streamable HTTP on a free port of 127.0.0.1, wanting `Authorization: Bearer <token>`
+    (or `<header>: <token>`); its URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(TEST_SERVER), "--port", str(port), "--token", token],
+        [sys.executable, str(TEST_SERVER), "--port", str(port), "--token", token, "--header", header],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

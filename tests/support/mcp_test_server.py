@@ -114,11 +114,13 @@ def bad_name() -> str:
     return "unreachable"
 
 
-def _require_token(app: Any, token: str) -> Any:
-    """The ASGI app, answering 401 to a request without `Authorization: Bearer <token>`."""
+def _require_token(app: Any, token: str, header: str) -> Any:
+    """The ASGI app, answering 401 to a request without the header: `Authorization: Bearer <token>`, or
+    `<header>: <token>` for another header."""
+    wanted = (header.lower().encode(), (f"Bearer {token}" if header.lower() == "authorization" else token).encode())
 
     async def guarded(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and (b"authorization", f"Bearer {token}".encode()) not in scope["headers"]:
+        if scope["type"] == "http" and wanted not in scope["headers"]:
             await send({"type": "http.response.start", "status": 401, "headers": []})
             await send({"type": "http.response.body", "body": b"no token"})
             return
@@ -132,6 +134,7 @@ def main() -> None:
     parser.add_argument("--stdio", action="store_true")
     parser.add_argument("--port", type=int)
     parser.add_argument("--token")
+    parser.add_argument("--header", default="Authorization", help="the header that must carry the token")
     parser.add_argument("--tag", help="ignored: lets a test find this process by its command line")
     parser.add_argument("--journal", help="a file this server appends a line to when it starts")
     args = parser.parse_args()
@@ -145,7 +148,7 @@ def main() -> None:
 
     app = server.streamable_http_app()
     if args.token:
-        app = _require_token(app, args.token)
+        app = _require_token(app, args.token, args.header)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -83,15 +83,22 @@ def open_tools(
     status: Callable[[str], None] | None = None,
 ) -> Iterator[CompositeTools]:
     """The run's ToolPort: the registry's tools, then the tools of each MCP server of tools.mcp, which start here —
-    when the tools are first needed, so `aeon --version` starts nothing — and stop when the container shuts down
-    (or at interpreter exit, for a container nobody shuts down). A server that cannot start is a ConfigurationError
-    naming it; `status` hears which server tools were skipped and why."""
+    when the tools are first needed, so `aeon --version` starts nothing — and stop when the container shuts down,
+    or at interpreter exit for a container nobody shuts down (one that is only dropped leaves them running for
+    whoever holds its tools). A server that cannot start is a ConfigurationError naming it; `status` hears which
+    server tools were skipped and why."""
     servers = McpTools([mcp_server(s) for s in tools.mcp], timeout=tools.timeout, redactor=redactor, warn=status)
     try:
         servers.start(start_limit=max_seconds)
-        yield CompositeTools(registry, servers)
-    finally:
+        composite = CompositeTools(registry, servers)
+    except BaseException:
         servers.close()
+        raise
+    try:
+        yield composite
+    except GeneratorExit:  # collected, not shut down: the tools may still be in use (run_scope's orchestrator)
+        return
+    servers.close()
 
 
 def mcp_server(server: McpServerSettings) -> McpServerConfig:
