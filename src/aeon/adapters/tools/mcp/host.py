@@ -166,7 +166,8 @@ class McpTools:
                 rest = asyncio.all_tasks() - {asyncio.current_task()}
                 for task in rest:  # calls still running, a start cut short: nothing is left pending on the loop
                     task.cancel()
-                await asyncio.wait(rest, timeout=1.0) if rest else None
+                if rest:
+                    await asyncio.wait(rest, timeout=1.0)
 
             # a server that outlives its SDK's kill (TimeoutError): nothing more can be done from here
             with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
