@@ -48,6 +48,8 @@ SHOWN = [
     "  advisory refinement_failed : ",
     "  depth decision: continue — not converged, budget left",
     "⚠ step s2: tool 'adder' was not called",
+    '✋ s1 waits for approval: send {"text": "a"}',
+    "  s1 approved with edited arguments by ana",
 ]
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import msgspec
 
 from aeon.domain.advisories import FollowUpQuestion, RefinementFailed, RepairConflict
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.phases import PassPhase, Phase
 from aeon.domain.plan import ExecutionMode, Plan, StepStatus
 from aeon.domain.profile import DepthDecision
 from aeon.domain.progress import (
+    ApprovalDecided,
+    ApprovalRequested,
     DepthDecided,
     Evaluated,
     LLMCallEnded,
@@ -52,6 +55,10 @@ ADVICE = (
     RefinementFailed(pass_number=1, detail="not json"),
 )
 
+ASKED = ApprovalRequest(
+    run_id="r1", key="p1:s1", step_id="s1", description="send", tool="send", args={"text": "a"}, pass_number=1
+)
+
 SAMPLES: list[ProgressEvent] = [
     PhaseStarted(phase=Phase.B, pass_number=2),
     PlanMade(plan=PLAN),
@@ -68,4 +75,8 @@ SAMPLES: list[ProgressEvent] = [
     Refined(applied=1, rejected=1, advisories=ADVICE),
     DepthDecided(decision=DepthDecision.CONTINUE, reason="not converged, budget left"),
     Warned(message="step s2: tool 'adder' was not called"),
+    ApprovalRequested(request=ASKED),
+    ApprovalDecided(
+        step_id="s1", decision=ApprovalDecision(verdict=Verdict.APPROVE, by="ana", args={"text": "b"}), edited=True
+    ),
 ]

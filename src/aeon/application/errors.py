@@ -23,6 +23,7 @@ AeonError (domain.errors)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
+    ├── ApprovalExpired               no decision on a tool call came within run.approval_timeout
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
     │                                 or path), or settings that cannot work together (a dialect of the other wire)
@@ -241,3 +242,10 @@ class InternalError(ApplicationError):
     """Never raised: the error a run's result and run_end record carry when a bug ended the run."""
 
     code = "AEON.INTERNAL"
+
+
+class ApprovalExpired(ApplicationError):
+    """No decision on a tool call that needs approval came within run.approval_timeout: the run ends (its own
+    status, approval_expired), the call never made."""
+
+    code = "AEON.APPROVAL.EXPIRED"

@@ -19,6 +19,8 @@ event holds (a plan, say) is a copy the run no longer changes.
     Refined          refinement applied some changes, rejected others, and recorded advisories
     DepthDecided     the adaptive-depth decision after an evaluation
     Warned           something a human should know that does not stop the run
+    ApprovalRequested  a tool call waits for a person: the step, the tool and its exact arguments
+    ApprovalDecided  the person's decision: approved (maybe with edited arguments) or denied, with the reason
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.advisories import Advisory
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.phases import PassPhase, Phase
 from aeon.domain.plan import ExecutionMode, Plan, StepStatus
@@ -147,6 +150,20 @@ class Warned(_Event, frozen=True):
     message: str
 
 
+class ApprovalRequested(_Event, frozen=True):
+    """A tool call waits for a person's decision (`aeon approve` / `aeon deny`, the terminal, or a callback)."""
+
+    request: ApprovalRequest
+
+
+class ApprovalDecided(_Event, frozen=True):
+    """A person decided on a waiting call; `edited` says the call goes ahead with other arguments than asked."""
+
+    step_id: str
+    decision: ApprovalDecision
+    edited: bool = False
+
+
 ProgressEvent = (
     PhaseStarted
     | PlanMade
@@ -162,4 +179,6 @@ ProgressEvent = (
     | Refined
     | DepthDecided
     | Warned
+    | ApprovalRequested
+    | ApprovalDecided
 )

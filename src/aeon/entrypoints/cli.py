@@ -13,12 +13,14 @@ from typing import Annotated, Any
 
 import msgspec
 import typer
+from dependency_injector import providers
 
 from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document, validate_document
+from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
 from aeon.entrypoints.container import Container, build_container, load_settings, opened, preflight, provided
 from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
@@ -149,9 +151,12 @@ def run(
 ) -> None:
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
 
-    Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL or budget expired (result still printed),
-    4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM text
-    stands in its place (result still printed).
+    A tool call that needs approval is asked about on the terminal; with no terminal (or --json) the run waits
+    durably on the record for `aeon approve RUN_ID` / `aeon deny RUN_ID` from any process.
+
+    Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL, budget or approval time expired (result still
+    printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
+    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
     """
     if not request.strip():
         empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
@@ -178,13 +183,33 @@ def run(
             known = {spec.name: spec for spec in registry.list()}
             given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
         received: list[int] = []
-        in_process = not (durable if durable is not None else settings.durable.enabled)
+        wanted = durable if durable is not None else settings.durable.enabled
+        asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
+        if asker is None and not wanted and may_need_approval(registry.list(), given):
+            _status("durable: a tool call may need approval and nobody can be asked here: the run waits on the record")
+            wanted = True
+        if asker is not None and not wanted:
+            container.approver.override(providers.Object(asker))
         # the durable run writes the log from its own container: this one only says which model answers
         result, note = asyncio.run(
-            _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
+            _session(container, request, given, received, run=not wanted, quiet=quiet, as_json=as_json)
         )
         if result is None:
-            result = run_durable(settings, config, overrides, request, given, progress=progress)
+            redactor = container.redactor()
+
+            def show_waiting(waiting: RunResult) -> None:
+                present(waiting, as_json=as_json, history=None, redactor=redactor)
+
+            result = run_durable(
+                settings,
+                config,
+                overrides,
+                request,
+                given,
+                progress=progress,
+                inline=asker,
+                show_waiting=None if asker is not None else show_waiting,
+            )
         if note:
             result.warnings.append(note)
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())

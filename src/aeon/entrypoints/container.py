@@ -28,6 +28,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
+    ApproverPort,
     CheckpointPort,
     ClockPort,
     LLMPort,
@@ -68,6 +69,8 @@ def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_second
         register_builtins(registry)
     bound = min(tools.import_timeout, max_seconds) if max_seconds is not None else tools.import_timeout
     load_tool_modules(registry, tools.modules, search=search, import_timeout=bound)
+    for name, needed in tools.approval.items():
+        registry.require_approval(name, needed)
     return registry
 
 
@@ -88,6 +91,7 @@ def kernel_settings(settings: Settings) -> RunSettings:
         llm_max_tokens=settings.llm.max_tokens,
         evaluate=run.evaluate,
         ttl_given=run.ttl_given,
+        approval_timeout=run.approval_timeout,
         max_cost=run.max_cost,
         prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
         criteria=ConvergenceCriteria(
@@ -231,6 +235,8 @@ class Container(containers.DeclarativeContainer):
     run_settings = providers.Factory(kernel_settings, settings)
     # overridden by durable runs with the store that keeps each phase boundary's run state
     checkpoint: providers.Object[CheckpointPort | None] = providers.Object(None)
+    # who decides on tool calls that need approval: the CLI's terminal prompt, a durable run's message, a callback
+    approver: providers.Object[ApproverPort | None] = providers.Object(None)
     tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
     orchestrator = providers.Factory(
@@ -245,6 +251,7 @@ class Container(containers.DeclarativeContainer):
         checkpoint=checkpoint,
         tracer=tracer,
         redactor=redactor,
+        approver=approver,
     )
 
 
@@ -287,6 +294,7 @@ def run_scope(
     clock: ClockPort | None = None,
     checkpoint: CheckpointPort | None = None,
     tracer: TracerPort | None = None,
+    approver: ApproverPort | None = None,
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
     with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
@@ -303,6 +311,7 @@ def run_scope(
         (container.clock, clock),
         (container.checkpoint, checkpoint),
         (container.tracer, tracer),
+        (container.approver, approver),
     ]
     for provider, value in overrides:
         if value is not None:

@@ -15,6 +15,8 @@ from aeon.domain.advisories import (
 )
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.progress import (
+    ApprovalDecided,
+    ApprovalRequested,
     DepthDecided,
     Evaluated,
     LLMCallEnded,
@@ -77,6 +79,12 @@ class ConsoleProgress:
                     f"⏳ provider still unavailable after {counted(event.attempts, 'attempt')} ({event.cause}): "
                     f"one more round for {event.purpose} in {event.wait_seconds:.1f} s"
                 )
+            case ApprovalRequested(request=r):
+                line(f"✋ {r.step_id} waits for approval: {r.tool} {short(r.args, ARGS_SHOWN)}", "bold yellow")
+            case ApprovalDecided(decision=d):
+                said = "approved" + (" with edited arguments" if event.edited else "") if d.approved else "denied"
+                why = f": {d.reason}" if d.reason else ""
+                line(f"  {event.step_id} {said} by {d.by}{why}")
             case SupervisorActed() | LLMCallStarted() | LLMCallEnded():
                 if self._verbose:
                     self._detail(event)

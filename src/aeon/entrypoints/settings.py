@@ -90,6 +90,8 @@ class RunSection(_Section):
     evaluate: bool = Field(_RUN.evaluate, description="False: one plan → execute pass without profile or evaluation")
     # true (what --ttl sets): with a given plan (--plan) no profiling call is made and the TTL is used as given
     ttl_given: bool = _RUN.ttl_given
+    # seconds a tool call that needs approval waits for a person's decision; past it the run ends approval_expired
+    approval_timeout: float = Field(_RUN.approval_timeout, gt=0)
 
 
 class ConvergenceSettings(_Section):
@@ -130,6 +132,8 @@ class ToolsSettings(_Section):
     timeout: float = Field(60.0, gt=0)
     # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
     import_timeout: float = Field(30.0, gt=0)
+    # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
+    approval: dict[str, bool] = Field(default_factory=dict)
 
 
 class LogSettings(_Section):

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from aeon.application.errors import (
+    ApprovalExpired,
     BudgetExhausted,
     ContextViolation,
     LLMContextExceeded,
@@ -119,7 +120,7 @@ class PhaseRunner:
         for attempt in range(1, PHASE_ATTEMPTS + 1):
             try:
                 return await fn()
-            except BudgetExhausted:
+            except (BudgetExhausted, ApprovalExpired):
                 raise
             except (ContextViolation, LLMError, UnrecoverableOutput, PhaseTransitionError) as exc:
                 err = self.classify(exc, transition, component)
@@ -149,7 +150,7 @@ class PhaseRunner:
                 self._hold_to_contracts(phase, result, kept)
                 outcome = "success"
                 return result
-            except BudgetExhausted:
+            except (BudgetExhausted, ApprovalExpired):
                 outcome = "expired"
                 raise
             except asyncio.CancelledError:

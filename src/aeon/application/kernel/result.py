@@ -13,6 +13,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.kernel.run import Run, RunSettings
 from aeon.domain.advisories import Advisory, ManualIntervention
 from aeon.domain.answers import final_answer
+from aeon.domain.approval import ApprovalRequest
 from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
@@ -41,6 +42,8 @@ class RunStatus(enum.StrEnum):
     ERROR = "error"
     INTERRUPTED = "interrupted"  # SIGINT/SIGTERM: the steps done so far, a run_end record, no more work
     UNVERIFIED = "unverified"  # ran to its end, but a tool step's output is LLM fallback text: the tool never ran
+    AWAITING_APPROVAL = "awaiting_approval"  # a durable run waits for a person (aeon approve / aeon deny)
+    APPROVAL_EXPIRED = "approval_expired"  # no decision came within run.approval_timeout: the call never made
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -111,6 +114,7 @@ class RunResult(msgspec.Struct, kw_only=True):
     advisories: list[Advisory] = msgspec.field(default_factory=list)  # rejected refinements, manual work …
     tool_calls_not_made: list[MissingToolCall] = msgspec.field(default_factory=list)
     ledger: LedgerReport | None = None  # every LLM call; sums per phase, per pass and for the run
+    pending_approval: ApprovalRequest | None = None  # the call a run awaiting approval waits on
 
     def with_lost_records(self, lost: LostRecords) -> RunResult:
         """This result when the run's event log lost records: an error whatever the run's own outcome, since the
@@ -209,6 +213,7 @@ def history_of(
         profiles=list(s.profiles),
         advisories=list(s.advisories),
         ledger=ledger,
+        approvals=list(s.approvals),
     )
 
 
