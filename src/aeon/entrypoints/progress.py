@@ -20,6 +20,7 @@ from aeon.domain.progress import (
     LLMCallEnded,
     LLMCallStarted,
     LLMRetryRound,
+    PhaseEnded,
     PhaseStarted,
     PlanMade,
     ProgressEvent,
@@ -77,6 +78,11 @@ class ConsoleProgress:
                     f"⏳ provider still unavailable after {counted(event.attempts, 'attempt')} ({event.cause}): "
                     f"one more round for {event.purpose} in {event.wait_seconds:.1f} s"
                 )
+            case PhaseEnded(outcome="success"):
+                return  # the next phase's line says it went on
+            case PhaseEnded():
+                took = f"{event.duration_seconds:.1f} s"
+                line(f"  phase {event.phase} of pass {event.pass_number}: {event.outcome} after {took}")
             case SupervisorActed() | LLMCallStarted() | LLMCallEnded():
                 if self._verbose:
                     self._detail(event)
@@ -98,6 +104,8 @@ class ConsoleProgress:
             case LLMCallStarted():
                 where = f" · step {event.step_id}" if event.step_id else ""
                 self._line(f"  … LLM {event.purpose} ({event.phase}{where})", "dim")
+            case LLMCallEnded(error=str(code)):
+                self._line(f"  … failed: {code}", "dim")
             case LLMCallEnded():
                 rate = event.tokens_per_s
                 speed = f" at {rate:.1f} tok/s" if rate is not None else ""
