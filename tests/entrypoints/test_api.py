@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import types
@@ -297,3 +298,74 @@ def test_import_aeon_loads_only_the_package_itself() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
 
     assert proc.stdout.strip() == "['aeon']"
+
+
+# -- durable runs ---------------------------------------------------------------------------------------------------
+
+DURABLE_SCRIPT = """
+import json
+import os
+import aeon
+import durable_api_tools
+
+result = aeon.run(
+    "what is the weather in Paris?",
+    tools=[durable_api_tools],
+    model="scripted:script.yaml",
+    config={"run": {"evaluate": False}},
+    log_file="runs.jsonl",
+    durable=True,
+)
+print(json.dumps({"id": result.correlation_id, "status": result.status, "output": result.outputs["s1"].output}))
+"""
+
+DURABLE_TOOLS = '''
+import aeon
+
+
+@aeon.tool(idempotent=True)
+def weather(city: str) -> str:
+    """Today's weather for a city."""
+    return f"sunny in {city}"
+'''
+
+
+def test_a_durable_run_is_on_the_record_where_aeon_runs_lists_it(tmp_path: Path) -> None:
+    from durable_harness import env, runs
+
+    (tmp_path / "durable_api_tools.py").write_text(DURABLE_TOOLS)
+    (tmp_path / "script.yaml").write_text(
+        json.dumps({"responses": [json.dumps({"goal": "g", "steps": [WEATHER_STEP]})]})
+    )
+    (tmp_path / "main.py").write_text(DURABLE_SCRIPT)
+    source = Path(aeon.__file__).parents[1]  # this checkout's aeon, also when the tests run without installing it
+    environ = {**env(tmp_path), "PYTHONPATH": f"{tmp_path}{os.pathsep}{source}"}
+    proc = subprocess.run(
+        [sys.executable, "main.py"], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120
+    )
+
+    assert proc.returncode == 0, proc.stderr
+    done = json.loads(proc.stdout)
+    assert (done["status"], done["output"]) == ("completed", "sunny in Paris")
+    assert [(r["id"], r["status"]) for r in runs(tmp_path)] == [(done["id"], "completed")]
+    assert {r["correlation_id"] for r in records(tmp_path / "runs.jsonl")} == {done["id"]}
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"tools": [weather]}, "give them as modules it can import by name"),
+        ({"model": testing.answers()}, "a durable run names its model"),
+    ],
+)
+def test_a_durable_run_takes_only_what_another_process_can_load_again(options: dict[str, Any], says: str) -> None:
+    with pytest.raises(aeon.UsageError, match=says):
+        aeon.run(REQUEST, durable=True, **options)
+
+
+def test_a_durable_run_is_not_streamed_yet() -> None:
+    async def first() -> object:
+        return await anext(aeon.stream(REQUEST, model=f"scripted:{SUM_SCRIPT}", durable=True))
+
+    with pytest.raises(aeon.UsageError, match="does not stream a durable run yet"):
+        asyncio.run(first())

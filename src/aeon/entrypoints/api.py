@@ -15,6 +15,7 @@ import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, TypedDict, Unpack
 
 import msgspec
@@ -32,6 +33,7 @@ from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import (
     Container,
     build_container,
+    layered,
     load_settings,
     opened,
     preflight,
@@ -39,7 +41,7 @@ from aeon.entrypoints.container import (
     tool_folders,
 )
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import model_overrides
+from aeon.entrypoints.settings import Settings, model_overrides
 from aeon.entrypoints.terminal import request_problem
 
 PathLike = str | os.PathLike[str]
@@ -68,6 +70,10 @@ class RunOptions(TypedDict, total=False):
     max_seconds: float
     log_file: PathLike | Literal[False]
     """Append the JSONL event log here (default: the config's `log.path`, .aeon/runs.jsonl); False: no log."""
+    durable: bool
+    """Record the run on DBOS (default: the config's `durable.enabled`), so that `aeon resume RUN_ID` (the result's
+    correlation_id) finishes it after a crash, in any process: its tools are then given as modules (or tools.modules
+    names) and its model by name, which that process can load again. aeon.run and aeon.arun only."""
     # Human approval of tool calls adds `approve=`: a callback answering each ApprovalRequested event.
 
 
@@ -75,9 +81,19 @@ _RUN_LIMITS = ("ttl", "max_llm_calls", "max_tokens", "max_cost", "max_seconds")
 
 
 @dataclass(frozen=True)
+class _Durable:
+    """What a durable run records to be rebuilt in any process: the config file and every other layer over it."""
+
+    settings: Settings
+    config_file: Path | None
+    overrides: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class _Prepared:
     container: Container
     plan: Plan | None
+    durable: _Durable | None = None
 
 
 def run(request: str, /, **options: Unpack[RunOptions]) -> RunResult:
@@ -184,17 +200,42 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     if (problem := request_problem(request)) is not None:
         raise InputError(problem)
     config_file, mapping = _config(options.get("config"))
-    settings = load_settings(config_file, _overrides(options), mapping=mapping)
+    overrides = _overrides(options)
+    settings = load_settings(config_file, overrides, mapping=mapping)
     container = build_container(settings, progress=progress)
     registry = container.tools()  # the config's tools modules are imported now: a broken one fails here
     bound = settings.tools.import_timeout
-    register_tools(registry, options.get("tools", ()), search=tool_folders(settings), import_timeout=bound)
+    tools = list(options.get("tools", ()))
+    register_tools(registry, tools, search=tool_folders(settings), import_timeout=bound)
     model = options.get("model")
     if model is not None and not isinstance(model, str):
         if not isinstance(model, LLMPort):
             raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
         container.llm.override(providers.Object(model))  # not a resource: the caller's to close
-    return _Prepared(container=container, plan=_plan(options.get("plan"), registry))
+    plan = _plan(options.get("plan"), registry)
+    if not options.get("durable", settings.durable.enabled):
+        return _Prepared(container=container, plan=plan)
+    if progress is not None:
+        raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
+    modules = [*settings.tools.modules, *_module_names(tools)]
+    if model is not None and not isinstance(model, str):
+        raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
+    recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
+    return _Prepared(container=container, plan=plan, durable=_Durable(settings, config_file, recorded))
+
+
+def _module_names(tools: Iterable[object]) -> list[str]:
+    """The tools of a durable run as tools.modules entries, which any process that finishes the run imports."""
+    names = []
+    for item in tools:
+        name = item.__name__ if isinstance(item, ModuleType) else item
+        if not isinstance(name, str) or name == "__main__":
+            raise UsageError(
+                f"a durable run is finished by whatever process resumes it, which imports its tools again: give them "
+                f"as modules it can import by name (or tools.modules entries), not {item!r:.60}"
+            )
+        names.append(name)
+    return names
 
 
 def _config(config: PathLike | Mapping[str, Any] | None) -> tuple[Path | None, Mapping[str, Any] | None]:
@@ -240,6 +281,8 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     """Open the container's resources, check that the model can run and the log can be written (nothing is spent
     before), run, and close each resource once on the way out, as `aeon run` does."""
     container = prepared.container
+    if prepared.durable is not None:
+        return await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
     async with opened(container):
         log, llm = container.event_log(), await provided(container.llm)
         if (problem := preflight(llm)) is not None:
@@ -250,3 +293,17 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     return container.redactor().struct(result, RunResult)
+
+
+def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
+    """The run as a DBOS workflow in this process, as `aeon run --durable` starts it (DBOS blocks: a worker thread
+    waits for it). It goes on to its end once started: cancelling the call leaves it running, then on the record."""
+    from aeon.entrypoints.durable import ops  # DBOS is imported only for a durable run
+
+    encoded = msgspec.json.encode(plan).decode() if plan is not None else None
+    settings = durable.settings
+    spec = ops.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
+    with ops.engine_for(settings, "run"):
+        outcome = ops.start(spec)
+    assert outcome.result is not None, "only a resumed run stops at a tool call cut off in flight"
+    return outcome.result

@@ -405,6 +405,15 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def layered(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Layers of settings — sections, or dotted keys as overrides are — merged into one tree (a copy) as
+    load_settings merges them: what a durable run records to rebuild its settings in another process."""
+    data: dict[str, Any] = {}
+    for layer in layers:
+        _merge(data, _nest(layer))
+    return data
+
+
 def build_container(
     settings: Settings, *, progress: ProgressPort | None = None, status: Callable[[str], None] | None = None
 ) -> Container:
