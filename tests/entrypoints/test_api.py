@@ -166,6 +166,7 @@ def test_the_keyword_caps_override_the_config() -> None:
         ({"tools": [Notebook]}, aeon.ToolRegistrationError, "class Notebook is not a tool"),
         ({"plan": {"goal": "g", "steps": [{**WEATHER_STEP, "tool": "nope"}]}}, aeon.InputError, "'nope'"),
         ({"max_cots": 1}, aeon.UsageError, "unexpected keyword argument 'max_cots'"),
+        ({"tools": weather}, aeon.UsageError, r"tools takes a list (tools=[weather])"),
     ],
 )
 def test_a_bad_call_raises_a_typed_error_with_one_line_before_the_run(
@@ -291,6 +292,17 @@ def test_importing_aeon_and_its_light_names_loads_no_framework(statement: str, l
     heavy, entrypoints = proc.stdout.splitlines()
     assert heavy == str(libraries)
     assert entrypoints == "[]"
+
+
+def test_aeon_version_loads_no_durable_machinery() -> None:
+    code = (
+        "import sys\nsys.argv = ['aeon', '--version']\nfrom aeon.entrypoints.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted({'dbos', 'sqlalchemy'} & set(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+    assert proc.stdout.splitlines() == [proc.stdout.splitlines()[0], "[]"]
+    assert proc.stdout.startswith("aeon ")
 
 
 def test_import_aeon_loads_only_the_package_itself() -> None:

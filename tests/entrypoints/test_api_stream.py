@@ -11,7 +11,7 @@ import logging
 import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 import pytest
@@ -113,6 +113,13 @@ def test_the_events_are_json_as_one_tagged_union(tmp_path: Path) -> None:
         encoded = msgspec.json.encode(event)
         assert json.loads(encoded)["type"] == type(event).__name__
         assert msgspec.json.decode(encoded, type=Event) == event
+
+
+def test_every_event_type_of_the_stream_is_exported_from_aeon_events_and_documented() -> None:
+    kinds = get_args(aeon.events.Event)
+
+    assert {kind.__name__ for kind in kinds} == set(aeon.events.__all__) - {"Event"}
+    assert all(getattr(aeon.events, kind.__name__) is kind and kind.__doc__ for kind in kinds)
 
 
 def test_a_secret_in_a_tool_output_and_a_plan_argument_is_redacted_in_every_event(

@@ -23,6 +23,7 @@ from dependency_injector import providers
 
 from aeon.adapters.documents import read_document
 from aeon.adapters.tools.loader import register_tools
+from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ConfigurationError, InputError, UsageError
 from aeon.application.kernel.result import RunEnded, RunResult
 from aeon.application.plans.plan_documents import plan_from_document
@@ -205,7 +206,7 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     container = build_container(settings, progress=progress)
     registry = container.tools()  # the config's tools modules are imported now: a broken one fails here
     bound = settings.tools.import_timeout
-    tools = list(options.get("tools", ()))
+    tools = _listed(options.get("tools", ()))
     register_tools(registry, tools, search=tool_folders(settings), import_timeout=bound)
     model = options.get("model")
     if model is not None and not isinstance(model, str):
@@ -222,6 +223,12 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
     return _Prepared(container=container, plan=plan, durable=_Durable(settings, config_file, recorded))
+
+
+def _listed(tools: Iterable[object]) -> list[object]:
+    if isinstance(tools, str | ModuleType | Toolset) or callable(tools) or not isinstance(tools, Iterable):
+        raise UsageError(f"tools takes a list (tools=[{getattr(tools, '__name__', 'weather')}]), not one tool")
+    return list(tools)
 
 
 def _module_names(tools: Iterable[object]) -> list[str]:
@@ -282,17 +289,18 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     before), run, and close each resource once on the way out, as `aeon run` does."""
     container = prepared.container
     if prepared.durable is not None:
-        return await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
-    async with opened(container):
-        log, llm = container.event_log(), await provided(container.llm)
-        if (problem := preflight(llm)) is not None:
-            raise ConfigurationError(problem)
-        log.open()
-        orchestrator = await provided(container.orchestrator)
-        result = await orchestrator.run(request, plan=prepared.plan)
-    if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
-        result = result.with_lost_records(lost)
-    return container.redactor().struct(result, RunResult)
+        result = await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
+    else:
+        async with opened(container):
+            log, llm = container.event_log(), await provided(container.llm)
+            if (problem := preflight(llm)) is not None:
+                raise ConfigurationError(problem)
+            log.open()
+            orchestrator = await provided(container.orchestrator)
+            result = await orchestrator.run(request, plan=prepared.plan)
+        if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
+            result = result.with_lost_records(lost)
+    return container.redactor().struct(result, RunResult)  # as `aeon run` shows it (a record may be older)
 
 
 def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
