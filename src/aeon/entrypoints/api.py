@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,11 +75,14 @@ class RunOptions(TypedDict, total=False):
     durable: bool
     """Record the run on DBOS (default: the config's `durable.enabled`), so that `aeon resume RUN_ID` (the result's
     correlation_id) finishes it after a crash, in any process: its tools are then given as modules (or tools.modules
-    names) and its model by name, which that process can load again. aeon.run and aeon.arun only."""
+    names) and its model by name, which that process can load again. aeon.run and aeon.arun only; the durable runs
+    of one process take turns (DBOS is one per process)."""
     # Human approval of tool calls adds `approve=`: a callback answering each ApprovalRequested event.
 
 
 _RUN_LIMITS = ("ttl", "max_llm_calls", "max_tokens", "max_cost", "max_seconds")
+# DBOS is one per process, launched and destroyed around each durable run: such runs take turns
+_ONE_ENGINE = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -311,7 +315,7 @@ def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     settings = durable.settings
     spec = ops.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    with ops.engine_for(settings, "run"):
+    with _ONE_ENGINE, ops.engine_for(settings, "run"):
         outcome = ops.start(spec)
     assert outcome.result is not None, "only a resumed run stops at a tool call cut off in flight"
     return outcome.result
