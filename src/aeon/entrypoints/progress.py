@@ -51,6 +51,11 @@ class ConsoleProgress:
         match event:
             case PhaseStarted():
                 line(f"── pass {event.pass_number} · {event.phase}", "bold cyan")
+            case PhaseEnded(outcome="success"):
+                return  # the next phase's line says it went on
+            case PhaseEnded():
+                took = f"{event.duration_seconds:.1f} s"
+                line(f"  phase {event.phase} of pass {event.pass_number}: {event.outcome} after {took}")
             case PlanMade():
                 self._plan(event.plan)
             case StepStarted():
@@ -78,11 +83,6 @@ class ConsoleProgress:
                     f"⏳ provider still unavailable after {counted(event.attempts, 'attempt')} ({event.cause}): "
                     f"one more round for {event.purpose} in {event.wait_seconds:.1f} s"
                 )
-            case PhaseEnded(outcome="success"):
-                return  # the next phase's line says it went on
-            case PhaseEnded():
-                took = f"{event.duration_seconds:.1f} s"
-                line(f"  phase {event.phase} of pass {event.pass_number}: {event.outcome} after {took}")
             case SupervisorActed() | LLMCallStarted() | LLMCallEnded():
                 if self._verbose:
                     self._detail(event)
