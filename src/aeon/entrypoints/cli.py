@@ -35,7 +35,7 @@ from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import SIGNAL_EXIT, counted, present, render_tools
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.stdout import guarded_stdout
-from aeon.entrypoints.terminal import terminal_safe
+from aeon.entrypoints.terminal import request_problem, terminal_safe
 
 app = typer.Typer(
     help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
@@ -98,19 +98,6 @@ def describe_llm(info: dict[str, str]) -> str:
     )
 
 
-def not_utf8(request: str) -> str | None:
-    """Why the request cannot be sent, or None. Python hands bytes that are not UTF-8 over as lone surrogates
-    (`aeon run $'\\xff'`); no request body can hold them, so they are refused here, before the run starts."""
-    try:
-        request.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return (
-            f"the request is not UTF-8 text (character {exc.start + 1} is an undecodable byte); "
-            "pass it in your terminal's UTF-8 encoding"
-        )
-    return None
-
-
 @app.command(cls=JsonAwareCommand)
 def run(
     request: Annotated[str, typer.Argument(help="What you want done, in plain language.", metavar="REQUEST")],
@@ -158,10 +145,7 @@ def run(
     printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
     """
-    if not request.strip():
-        empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
-        raise fail(empty, code=InputError.code, as_json=as_json)
-    if (bad := not_utf8(request)) is not None:
+    if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)
     overrides: dict[str, Any] = {}
     if ttl is not None:

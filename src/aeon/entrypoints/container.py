@@ -320,26 +320,36 @@ def run_scope(
     return orchestrator
 
 
-def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
-    """Merge the built-in base.yaml, the chosen file and CLI overrides, each file's env markers replaced in its
-    parsed values (never in its text); validate once, naming the variable behind any value that does not fit."""
+def load_settings(
+    config_file: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    mapping: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Merge the built-in base.yaml, the chosen file, a config `mapping` (the Python API's `config={...}`: read as a
+    file's parsed YAML would be, its paths relative to the working directory) and CLI overrides, each layer's env
+    markers replaced in its parsed values (never in its text); validate once, naming the variable behind any value
+    that does not fit."""
     if config_file is not None and not config_file.is_file():
         raise ConfigurationError(f"config file not found: {config_file}")
     data: dict[str, Any] = {}
     uses: EnvUses = {}
     with resources.as_file(BASE_CONFIG) as base:
-        for f in [base] if config_file is None else [base, config_file]:
-            layer, layer_uses = _layer(f, "the built-in base.yaml" if f == base else str(f))
-            if not layer:
-                continue  # an empty file (or only comments) overrides nothing
-            forget_replaced(uses, layer)
-            uses.update(layer_uses)
-            _merge(data, layer)
+        layers = [_layer(f, "the built-in base.yaml" if f == base else str(f)) for f in (base, config_file) if f]
+    if mapping is not None:
+        layers.append(substitute(_nest(mapping), os.environ, "the config mapping"))
+    for layer, layer_uses in layers:
+        if not layer:
+            continue  # an empty file (or only comments) overrides nothing
+        forget_replaced(uses, layer)
+        uses.update(layer_uses)
+        _merge(data, layer)
     if overrides:
         nested = _nest(overrides)
         forget_replaced(uses, nested)
         _merge(data, nested)
-    sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
+    named = [f", {config_file}" if config_file is not None else "", ", the config mapping" if mapping else ""]
+    sources = "the built-in base.yaml" + "".join(named)
     config_dir = config_file.resolve().parent if config_file is not None else None
     return validate_settings(data, sources=sources, config_dir=config_dir, env_notes=notes(uses), hidden=hidden(uses))
 
@@ -402,6 +412,15 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
             node = node.setdefault(p, {})
         node[leaf] = value
     return out
+
+
+def layered(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Layers of settings — sections, or dotted keys as overrides are — merged into one tree (a copy) as
+    load_settings merges them: what a durable run records to rebuild its settings in another process."""
+    data: dict[str, Any] = {}
+    for layer in layers:
+        _merge(data, _nest(layer))
+    return data
 
 
 def build_container(

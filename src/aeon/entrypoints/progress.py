@@ -22,6 +22,7 @@ from aeon.domain.progress import (
     LLMCallEnded,
     LLMCallStarted,
     LLMRetryRound,
+    PhaseEnded,
     PhaseStarted,
     PlanMade,
     ProgressEvent,
@@ -52,6 +53,11 @@ class ConsoleProgress:
         match event:
             case PhaseStarted():
                 line(f"── pass {event.pass_number} · {event.phase}", "bold cyan")
+            case PhaseEnded(outcome="success"):
+                return  # the next phase's line says it went on
+            case PhaseEnded():
+                took = f"{event.duration_seconds:.1f} s"
+                line(f"  phase {event.phase} of pass {event.pass_number}: {event.outcome} after {took}")
             case PlanMade():
                 self._plan(event.plan)
             case StepStarted():
@@ -106,6 +112,8 @@ class ConsoleProgress:
             case LLMCallStarted():
                 where = f" · step {event.step_id}" if event.step_id else ""
                 self._line(f"  … LLM {event.purpose} ({event.phase}{where})", "dim")
+            case LLMCallEnded(error=str(code)):
+                self._line(f"  … failed: {code}", "dim")
             case LLMCallEnded():
                 rate = event.tokens_per_s
                 speed = f" at {rate:.1f} tok/s" if rate is not None else ""

@@ -30,6 +30,8 @@ PROVIDER_DEFAULTS = {
     "openai": ("https://api.openai.com/v1", "gpt-5.4-mini", "OPENAI_API_KEY"),
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
+# What follows the colon of a "provider:name" model (aeon.run(model=…)): the llm setting it fills.
+MODEL_NAME_KEYS: dict[str, str] = {"openai": "model", "anthropic": "model", "local": "model_path", "scripted": "script"}
 KIB = 1024
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
@@ -265,3 +267,14 @@ def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str]) -> str:
     # a union adds the tried type to the path: the value's own path is the longest one that starts it
     note = next((env_notes[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in env_notes), None)
     return f"at {where}: {what}" + (f" ({note})" if note else "")
+
+
+def model_overrides(model: str) -> dict[str, str]:
+    """A model named as "provider:name" as llm settings: "openai:gpt-4o-mini", "anthropic:claude-haiku-5-5",
+    "local" (or "local:/path/to/model.gguf"), "scripted:answers.yaml". Everything else about the model (endpoint,
+    key, dialect) comes from the config and the environment, as for `llm.adapter`. Raises ConfigurationError."""
+    provider, _, name = (part.strip() for part in model.partition(":"))
+    if provider not in MODEL_NAME_KEYS:
+        known = ", ".join(f"{p}:{'MODEL' if k == 'model' else k.upper()}" for p, k in MODEL_NAME_KEYS.items())
+        raise ConfigurationError(f"model {model!r}: unknown provider {provider!r} (use one of: {known})")
+    return {"llm.adapter": provider, **({f"llm.{MODEL_NAME_KEYS[provider]}": name} if name else {})}

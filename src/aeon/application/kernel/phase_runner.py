@@ -41,7 +41,7 @@ from aeon.domain.phases import (
     Stage,
     Transition,
 )
-from aeon.domain.progress import PhaseStarted
+from aeon.domain.progress import PhaseEnded, PhaseOutcome, PhaseStarted
 
 
 class PhaseWork(Protocol):
@@ -142,7 +142,7 @@ class PhaseRunner:
         fields = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
         run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
         run.record.notify(PhaseStarted(phase=phase, pass_number=run.state.pass_number))
-        outcome = "failure"
+        outcome: PhaseOutcome = "failure"
         attrs = {"aeon.phase": phase.value, "aeon.pass_number": run.state.pass_number}
         with run.tracer.span(f"phase {phase.value}", attrs) as span:
             try:
@@ -194,7 +194,7 @@ class PhaseRunner:
             raise self.error(handed.name, CONTEXT_PROPAGATION, f"broken: {'; '.join(broken)}", Component.ORCHESTRATOR)
 
     def _exit(
-        self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: str
+        self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: PhaseOutcome
     ) -> None:
         run = self._run
         end = run.clock.now()
@@ -211,6 +211,9 @@ class PhaseRunner:
         ttl = {"ttl_before": before["ttl_remaining"], "ttl_after": ttl_after, "ttl_at_boundary": ttl_after}
         state = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}
         run.record.event("phase_exit", **fields, duration=round(duration, 6), outcome=outcome, **state)
+        pass_number = fields["pass_number"]
+        ended = PhaseEnded(phase=phase, pass_number=pass_number, outcome=outcome, duration_seconds=round(duration, 6))
+        run.record.notify(ended)
 
     def _snapshot(self) -> dict[str, Any]:
         run = self._run

@@ -37,6 +37,8 @@ LOG_LOST = "AEON.EVENTLOG.LOST"
 
 
 class RunStatus(enum.StrEnum):
+    """How a run ended (a str: `result.status == "completed"` holds); `aeon run` exits with one code per status."""
+
     COMPLETED = "completed"
     TTL_EXPIRED = "ttl_expired"
     ERROR = "error"
@@ -96,6 +98,11 @@ class MissingToolCall(msgspec.Struct, kw_only=True):
 
 
 class RunResult(msgspec.Struct, kw_only=True):
+    """What a run returns, however it ended — what `aeon run --json` prints (and `history`, which --json leaves out
+    and --history writes), secrets redacted. `outputs` holds each step's result by step id; `answer` is the final
+    step's output; `budget` the TTL, calls, tokens and cost spent; `ledger` every LLM call; `error` and
+    `ttl_expiration` say why a run that did not complete stopped."""
+
     status: RunStatus
     correlation_id: str
     request: str
@@ -123,6 +130,13 @@ class RunResult(msgspec.Struct, kw_only=True):
         message = f"the event log lost {lost.count} {noun}: {lost.reason}"
         error = self.error or ErrorInfo(code=LOG_LOST, message=message, phase="", correlation_id=self.correlation_id)
         return msgspec.structs.replace(self, status=RunStatus.ERROR, error=error, warnings=[*self.warnings, message])
+
+
+class RunEnded(msgspec.Struct, tag=True, frozen=True, kw_only=True):
+    """The run ended: its whole `result`, as aeon.run returns it. The last event of every aeon.stream; JSON as the
+    progress events are (`{"type": "RunEnded", "result": {...}}`), redacted like them."""
+
+    result: RunResult
 
 
 def expiration(
