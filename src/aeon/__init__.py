@@ -11,7 +11,8 @@
     print(result.status, result.answer)
 
 The public names: `run`, `arun` (async), `stream` (the run's events as they happen, `aeon.events`), `tool` and
-`Toolset` (your tools), `RunResult` and `RunStatus` (what a run returns), and the errors a caller catches before a
+`Toolset` (your tools), `RunResult` and `RunStatus` (what a run returns), `ApprovalRequest`, `ApprovalDecision`,
+`Verdict` and `answer` (deciding on tool calls that need a person's approval), and the errors a caller catches before a
 run starts — `AeonError` (the root of them all), `ConfigurationError`, `InputError`, `ToolRegistrationError`,
 `UsageError`. Each is imported on first use, so `import aeon` stays cheap; everything else is internal.
 """
@@ -27,7 +28,11 @@ if TYPE_CHECKING:
     from aeon.application.errors import UsageError as UsageError
     from aeon.application.kernel.result import RunResult as RunResult
     from aeon.application.kernel.result import RunStatus as RunStatus
+    from aeon.domain.approval import ApprovalDecision as ApprovalDecision
+    from aeon.domain.approval import ApprovalRequest as ApprovalRequest
+    from aeon.domain.approval import Verdict as Verdict
     from aeon.domain.errors import AeonError as AeonError
+    from aeon.entrypoints.api import answer as answer
     from aeon.entrypoints.api import arun as arun
     from aeon.entrypoints.api import run as run
     from aeon.entrypoints.api import stream as stream
@@ -42,6 +47,10 @@ _EXPORTS = {
     "RunResult": "aeon.application.kernel.result",
     "RunStatus": "aeon.application.kernel.result",
     "events": "aeon.events",
+    "answer": "aeon.entrypoints.api",
+    "ApprovalRequest": "aeon.domain.approval",
+    "ApprovalDecision": "aeon.domain.approval",
+    "Verdict": "aeon.domain.approval",
     "AeonError": "aeon.domain.errors",
     "ConfigurationError": "aeon.application.errors",
     "InputError": "aeon.application.errors",
@@ -51,6 +60,8 @@ _EXPORTS = {
 
 __all__ = [
     "AeonError",
+    "ApprovalDecision",
+    "ApprovalRequest",
     "ConfigurationError",
     "InputError",
     "RunResult",
@@ -58,6 +69,8 @@ __all__ = [
     "ToolRegistrationError",
     "Toolset",
     "UsageError",
+    "Verdict",
+    "answer",
     "arun",
     "events",
     "run",

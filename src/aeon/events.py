@@ -7,9 +7,10 @@ makes them. A pass walks its phases, each between PhaseStarted and PhaseEnded (w
        and the LLM calls a step makes; then Evaluated (the convergence assessment) and Refined
     D  DepthDecided (halt, continue or escalate)
 
-LLMRetryRound comes before a call's second round when the provider stays unavailable, and RunEnded (the RunResult,
-as aeon.run returns it) is always last. They carry the facts of the JSONL log's records, every secret redacted as
-there. Dispatch on the type (`match event: case StepEnded(step_id=s, output=o): …`); each is JSON as a tagged union
+A tool call that needs a person's approval is ApprovalRequested (step, tool, exact arguments) then ApprovalDecided
+(who, approve or deny, edited or not), before its StepEnded. LLMRetryRound comes before a call's second round when
+the provider stays unavailable, and RunEnded (the RunResult, as aeon.run returns it) is always last. They carry
+the facts of the JSONL log's records, every secret redacted as there. Dispatch on the type (`match event: case StepEnded(step_id=s, output=o): …`); each is JSON as a tagged union
 (`{"type": "StepEnded", …}`) and decodes back with `msgspec.json.decode(data, type=aeon.events.Event)`.
 """
 
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from aeon.application.kernel.result import RunEnded
 from aeon.domain.progress import (
+    ApprovalDecided,
+    ApprovalRequested,
     DepthDecided,
     Evaluated,
     LLMCallEnded,
@@ -39,6 +42,8 @@ Event = ProgressEvent | RunEnded
 """Any event of aeon.stream."""
 
 __all__ = [
+    "ApprovalDecided",
+    "ApprovalRequested",
     "DepthDecided",
     "Evaluated",
     "Event",

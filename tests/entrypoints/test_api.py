@@ -381,3 +381,88 @@ def test_a_durable_run_is_not_streamed_yet() -> None:
 
     with pytest.raises(aeon.UsageError, match="does not stream a durable run yet"):
         asyncio.run(first())
+
+
+# -- human approval from Python ------------------------------------------------------------------------------------
+def _approval_plan() -> dict[str, Any]:
+    step = {"step_id": "s1", "description": "Send it", "tool": "send_note", "args": {"text": "hi"}}
+    return {"goal": "send a note", "steps": [step]}
+
+
+def _send_note(sent: list[str]) -> Any:
+    @aeon.tool(example={"text": "a"}, requires_approval=True)
+    def send_note(text: str) -> str:
+        """Send a note (a person approves each one)."""
+        sent.append(text)
+        return f"sent {text}"
+
+    return send_note
+
+
+def test_an_approve_callback_decides_and_can_edit_the_arguments() -> None:
+    sent: list[str] = []
+    asked: list[aeon.ApprovalRequest] = []
+
+    def approve(request: aeon.ApprovalRequest) -> aeon.ApprovalDecision:
+        asked.append(request)
+        return aeon.ApprovalDecision(verdict=aeon.Verdict.APPROVE, by="test", args={"text": "hello"})
+
+    result = aeon.run(
+        "send a note",
+        tools=[_send_note(sent)],
+        plan=_approval_plan(),
+        ttl=1,
+        model=testing.answers(),
+        approve=approve,
+        config={"run": {"evaluate": False}},
+        log_file=False,
+    )
+    assert result.status is aeon.RunStatus.COMPLETED
+    assert [(r.tool, r.args) for r in asked] == [("send_note", {"text": "hi"})]
+    assert sent == ["hello"]
+
+
+def test_without_a_callback_aeon_run_denies_a_call_that_needs_approval() -> None:
+    sent: list[str] = []
+    result = aeon.run(
+        "send a note",
+        tools=[_send_note(sent)],
+        plan=_approval_plan(),
+        ttl=1,
+        model=testing.answers(),
+        config={"run": {"evaluate": False}},
+        log_file=False,
+    )
+    assert sent == []
+    assert result.plan is not None and result.plan.steps[0].mode is not None
+    assert result.plan.steps[0].mode.value == "denied"
+
+
+def test_a_stream_consumer_answers_the_approval_event() -> None:
+    sent: list[str] = []
+
+    async def go() -> list[str]:
+        seen = []
+        async for event in aeon.stream(
+            "send a note",
+            tools=[_send_note(sent)],
+            plan=_approval_plan(),
+            ttl=1,
+            model=testing.answers(),
+            config={"run": {"evaluate": False}},
+            log_file=False,
+        ):
+            seen.append(type(event).__name__)
+            if isinstance(event, aeon.events.ApprovalRequested):
+                assert event.request.args == {"text": "hi"}
+                aeon.answer(event.request, True)
+        return seen
+
+    seen = asyncio.run(go())
+    assert sent == ["hi"]
+    assert seen.index("ApprovalRequested") < seen.index("ApprovalDecided") < seen.index("RunEnded")
+    with pytest.raises(aeon.UsageError, match="not waiting"):
+        aeon.answer(
+            aeon.ApprovalRequest(run_id="r", key="k", step_id="s", description="d", tool="t", args={}, pass_number=1),
+            True,
+        )

@@ -12,6 +12,8 @@ from aeon.domain.plan import Plan
 
 
 class Verdict(enum.StrEnum):
+    """A person's decision on a tool call: go ahead (maybe with edited arguments), or not."""
+
     APPROVE = "approve"
     DENY = "deny"
 

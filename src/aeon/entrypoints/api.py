@@ -22,16 +22,19 @@ from typing import Any, Literal, TypedDict, Unpack
 import msgspec
 from dependency_injector import providers
 
+from aeon.adapters.approval import Callback, CallbackApprover
 from aeon.adapters.documents import read_document
 from aeon.adapters.tools.loader import register_tools
 from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ConfigurationError, InputError, UsageError
 from aeon.application.kernel.result import RunEnded, RunResult
 from aeon.application.plans.plan_documents import plan_from_document
-from aeon.application.ports import LLMPort, ProgressPort, ToolPort
+from aeon.application.ports import ApproverPort, LLMPort, ProgressPort, ToolPort
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
+from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import (
     Container,
     build_container,
@@ -77,7 +80,12 @@ class RunOptions(TypedDict, total=False):
     correlation_id) finishes it after a crash, in any process: its tools are then given as modules (or tools.modules
     names) and its model by name, which that process can load again. aeon.run and aeon.arun only; the durable runs
     of one process take turns (DBOS is one per process)."""
-    # Human approval of tool calls adds `approve=`: a callback answering each ApprovalRequested event.
+    approve: Callback
+    """Decides on each tool call that needs approval (`@tool(requires_approval=True)`, config tools.approval, a plan
+    step's requires_approval): called with the ApprovalRequest (step, tool, exact arguments), it returns True
+    (approve), False (deny) or an ApprovalDecision (edited arguments, a reason); it may be async. Without it, answer
+    aeon.stream's ApprovalRequested event with `aeon.answer(event.request, ...)`; aeon.run and aeon.arun deny such
+    calls (nobody to ask), and a durable run waits on the record for `aeon approve` / `aeon deny`."""
 
 
 _RUN_LIMITS = ("ttl", "max_llm_calls", "max_tokens", "max_cost", "max_seconds")
@@ -92,6 +100,7 @@ class _Durable:
     settings: Settings
     config_file: Path | None
     overrides: dict[str, Any]
+    approver: ApproverPort | None = None  # asks in this process; the decision is sent as the run's DBOS message
 
 
 @dataclass(frozen=True)
@@ -212,6 +221,10 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     bound = settings.tools.import_timeout
     tools = _listed(options.get("tools", ()))
     register_tools(registry, tools, search=tool_folders(settings), import_timeout=bound)
+    if (approve := options.get("approve")) is not None:
+        container.approver.override(providers.Object(CallbackApprover(approve)))
+    elif progress is not None:  # a stream's consumer answers the ApprovalRequested event (aeon.answer)
+        container.approver.override(providers.Object(_Answers()))
     model = options.get("model")
     if model is not None and not isinstance(model, str):
         if not isinstance(model, LLMPort):
@@ -226,7 +239,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     if model is not None and not isinstance(model, str):
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-    return _Prepared(container=container, plan=plan, durable=_Durable(settings, config_file, recorded))
+    durable = _Durable(settings, config_file, recorded, CallbackApprover(approve) if approve is not None else None)
+    return _Prepared(container=container, plan=plan, durable=durable)
 
 
 def _listed(tools: Iterable[object]) -> list[object]:
@@ -316,6 +330,39 @@ def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
     settings = durable.settings
     spec = ops.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
     with _ONE_ENGINE, ops.engine_for(settings, "run"):
-        outcome = ops.start(spec)
+        outcome = ops.start(spec, inline=durable.approver)
     assert outcome.result is not None, "only a resumed run stops at a tool call cut off in flight"
     return outcome.result
+
+
+# The stream's open approval requests, by run and request key: aeon.answer resolves them.
+_WAITING: dict[tuple[str, str], asyncio.Future[ApprovalDecision]] = {}
+
+
+class _Answers:
+    """The ApproverPort of a stream without `approve=`: each request waits for `aeon.answer` on its event."""
+
+    async def decide(
+        self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
+    ) -> ApprovalDecision | None:
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        _WAITING[request.run_id, request.key] = future
+        try:
+            return await asyncio.wait_for(future, wait_seconds)
+        except TimeoutError:
+            return None
+        finally:
+            _WAITING.pop((request.run_id, request.key), None)
+
+
+def answer(request: ApprovalRequest, decision: bool | ApprovalDecision, /) -> None:
+    """Answer a stream's ApprovalRequested event: `aeon.answer(event.request, True)` approves the call as asked,
+    False denies it, an ApprovalDecision edits its arguments or gives a reason. UsageError when the request is not
+    waiting (answered already, or from a run with an `approve=` callback)."""
+    future = _WAITING.get((request.run_id, request.key))
+    if future is None or future.done():
+        raise UsageError(f"tool call {request.key} of run {request.run_id} is not waiting for an answer")
+    if not isinstance(decision, ApprovalDecision):
+        verdict = Verdict.APPROVE if decision is True else Verdict.DENY
+        decision = ApprovalDecision(verdict=verdict, by="aeon.answer", reason=None if decision else "denied")
+    future.set_result(decision)
