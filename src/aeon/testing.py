@@ -19,7 +19,7 @@ import msgspec
 from aeon.application.errors import ScriptExhausted
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import Run, RunSettings
-from aeon.application.ports import CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
+from aeon.application.ports import ApproverPort, CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
 from aeon.domain.budget import BudgetState
 from aeon.domain.context import INPUTS, required
 from aeon.domain.llm import Completion, Message, Usage
@@ -187,9 +187,11 @@ def orchestrator(
     clock: Any = None,
     checkpoint: CheckpointPort | None = None,
     tracer: TracerPort | None = None,
+    approver: ApproverPort | None = None,
 ) -> Orchestrator:
     """An Orchestrator from Aeon's container (built-in tools, in-memory memory), its ports replaced by the doubles
-    given; a ListLog, a ListProgress and a FakeClock when none are."""
+    given; a ListLog, a ListProgress and a FakeClock when none are. `approver` decides on tool calls that need
+    approval (aeon.adapters.approval.CallbackApprover wraps a function); without one, such calls are denied."""
     return run_scope(
         settings,
         run=run or RunSettings(),
@@ -201,6 +203,7 @@ def orchestrator(
         clock=clock if clock is not None else FakeClock(),
         checkpoint=checkpoint,
         tracer=tracer,
+        approver=approver,
     )
 
 

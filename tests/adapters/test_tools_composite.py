@@ -43,6 +43,9 @@ class FakeServer:
     def is_idempotent(self, name: str) -> bool:
         return self.specs[name].idempotent
 
+    def require_approval(self, name: str, needed: bool = True) -> None:
+        self.specs[name] = msgspec.structs.replace(self.specs[name], requires_approval=needed)
+
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         self.calls.append((name, dict(args), time_left))
         return ToolResult(output=f"{name} ran")
@@ -90,8 +93,13 @@ def test_a_name_offered_twice_is_a_registration_error_naming_both(sources: Any, 
     assert str(raised.value).startswith(message)
 
 
-def test_a_spec_its_source_changes_later_is_the_one_seen() -> None:
+def test_config_approval_reaches_the_tools_source_and_a_name_nobody_offers_is_an_error() -> None:
     server = FakeServer("web", "search")
-    tools = CompositeTools(server)
-    server.specs["search"] = msgspec.structs.replace(server.specs["search"], requires_approval=True)
-    assert tools.get("search").requires_approval  # type: ignore[union-attr]
+    tools = CompositeTools(registry(), server)
+
+    tools.require_approval("search")
+    tools.require_approval("echo")
+
+    assert tools.get("search").requires_approval and tools.get("echo").requires_approval  # type: ignore[union-attr]
+    with pytest.raises(ToolRegistrationError, match=r"tools\.approval names tool 'nope', which is not registered"):
+        tools.require_approval("nope")

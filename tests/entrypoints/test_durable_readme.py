@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import shutil
 import signal
 from pathlib import Path
 
-from durable_harness import aeon, start
+from durable_harness import aeon, readme_args, start
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,26 +20,20 @@ def _blocks() -> list[list[str]]:
     return [b.strip().splitlines() for b in re.findall(r"```bash\n(.*?)```", section, re.DOTALL)]
 
 
-def _args(line: str, run_id: str = "") -> list[str]:
-    words = shlex.split(line.replace("RUN_ID", run_id))
-    assert words[0] == ".venv/bin/aeon", line
-    return words[1:]
-
-
 def test_readme_durable_examples_run_as_written(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "config", tmp_path / "config")
     first, _ = _blocks()
-    made = aeon(tmp_path, *_args(first[0]))
+    made = aeon(tmp_path, *readme_args(first[0]))
     assert made.returncode == 0, made.stderr
     run_id = re.search(r"durable run (\S+) ", made.stderr).group(1)  # type: ignore[union-attr]
-    listed = aeon(tmp_path, *_args(first[1]))
+    listed = aeon(tmp_path, *readme_args(first[1]))
     assert listed.returncode == 0 and run_id in listed.stdout and "completed" in listed.stdout
-    resumed = aeon(tmp_path, *_args(first[2], run_id))
+    resumed = aeon(tmp_path, *readme_args(first[2], run_id))
     assert resumed.returncode == 0 and "answer: The sum is 15." in resumed.stdout
-    replayed = aeon(tmp_path, *_args(first[3], run_id))
+    replayed = aeon(tmp_path, *readme_args(first[3], run_id))
     assert replayed.returncode == 0, replayed.stderr
     assert "answer: Adding 5 and 10 gives 15." in replayed.stdout
-    batch = aeon(tmp_path, *_args(first[4]))
+    batch = aeon(tmp_path, *readme_args(first[4]))
     assert batch.returncode == 0, batch.stderr
     results = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [r["status"] for r in results] == ["completed"] * 3
@@ -49,9 +42,9 @@ def test_readme_durable_examples_run_as_written(tmp_path: Path) -> None:
 def test_readme_worker_example_serves_a_batch_that_only_enqueues(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "config", tmp_path / "config")
     _, second = _blocks()
-    worker = start(tmp_path, *_args(second[0]))
+    worker = start(tmp_path, *readme_args(second[0]))
     try:
-        served = aeon(tmp_path, *_args(second[1]))
+        served = aeon(tmp_path, *readme_args(second[1]))
         assert served.returncode == 0, served.stderr
     finally:
         worker.send_signal(signal.SIGTERM)

@@ -27,11 +27,13 @@ def server(tag: str) -> dict[str, object]:
 
 def test_the_containers_shutdown_stops_its_servers(tmp_path: Path) -> None:
     tag = new_tag()
-    container = build_container(load_settings(scripted_config(tmp_path, [], tools={"mcp": [server(tag)]})))
+    config = scripted_config(tmp_path, [], tools={"mcp": [server(tag)], "approval": {"add": True}})
+    container = build_container(load_settings(config))
 
     tools = container.tools()
 
     assert [t.name for t in tools.list() if t.server] == ["add"] and len(processes_with(tag)) == 1
+    assert tools.get("add").requires_approval  # type: ignore[union-attr]  # tools.approval: over its readOnlyHint
     container.shutdown_resources()
     assert processes_with(tag) == []
 

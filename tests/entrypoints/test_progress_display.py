@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from aeon.domain.progress import LLMCallEnded, LLMCallStarted, ProgressEvent, SupervisorActed
+from aeon.domain.phases import Phase
+from aeon.domain.progress import LLMCallEnded, LLMCallStarted, PhaseEnded, ProgressEvent, SupervisorActed
 from aeon.entrypoints.progress import ConsoleProgress
 
 from progress_samples import SAMPLES
@@ -29,6 +30,7 @@ def test_every_event_type_is_shown_on_its_own_line(event: ProgressEvent) -> None
 
 SHOWN = [
     "── pass 2 · B",
+    "  phase B of pass 2: expired after 1.2 s",
     "plan: add then explain (2 steps)",
     '  1. [s1] add — tool calculator {"expression": "5 + 10"}',
     "  2. [s2] explain s1 — agent llm",
@@ -39,6 +41,7 @@ SHOWN = [
     "⤷ s2 could not be repaired: falling back to LLM reasoning",
     "  … LLM execute_step:s2 (EXECUTE · step s2)",
     "  … 42 tokens at 21.5 tok/s",
+    "  … failed: AEON.LLM.UNAVAILABLE",
     "⏳ provider still unavailable after 3 attempts (HTTP 429): one more round for plan in 12.0 s",
     "  supervisor llm_repair on plan (ok): fixed JSON",
     "  evaluation: not converged: incomplete (step s2 failed) · model's scores: completeness 0.50, coherence 0.90",
@@ -48,6 +51,8 @@ SHOWN = [
     "  advisory refinement_failed : ",
     "  depth decision: continue — not converged, budget left",
     "⚠ step s2: tool 'adder' was not called",
+    '✋ s1 waits for approval: send {"text": "a"}',
+    "  s1 approved with edited arguments by ana",
 ]
 
 
@@ -58,3 +63,7 @@ def test_the_lines_say_what_happened_in_words() -> None:
 def test_a_quiet_display_leaves_out_llm_calls_and_supervisor_actions() -> None:
     for event in SAMPLES:
         assert bool(shown(event, verbose=False)) is not isinstance(event, DETAIL), event
+
+
+def test_a_phase_that_ended_well_adds_no_line_the_next_phase_says_it_went_on() -> None:
+    assert shown(PhaseEnded(phase=Phase.A, pass_number=1, outcome="success", duration_seconds=0.5)) == []

@@ -107,3 +107,24 @@ def test_the_readme_testing_example_passes_against_the_installed_package(install
     proc = run_user_pytest(tmp_path, "test_mytools.py", "test_where.py", pythonpath=str(installed))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout
+
+
+def test_the_python_api_examples_run_against_the_installed_package(installed: Path, tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and k != "PYTHONPATH"}
+    where = "import aeon, aeon.events; print(aeon.__file__); print(aeon.events.__file__)"
+    for args in (["-c", where], ["examples/quickstart.py"], ["examples/stream_events.py"]):
+        proc = subprocess.run(
+            [sys.executable, *args],
+            cwd=tmp_path,
+            env={**clean, "PYTHONPATH": str(installed)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        if args[0] == "-c":
+            assert all(Path(line).is_relative_to(installed) for line in proc.stdout.splitlines())
+        else:
+            assert proc.stdout.splitlines()[-1].endswith(("1 pass", "completed: sunny in Paris"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -125,3 +126,10 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     budget = dict(doc["budget"])
     kept["budget"] = budget
     return json.loads(json.dumps(kept).replace(doc["correlation_id"], "RUN"))
+
+
+def readme_args(line: str, run_id: str = "") -> list[str]:
+    """The arguments of a README line `.venv/bin/aeon …`, RUN_ID replaced by `run_id`."""
+    words = shlex.split(line.replace("RUN_ID", run_id))
+    assert words[0] == ".venv/bin/aeon", line
+    return words[1:]

@@ -20,6 +20,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMError
 from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
+from aeon.application.ports import ApproverPort
 from aeon.domain.llm import Completion
 from aeon.domain.plan import Plan
 from aeon.entrypoints.render import result_document
@@ -115,6 +116,7 @@ def run(
     clock: FakeClock | None = None,
     evaluate: bool = False,
     llm: ScriptedLLM | None = None,
+    approver: ApproverPort | None = None,
     **settings: Any,
 ) -> FinishedRun:
     """Sprint 1 behaviour by default (one pass, no evaluation); `evaluate=True` runs the multi-pass loop.
@@ -136,6 +138,7 @@ def run(
         log=log,
         progress=progress,
         clock=clock or FakeClock(),
+        approver=approver,
     )
     try:
         result = asyncio.run(orch.run(request, plan=plan))

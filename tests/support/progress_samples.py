@@ -5,16 +5,20 @@ from __future__ import annotations
 import msgspec
 
 from aeon.domain.advisories import FollowUpQuestion, RefinementFailed, RepairConflict
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.phases import PassPhase, Phase
 from aeon.domain.plan import ExecutionMode, Plan, StepStatus
 from aeon.domain.profile import DepthDecision
 from aeon.domain.progress import (
+    ApprovalDecided,
+    ApprovalRequested,
     DepthDecided,
     Evaluated,
     LLMCallEnded,
     LLMCallStarted,
     LLMRetryRound,
+    PhaseEnded,
     PhaseStarted,
     PlanMade,
     ProgressEvent,
@@ -52,8 +56,13 @@ ADVICE = (
     RefinementFailed(pass_number=1, detail="not json"),
 )
 
+ASKED = ApprovalRequest(
+    run_id="r1", key="p1:s1", step_id="s1", description="send", tool="send", args={"text": "a"}, pass_number=1
+)
+
 SAMPLES: list[ProgressEvent] = [
     PhaseStarted(phase=Phase.B, pass_number=2),
+    PhaseEnded(phase=Phase.B, pass_number=2, outcome="expired", duration_seconds=1.25),
     PlanMade(plan=PLAN),
     StepStarted(step_id="s1", description="add", index=1, total=2),
     StepEnded(step_id="s1", status=StepStatus.COMPLETE, mode=ExecutionMode.TOOL, output={"sum": 15}),
@@ -61,11 +70,28 @@ SAMPLES: list[ProgressEvent] = [
     StepRepaired(step_id="s1", tool="calculator", args={"expression": "5 + 10"}),
     StepFallback(step_id="s2"),
     LLMCallStarted(purpose="execute_step:s2", phase=PassPhase.EXECUTE, step_id="s2"),
-    LLMCallEnded(purpose="execute_step:s2", completion_tokens=42, tokens_per_s=21.5),
+    LLMCallEnded(
+        purpose="execute_step:s2",
+        completion_tokens=42,
+        tokens_per_s=21.5,
+        prompt_tokens=300,
+        cached_tokens=128,
+        cost=0.0012,
+        seconds=1.95,
+        model="gpt-x",
+        step_id="s2",
+        output="The sum is 15.",
+        finish_reason="stop",
+    ),
+    LLMCallEnded(purpose="plan", completion_tokens=0, seconds=0.4, error="AEON.LLM.UNAVAILABLE"),
     LLMRetryRound(purpose="plan", attempts=3, cause="HTTP 429", wait_seconds=12.0),
     SupervisorActed(action=SupervisorAction(kind="llm_repair", target="plan", detail="fixed JSON", attempt=1)),
     Evaluated(assessment=ASSESSMENT),
     Refined(applied=1, rejected=1, advisories=ADVICE),
     DepthDecided(decision=DepthDecision.CONTINUE, reason="not converged, budget left"),
     Warned(message="step s2: tool 'adder' was not called"),
+    ApprovalRequested(request=ASKED),
+    ApprovalDecided(
+        step_id="s1", decision=ApprovalDecision(verdict=Verdict.APPROVE, by="ana", args={"text": "b"}), edited=True
+    ),
 ]

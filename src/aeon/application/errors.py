@@ -23,9 +23,12 @@ AeonError (domain.errors)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
+    ├── ApprovalExpired               no decision on a tool call came within run.approval_timeout
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
     │                                 or path), or settings that cannot work together (a dialect of the other wire)
+    ├── UsageError                    the Python API called where or how it cannot work (aeon.run inside a running
+    │                                 event loop, an unknown keyword, a model that is neither a name nor a model)
     └── InternalError                 a bug (an exception that is no AeonError), as the run's record names it
 """
 
@@ -142,6 +145,8 @@ class ToolNotFound(ToolError):
 
 
 class ToolRegistrationError(ToolError):
+    """A tool whose schema or signature cannot be registered, or something given as a tool that is none."""
+
     code = "AEON.TOOL.REGISTRATION"
 
 
@@ -230,14 +235,32 @@ class EventLogUnavailable(ApplicationError):
 
 
 class InputError(ApplicationError):
+    """A user-supplied plan, script or request that cannot be used; the message names it and the rule it breaks."""
+
     code = "AEON.INPUT"
 
 
 class ConfigurationError(ApplicationError):
+    """A config file missing, unreadable or off the schema (the message names the key or path), or settings that
+    cannot work together."""
+
     code = "AEON.CONFIG"
+
+
+class UsageError(ApplicationError):
+    """The Python API called where or how it cannot work: aeon.run inside a running event loop, an unknown keyword."""
+
+    code = "AEON.USAGE"  # the code the CLI gives bad usage too
 
 
 class InternalError(ApplicationError):
     """Never raised: the error a run's result and run_end record carry when a bug ended the run."""
 
     code = "AEON.INTERNAL"
+
+
+class ApprovalExpired(ApplicationError):
+    """No decision on a tool call that needs approval came within run.approval_timeout: the run ends (its own
+    status, approval_expired), the call never made."""
+
+    code = "AEON.APPROVAL.EXPIRED"

@@ -7,6 +7,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest
 from aeon.domain.llm import Completion, Message
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
@@ -110,6 +111,19 @@ class ProgressPort(Protocol):
     May raise: the run ignores a failing display."""
 
     def update(self, event: ProgressEvent) -> None: ...
+
+
+@runtime_checkable
+class ApproverPort(Protocol):
+    """Asks a person about a tool call that needs approval and returns their decision, or None when none came
+    within `wait_seconds`. `snapshot` is the run as it stands (for a display, or a suspended run's record).
+
+    An approver may keep the run waiting for as long as `wait_seconds` says — a terminal prompt, a Python callback, a
+    durable run waiting for a message from any process — and must never make the same request answer twice."""
+
+    async def decide(
+        self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
+    ) -> ApprovalDecision | None: ...
 
 
 @runtime_checkable

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.advisories import Advisory
+from aeon.domain.approval import ApprovalRecord
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PassPhase
@@ -197,3 +198,4 @@ class ExecutionHistory(msgspec.Struct, kw_only=True):
     profiles: list[TaskProfile] = msgspec.field(default_factory=list)
     advisories: list[Advisory] = msgspec.field(default_factory=list)
     ledger: LedgerReport | None = None  # every LLM call with tokens, latency and cost; per phase, pass and run
+    approvals: list[ApprovalRecord] = msgspec.field(default_factory=list)  # every decision on a tool call, in order

@@ -32,6 +32,7 @@ class ExecutionMode(enum.StrEnum):
     REPAIRED = "repaired"
     FALLBACK = "fallback"
     OPERATOR = "operator"  # the tool's output was given by the operator (a durable run's cut-off call marked done)
+    DENIED = "denied"  # a person denied the call: the tool never ran, the step failed with their reason
 
 
 _LEGAL: dict[StepStatus, frozenset[StepStatus]] = {
@@ -93,6 +94,7 @@ class PlanStep(msgspec.Struct, kw_only=True):
     provides: list[str] = msgspec.field(default_factory=list)
     mode: ExecutionMode | None = None
     blocked_by: list[str] = msgspec.field(default_factory=list)  # dependencies that held the step back (invalid)
+    requires_approval: bool = False  # a person approves this step's tool call first (a hand-written plan says so)
 
     def block(self, waiting: list[str]) -> None:
         """Hold the step back until `waiting` are complete: invalid, with the reason as its only error."""

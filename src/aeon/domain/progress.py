@@ -6,28 +6,32 @@ one encodes to JSON as a tagged union (`{"type": "StepStarted", ...}`) and decod
 event holds (a plan, say) is a copy the run no longer changes.
 
     PhaseStarted     a phase (A plan, B execute, C evaluate, D refine) of a pass begins
+    PhaseEnded       a phase ended: how (success, failure, expired, interrupted) and how long it took
     PlanMade         a plan was made or revised, whole
     StepStarted      a step begins running
     StepEnded        a step ended (complete, failed, invalid or blocked), with its output or its errors
     StepRepaired     a step's tool call was repaired: the tool and arguments it now uses
     StepFallback     a step could not be repaired and falls back to LLM reasoning
     LLMCallStarted   a request to the model is sent
-    LLMCallEnded     an answer came back: its tokens and rate
+    LLMCallEnded     the call ended: its answer (or error code), tokens, cost, seconds and rate
     LLMRetryRound    the provider is still unavailable after its attempts: one more round after a wait
     SupervisorActed  the supervisor repaired (or failed to repair) an output
     Evaluated        the pass's convergence assessment
     Refined          refinement applied some changes, rejected others, and recorded advisories
     DepthDecided     the adaptive-depth decision after an evaluation
     Warned           something a human should know that does not stop the run
+    ApprovalRequested  a tool call waits for a person: the step, the tool and its exact arguments
+    ApprovalDecided  the person's decision: approved (maybe with edited arguments) or denied, with the reason
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from aeon.domain.advisories import Advisory
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.phases import PassPhase, Phase
 from aeon.domain.plan import ExecutionMode, Plan, StepStatus
@@ -45,6 +49,19 @@ class PhaseStarted(_Event, frozen=True):
 
     phase: Phase
     pass_number: int
+
+
+PhaseOutcome = Literal["success", "failure", "expired", "interrupted"]
+
+
+class PhaseEnded(_Event, frozen=True):
+    """Phase `phase` of pass `pass_number` ended with `outcome` after `duration_seconds`: success, failure (an
+    error the run ends with, or retries), expired (the TTL or a cap ran out) or interrupted (the run was cancelled)."""
+
+    phase: Phase
+    pass_number: int
+    outcome: PhaseOutcome
+    duration_seconds: float
 
 
 class PlanMade(_Event, frozen=True):
@@ -97,11 +114,23 @@ class LLMCallStarted(_Event, frozen=True):
 
 
 class LLMCallEnded(_Event, frozen=True):
-    """The answer for `purpose` came back with `completion_tokens`, at `tokens_per_s` (None when too fast to say)."""
+    """The call for `purpose` (for step `step_id` if any) ended, as its `llm_call` log record says: the answer
+    `output` from `model`, or `error` (an error code such as AEON.LLM.UNAVAILABLE, output None) for a call that
+    failed but was still sent; `prompt_tokens` (of them `cached_tokens`) and `completion_tokens`, `cost` in USD from
+    the price table (None when the model has no price), `seconds`, and `tokens_per_s` (None when too fast to say)."""
 
     purpose: str
     completion_tokens: int
     tokens_per_s: float | None = None
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+    seconds: float = 0.0
+    model: str | None = None
+    step_id: str | None = None
+    output: str | None = None
+    finish_reason: str | None = None
+    error: str | None = None
 
 
 class LLMRetryRound(_Event, frozen=True):
@@ -147,8 +176,23 @@ class Warned(_Event, frozen=True):
     message: str
 
 
+class ApprovalRequested(_Event, frozen=True):
+    """A tool call waits for a person's decision (`aeon approve` / `aeon deny`, the terminal, or a callback)."""
+
+    request: ApprovalRequest
+
+
+class ApprovalDecided(_Event, frozen=True):
+    """A person decided on a waiting call; `edited` says the call goes ahead with other arguments than asked."""
+
+    step_id: str
+    decision: ApprovalDecision
+    edited: bool = False
+
+
 ProgressEvent = (
     PhaseStarted
+    | PhaseEnded
     | PlanMade
     | StepStarted
     | StepEnded
@@ -162,4 +206,6 @@ ProgressEvent = (
     | Refined
     | DepthDecided
     | Warned
+    | ApprovalRequested
+    | ApprovalDecided
 )

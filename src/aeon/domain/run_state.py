@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.advisories import Advisory
+from aeon.domain.approval import ApprovalRecord
 from aeon.domain.budget import BudgetState
 from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationReport
 from aeon.domain.history import ExecutionPass, PassUsage, PhaseTiming
@@ -60,6 +61,7 @@ class RunState(msgspec.Struct, kw_only=True):
     tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
     supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
     memory: dict[str, Any] = msgspec.field(default_factory=dict)
+    approvals: list[ApprovalRecord] = msgspec.field(default_factory=list)  # every decision on a call, in order
 
     @property
     def profile(self) -> TaskProfile | None:
@@ -121,6 +123,10 @@ class RunState(msgspec.Struct, kw_only=True):
     def fell_back(self) -> None:
         """A step is done by LLM text because neither its tool nor a repair could run it."""
         self.counters.fallbacks += 1
+
+    def approval_decided(self, record: ApprovalRecord) -> None:
+        """A person decided on a tool call (a denied one is not to be planned again)."""
+        self.approvals.append(record)
 
     def tool_failed(self) -> None:
         self.counters.tool_errors += 1

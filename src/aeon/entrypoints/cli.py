@@ -20,6 +20,7 @@ from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document, validate_document
+from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
 from aeon.entrypoints.container import (
     Container,
     build_container,
@@ -29,7 +30,7 @@ from aeon.entrypoints.container import (
     provided,
     tools_opened,
 )
-from aeon.entrypoints.durable.cli import durable_tools, register_durable_commands, run_durable
+from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
     EXIT_INVALID,
     EXIT_OK,
@@ -42,7 +43,7 @@ from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import SIGNAL_EXIT, counted, present, render_tools
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.stdout import guarded_stdout
-from aeon.entrypoints.terminal import terminal_safe
+from aeon.entrypoints.terminal import request_problem, terminal_safe
 
 app = typer.Typer(
     help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
@@ -105,19 +106,6 @@ def describe_llm(info: dict[str, str]) -> str:
     )
 
 
-def not_utf8(request: str) -> str | None:
-    """Why the request cannot be sent, or None. Python hands bytes that are not UTF-8 over as lone surrogates
-    (`aeon run $'\\xff'`); no request body can hold them, so they are refused here, before the run starts."""
-    try:
-        request.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return (
-            f"the request is not UTF-8 text (character {exc.start + 1} is an undecodable byte); "
-            "pass it in your terminal's UTF-8 encoding"
-        )
-    return None
-
-
 @app.command(cls=JsonAwareCommand)
 def run(
     request: Annotated[str, typer.Argument(help="What you want done, in plain language.", metavar="REQUEST")],
@@ -158,14 +146,14 @@ def run(
 ) -> None:
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
 
-    Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL or budget expired (result still printed),
-    4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM text
-    stands in its place (result still printed).
+    A tool call that needs approval is asked about on the terminal; with no terminal (or --json) the run waits
+    durably on the record for `aeon approve RUN_ID` / `aeon deny RUN_ID` from any process.
+
+    Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL, budget or approval time expired (result still
+    printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
+    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
     """
-    if not request.strip():
-        empty = 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
-        raise fail(empty, code=InputError.code, as_json=as_json)
-    if (bad := not_utf8(request)) is not None:
+    if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)
     overrides: dict[str, Any] = {}
     if ttl is not None:
@@ -181,9 +169,6 @@ def run(
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
         container = build_container(settings, progress=progress, status=None if quiet else _status)
-        in_process = not (durable if durable is not None else settings.durable.enabled)
-        if not in_process:  # the durable run's tools, so that its MCP servers start once in this process
-            container.tools.override(providers.Object(durable_tools(settings, status=None if quiet else _status)))
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
             given = None
@@ -191,12 +176,36 @@ def run(
                 known = {spec.name: spec for spec in registry.list()}
                 given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
             received: list[int] = []
+            wanted = durable if durable is not None else settings.durable.enabled
+            asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
+            if asker is None and not wanted and may_need_approval(registry.list(), given):
+                _status(
+                    "durable: a tool call may need approval and nobody can be asked here: the run waits on the record"
+                )
+                wanted = True
+            if asker is not None and not wanted:
+                container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers
             result, note = asyncio.run(
-                _session(container, request, given, received, run=in_process, quiet=quiet, as_json=as_json)
+                _session(container, request, given, received, run=not wanted, quiet=quiet, as_json=as_json)
             )
-        if result is None:
-            result = run_durable(settings, config, overrides, request, given, progress=progress)
+            if result is None:
+                redactor = container.redactor()
+
+                def show_waiting(waiting: RunResult) -> None:
+                    present(waiting, as_json=as_json, history=None, redactor=redactor)
+
+                result = run_durable(
+                    settings,
+                    config,
+                    overrides,
+                    request,
+                    given,
+                    progress=progress,
+                    inline=asker,
+                    show_waiting=None if asker is not None else show_waiting,
+                    tools=registry,  # its MCP servers, started once: the durable run uses them too
+                )
         if note:
             result.warnings.append(note)
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())

@@ -30,6 +30,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
+    ApproverPort,
     CheckpointPort,
     ClockPort,
     LLMPort,
@@ -91,6 +92,8 @@ def open_tools(
     try:
         servers.start(start_limit=max_seconds)
         composite = CompositeTools(registry, servers)
+        for name, needed in tools.approval.items():  # Python and MCP tools alike, over what each said
+            composite.require_approval(name, needed)
     except BaseException:
         servers.close()
         raise
@@ -140,6 +143,7 @@ def kernel_settings(settings: Settings) -> RunSettings:
         llm_max_tokens=settings.llm.max_tokens,
         evaluate=run.evaluate,
         ttl_given=run.ttl_given,
+        approval_timeout=run.approval_timeout,
         max_cost=run.max_cost,
         prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
         criteria=ConvergenceCriteria(
@@ -291,6 +295,8 @@ class Container(containers.DeclarativeContainer):
     run_settings = providers.Factory(kernel_settings, settings)
     # overridden by durable runs with the store that keeps each phase boundary's run state
     checkpoint: providers.Object[CheckpointPort | None] = providers.Object(None)
+    # who decides on tool calls that need approval: the CLI's terminal prompt, a durable run's message, a callback
+    approver: providers.Object[ApproverPort | None] = providers.Object(None)
     tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
     orchestrator = providers.Factory(
@@ -305,6 +311,7 @@ class Container(containers.DeclarativeContainer):
         checkpoint=checkpoint,
         tracer=tracer,
         redactor=redactor,
+        approver=approver,
     )
 
 
@@ -316,8 +323,9 @@ async def provided(provider: providers.Provider[T]) -> T:
 
 @contextlib.asynccontextmanager
 async def opened(container: Container, *only: providers.Resource[Any]) -> AsyncIterator[Container]:
-    """The container with its resources open (log, model client, tracer; or `only` those); on the way out, error or
-    not, each one that was opened is closed exactly once, in dependency order."""
+    """The container with its resources open (log, model client, tracer, tools; or `only` those); on the way out,
+    error or not, each one that was opened is closed exactly once, in dependency order (`only`: those, in reverse;
+    the others stay with whoever opened them: `aeon run --durable` lends its tools to the durable run)."""
     try:
         if only:
             for resource in only:
@@ -326,11 +334,15 @@ async def opened(container: Container, *only: providers.Resource[Any]) -> AsyncI
             await _maybe(container.init_resources())
         yield container
     finally:
-        await _maybe(container.shutdown_resources())
+        if only:
+            for resource in reversed(only):
+                await _maybe(resource.shutdown())
+        else:
+            await _maybe(container.shutdown_resources())
 
 
 @contextlib.contextmanager
-def tools_opened(container: Container) -> Iterator[ToolPort]:
+def tools_opened(container: Container) -> Iterator[CompositeTools]:
     """The container's ToolPort, for a command that needs the tools before (or without) the rest: its MCP servers
     are stopped on the way out, however it ends (a container that is shut down later finds them stopped)."""
     try:
@@ -357,6 +369,7 @@ def run_scope(
     clock: ClockPort | None = None,
     checkpoint: CheckpointPort | None = None,
     tracer: TracerPort | None = None,
+    approver: ApproverPort | None = None,
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
     with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
@@ -374,6 +387,7 @@ def run_scope(
         (container.clock, clock),
         (container.checkpoint, checkpoint),
         (container.tracer, tracer),
+        (container.approver, approver),
     ]
     for provider, value in overrides:
         if value is not None:
@@ -382,26 +396,36 @@ def run_scope(
     return orchestrator
 
 
-def load_settings(config_file: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
-    """Merge the built-in base.yaml, the chosen file and CLI overrides, each file's env markers replaced in its
-    parsed values (never in its text); validate once, naming the variable behind any value that does not fit."""
+def load_settings(
+    config_file: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    mapping: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Merge the built-in base.yaml, the chosen file, a config `mapping` (the Python API's `config={...}`: read as a
+    file's parsed YAML would be, its paths relative to the working directory) and CLI overrides, each layer's env
+    markers replaced in its parsed values (never in its text); validate once, naming the variable behind any value
+    that does not fit."""
     if config_file is not None and not config_file.is_file():
         raise ConfigurationError(f"config file not found: {config_file}")
     data: dict[str, Any] = {}
     uses: EnvUses = {}
     with resources.as_file(BASE_CONFIG) as base:
-        for f in [base] if config_file is None else [base, config_file]:
-            layer, layer_uses = _layer(f, "the built-in base.yaml" if f == base else str(f))
-            if not layer:
-                continue  # an empty file (or only comments) overrides nothing
-            forget_replaced(uses, layer)
-            uses.update(layer_uses)
-            _merge(data, layer)
+        layers = [_layer(f, "the built-in base.yaml" if f == base else str(f)) for f in (base, config_file) if f]
+    if mapping is not None:
+        layers.append(substitute(_nest(mapping), os.environ, "the config mapping"))
+    for layer, layer_uses in layers:
+        if not layer:
+            continue  # an empty file (or only comments) overrides nothing
+        forget_replaced(uses, layer)
+        uses.update(layer_uses)
+        _merge(data, layer)
     if overrides:
         nested = _nest(overrides)
         forget_replaced(uses, nested)
         _merge(data, nested)
-    sources = "the built-in base.yaml" + (f", {config_file}" if config_file is not None else "")
+    named = [f", {config_file}" if config_file is not None else "", ", the config mapping" if mapping else ""]
+    sources = "the built-in base.yaml" + "".join(named)
     config_dir = config_file.resolve().parent if config_file is not None else None
     return validate_settings(
         data,
@@ -471,6 +495,15 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
             node = node.setdefault(p, {})
         node[leaf] = value
     return out
+
+
+def layered(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Layers of settings — sections, or dotted keys as overrides are — merged into one tree (a copy) as
+    load_settings merges them: what a durable run records to rebuild its settings in another process."""
+    data: dict[str, Any] = {}
+    for layer in layers:
+        _merge(data, _nest(layer))
+    return data
 
 
 def build_container(

@@ -23,6 +23,21 @@ def analyse(doc: Any) -> dict[str, Any]:
         raise InputError(f"{_NOT_HISTORY}: {type(exc).__name__}: {exc}") from None
 
 
+def _approval(record: dict[str, Any]) -> dict[str, Any]:
+    request, decision = record["request"], record["decision"]
+    return {
+        "pass": request.get("pass_number"),
+        "step_id": request.get("step_id"),
+        "tool": request.get("tool"),
+        "asked": request.get("args"),
+        "verdict": decision.get("verdict"),
+        "by": decision.get("by"),
+        "reason": decision.get("reason"),
+        "edited": bool(record.get("edited")),
+        "args": decision.get("args"),
+    }
+
+
 def _analyse(doc: dict[str, Any]) -> dict[str, Any]:
     passes = [_pass(p) for p in doc["passes"]]
     refined: Counter[str] = Counter()
@@ -44,6 +59,7 @@ def _analyse(doc: dict[str, Any]) -> dict[str, Any]:
         "passes": passes,
         "advisories": doc.get("advisories") or [],
         "ledger": doc.get("ledger"),
+        "approvals": [_approval(a) for a in doc.get("approvals") or []],
         "patterns": {
             "fragments_refined_repeatedly": sorted(s for s, n in refined.items() if n > 1),
             "convergence_blockers": dict(blockers.most_common()),
@@ -156,6 +172,10 @@ def render_inspection(report: dict[str, Any], out: TextIO) -> None:
                 f"allocated TTL {d.get('allocated_ttl')} — {d.get('adjustment_reason')} "
                 f"[{', '.join(d.get('heuristics_used') or [])}]\n"
             )
+    for a in report["approvals"]:
+        edit = f" with edited arguments {a['args']} (asked: {a['asked']})" if a["edited"] else f" {a['asked']}"
+        why = f": {a['reason']}" if a["reason"] else ""
+        w(f"approval pass {a['pass']} step {a['step_id']} {a['tool']}{edit}: {a['verdict']} by {a['by']}{why}\n")
     render_ledger(report.get("ledger"), out)
     pat = report["patterns"]
     w("\npatterns:\n")

@@ -15,11 +15,14 @@ from aeon.domain.advisories import (
 )
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.progress import (
+    ApprovalDecided,
+    ApprovalRequested,
     DepthDecided,
     Evaluated,
     LLMCallEnded,
     LLMCallStarted,
     LLMRetryRound,
+    PhaseEnded,
     PhaseStarted,
     PlanMade,
     ProgressEvent,
@@ -50,6 +53,11 @@ class ConsoleProgress:
         match event:
             case PhaseStarted():
                 line(f"── pass {event.pass_number} · {event.phase}", "bold cyan")
+            case PhaseEnded(outcome="success"):
+                return  # the next phase's line says it went on
+            case PhaseEnded():
+                took = f"{event.duration_seconds:.1f} s"
+                line(f"  phase {event.phase} of pass {event.pass_number}: {event.outcome} after {took}")
             case PlanMade():
                 self._plan(event.plan)
             case StepStarted():
@@ -77,6 +85,12 @@ class ConsoleProgress:
                     f"⏳ provider still unavailable after {counted(event.attempts, 'attempt')} ({event.cause}): "
                     f"one more round for {event.purpose} in {event.wait_seconds:.1f} s"
                 )
+            case ApprovalRequested(request=r):
+                line(f"✋ {r.step_id} waits for approval: {r.tool} {short(r.args, ARGS_SHOWN)}", "bold yellow")
+            case ApprovalDecided(decision=d):
+                said = "approved" + (" with edited arguments" if event.edited else "") if d.approved else "denied"
+                why = f": {d.reason}" if d.reason else ""
+                line(f"  {event.step_id} {said} by {d.by}{why}")
             case SupervisorActed() | LLMCallStarted() | LLMCallEnded():
                 if self._verbose:
                     self._detail(event)
@@ -98,6 +112,8 @@ class ConsoleProgress:
             case LLMCallStarted():
                 where = f" · step {event.step_id}" if event.step_id else ""
                 self._line(f"  … LLM {event.purpose} ({event.phase}{where})", "dim")
+            case LLMCallEnded(error=str(code)):
+                self._line(f"  … failed: {code}", "dim")
             case LLMCallEnded():
                 rate = event.tokens_per_s
                 speed = f" at {rate:.1f} tok/s" if rate is not None else ""

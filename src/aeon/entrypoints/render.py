@@ -19,6 +19,7 @@ from aeon.application.redaction import Redactor
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
+    EXIT_AWAITING,
     EXIT_ERROR,
     EXIT_EXPIRED,
     EXIT_INTERRUPTED,
@@ -135,6 +136,11 @@ def status_line(result: RunResult) -> str:
     elif result.status is RunStatus.UNVERIFIED:
         missing = ", ".join(f"{m.step_id} ({m.tool})" for m in result.tool_calls_not_made)
         head = f"unverified: the tool never ran for {missing}; LLM text stands in its place"
+    elif result.status is RunStatus.AWAITING_APPROVAL and (r := result.pending_approval) is not None:
+        head = (
+            f"awaiting approval: step {r.step_id} calls {r.tool} {short(r.args, 200)} — "
+            f"aeon approve {result.correlation_id} [--args JSON] or aeon deny {result.correlation_id} --reason TEXT"
+        )
     else:
         head = result.status.value
     return (
@@ -183,6 +189,8 @@ _EXIT = {
     RunStatus.ERROR: EXIT_ERROR,
     RunStatus.INTERRUPTED: EXIT_INTERRUPTED,
     RunStatus.UNVERIFIED: EXIT_UNVERIFIED,
+    RunStatus.AWAITING_APPROVAL: EXIT_AWAITING,
+    RunStatus.APPROVAL_EXPIRED: EXIT_EXPIRED,
 }
 SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
 

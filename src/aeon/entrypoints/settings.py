@@ -30,6 +30,8 @@ PROVIDER_DEFAULTS = {
     "openai": ("https://api.openai.com/v1", "gpt-5.4-mini", "OPENAI_API_KEY"),
     "anthropic": ("https://api.anthropic.com", "claude-haiku-5-5", "ANTHROPIC_API_KEY"),
 }
+# What follows the colon of a "provider:name" model (aeon.run(model=…)): the llm setting it fills.
+MODEL_NAME_KEYS: dict[str, str] = {"openai": "model", "anthropic": "model", "local": "model_path", "scripted": "script"}
 KIB = 1024
 # Aeon's tool-name rule (adapters/tools/registry.py), for MCP server names and tool name prefixes
 NAME_RULE = r"^[A-Za-z0-9_-]{1,64}$"
@@ -93,6 +95,8 @@ class RunSection(_Section):
     evaluate: bool = Field(_RUN.evaluate, description="False: one plan → execute pass without profile or evaluation")
     # true (what --ttl sets): with a given plan (--plan) no profiling call is made and the TTL is used as given
     ttl_given: bool = _RUN.ttl_given
+    # seconds a tool call that needs approval waits for a person's decision; past it the run ends approval_expired
+    approval_timeout: float = Field(_RUN.approval_timeout, gt=0)
 
 
 class ConvergenceSettings(_Section):
@@ -179,6 +183,8 @@ class ToolsSettings(_Section):
     timeout: float = Field(60.0, gt=0)
     # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
     import_timeout: float = Field(30.0, gt=0)
+    # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
+    approval: dict[str, bool] = Field(default_factory=dict)
     # MCP tool servers whose tools join the registry's (README "MCP tool servers")
     mcp: list[McpServerSettings] = Field(default_factory=list)
 
@@ -343,3 +349,14 @@ def _server_named(loc: tuple[Any, ...], data: Mapping[str, Any]) -> str:
     server = servers[loc[2]] if isinstance(servers, list) and 0 <= loc[2] < len(servers) else None
     name = server.get("name") if isinstance(server, Mapping) else None
     return f" (MCP server {name!r})" if isinstance(name, str) and name else ""
+
+
+def model_overrides(model: str) -> dict[str, str]:
+    """A model named as "provider:name" as llm settings: "openai:gpt-4o-mini", "anthropic:claude-haiku-5-5",
+    "local" (or "local:/path/to/model.gguf"), "scripted:answers.yaml". Everything else about the model (endpoint,
+    key, dialect) comes from the config and the environment, as for `llm.adapter`. Raises ConfigurationError."""
+    provider, _, name = (part.strip() for part in model.partition(":"))
+    if provider not in MODEL_NAME_KEYS:
+        known = ", ".join(f"{p}:{'MODEL' if k == 'model' else k.upper()}" for p, k in MODEL_NAME_KEYS.items())
+        raise ConfigurationError(f"model {model!r}: unknown provider {provider!r} (use one of: {known})")
+    return {"llm.adapter": provider, **({f"llm.{MODEL_NAME_KEYS[provider]}": name} if name else {})}

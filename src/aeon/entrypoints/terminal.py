@@ -1,4 +1,5 @@
-"""Text from models, tools, plans and files made inert before it reaches a terminal or a JSON document on stdout."""
+"""Text from models, tools, plans and files made inert before it reaches a terminal or a JSON document on stdout;
+and the request a user typed, refused when no run could send it."""
 
 from __future__ import annotations
 
@@ -29,3 +30,19 @@ def terminal_safe(text: str) -> str:
 def json_safe(document: str) -> str:
     """An encoded JSON document with the raw C1 and bidi controls inside its strings written as `\\u` escapes."""
     return document.translate(_JSON)
+
+
+def request_problem(request: str) -> str | None:
+    """Why the request cannot be run, or None: it is empty, or not UTF-8 text. Python hands bytes that are not
+    UTF-8 over as lone surrogates (`aeon run $'\\xff'`); no request body can hold them, so they are refused before
+    the run starts."""
+    if not request.strip():
+        return 'the request is empty: say what you want done, e.g. aeon run "calculate the sum of 5 and 10"'
+    try:
+        request.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"the request is not UTF-8 text (character {exc.start + 1} is an undecodable byte); "
+            "pass it in your terminal's UTF-8 encoding"
+        )
+    return None

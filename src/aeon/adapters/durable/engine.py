@@ -119,6 +119,13 @@ class DurableEngine:
     def own_queue(self) -> str:
         return f"aeon-own-{self.executor_id}"
 
+    def leave(self) -> None:
+        """Before this process leaves runs waiting for approval: no more heartbeats, and no lease left to expire (a
+        worker taking them over would wait in their place; the one who approves finishes them instead)."""
+        if self._keeper is not None:
+            self._keeper.stop()
+            self.leases.release(self.executor_id)
+
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         # the lease is left to expire, not dropped: runs this process leaves pending are then taken over
         if self._keeper is not None:

@@ -78,6 +78,12 @@ class Leases:
                 )
             )
 
+    def release(self, executor_id: str) -> None:
+        """Forget `executor_id`'s lease at once: its pending runs are nobody's to take over (a batch that leaves its
+        runs waiting for approval: `aeon approve` or `aeon resume` finishes each one)."""
+        with self._engine.begin() as c:
+            c.execute(sa.delete(EXECUTORS).where(EXECUTORS.c.executor_id == executor_id))
+
     def of(self, executor_ids: Iterable[str]) -> dict[str, Lease]:
         wanted = sorted(set(executor_ids))
         if not wanted:

@@ -12,15 +12,19 @@ from aeon.domain.tools import ToolResult, ToolSpec
 
 
 class ToolSource(ToolPort, Protocol):
-    """A ToolPort that also says whether a tool is safe to run again (durable runs ask)."""
+    """A ToolPort that also says whether a tool is safe to run again (durable runs ask), and takes the config's
+    word on whether a tool's calls need approval (tools.approval)."""
 
     def is_idempotent(self, name: str) -> bool: ...
 
+    def require_approval(self, name: str, needed: bool = True) -> None: ...
+
 
 class CompositeTools:
-    """Satisfies ToolPort: the tools of each source, in order, as one set. A name offered by two sources is a
-    ToolRegistrationError naming both (an MCP server's `prefix` keeps its names apart). Each source's `get` is asked
-    every time, so a spec its source changes later (an approval set by config) is the one seen."""
+    """Satisfies ToolPort: the tools of each source, in order, as one set — those they hold when it is made (build
+    it after the last registration). A name offered by two sources is a ToolRegistrationError naming both (an MCP
+    server's `prefix` keeps its names apart). Each source's `get` is asked every time, so a spec its source changes
+    later (an approval set by config) is the one seen."""
 
     def __init__(self, *sources: ToolSource) -> None:
         self._sources = sources
@@ -45,6 +49,14 @@ class CompositeTools:
     def is_idempotent(self, name: str) -> bool:
         source = self._routes.get(name)
         return source is not None and source.is_idempotent(name)
+
+    def require_approval(self, name: str, needed: bool = True) -> None:
+        """Whether each call of tool `name`, from any source, needs a person's approval (config tools.approval)."""
+        source = self._routes.get(name)
+        if source is None:
+            known = ", ".join(sorted(self._routes)) or "none"
+            raise ToolRegistrationError(f"tools.approval names tool {name!r}, which is not registered (tools: {known})")
+        source.require_approval(name, needed)
 
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         source = self._routes.get(name)

@@ -42,20 +42,55 @@ def load_tool_modules(
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
     for entry in modules:
-        members = _tools_in(_import(entry, search, import_timeout))
-        if not members:
+        loaded.extend(_register_module(registry, _import(entry, search, import_timeout), entry, seen))
+    return loaded
+
+
+def register_tools(
+    registry: ToolRegistry,
+    tools: Iterable[object],
+    *,
+    search: Sequence[Path] = (),
+    import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT,
+) -> list[ToolSpec]:
+    """Register the tools a program hands over, in order: `@tool` functions (and bound methods), Toolset instances,
+    modules (their tools, as `load_tool_modules` finds them) and `tools.modules` entries (a name or a .py path).
+    Raises ToolRegistrationError naming anything else, or a tool that is invalid or clashes with one registered."""
+    seen: set[int] = set()
+    loaded: list[ToolSpec] = []
+    for item in tools:
+        if isinstance(item, Toolset):
+            loaded.extend(registry.register_toolset(item))
+        elif isinstance(item, ModuleType):
+            loaded.extend(_register_module(registry, item, item.__name__, seen))
+        elif isinstance(item, str):
+            loaded.extend(load_tool_modules(registry, [item], search=search, import_timeout=import_timeout))
+        elif callable(item) and not isinstance(item, type):
+            loaded.append(registry.register_function(item))
+        else:
+            what = f"class {item.__name__}" if isinstance(item, type) else f"{type(item).__name__} {item!r:.60}"
             raise ToolRegistrationError(
-                f"tools module {entry!r} defines no @tool function and no Toolset instance "
-                "(a Toolset class needs a module-level instance, e.g. files = Files())"
+                f"{what} is not a tool: pass @tool functions, Toolset instances (not classes) or modules"
             )
-        for member in members:
-            if id(member) in seen:
-                continue
-            seen.add(id(member))
-            if isinstance(member, Toolset):
-                loaded.extend(registry.register_toolset(member))
-            else:
-                loaded.append(registry.register_function(member.fn))
+    return loaded
+
+
+def _register_module(registry: ToolRegistry, module: ModuleType, entry: str, seen: set[int]) -> list[ToolSpec]:
+    members = _tools_in(module)
+    if not members:
+        raise ToolRegistrationError(
+            f"tools module {entry!r} defines no @tool function and no Toolset instance "
+            "(a Toolset class needs a module-level instance, e.g. files = Files())"
+        )
+    loaded: list[ToolSpec] = []
+    for member in members:
+        if id(member) in seen:
+            continue
+        seen.add(id(member))
+        if isinstance(member, Toolset):
+            loaded.extend(registry.register_toolset(member))
+        else:
+            loaded.append(registry.register_function(member.fn))
     return loaded
 
 

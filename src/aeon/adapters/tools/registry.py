@@ -9,6 +9,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import msgspec
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
@@ -76,6 +77,14 @@ class ToolRegistry:
         self._models[definition.spec.name] = definition.args_model
         self._options[definition.spec.name] = definition.options
         return definition.spec
+
+    def require_approval(self, name: str, needed: bool = True) -> None:
+        """Whether each call of tool `name` needs a person's approval (config tools.approval), over what it said."""
+        spec = self._specs.get(name)
+        if spec is None:
+            known = ", ".join(sorted(self._specs)) or "none"
+            raise ToolRegistrationError(f"tools.approval names tool {name!r}, which is not registered (tools: {known})")
+        self._specs[name] = msgspec.structs.replace(spec, requires_approval=needed)
 
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)

@@ -20,6 +20,7 @@ from aeon.domain.advisories import (
     RefinementRejected,
     RepairConflict,
 )
+from aeon.domain.approval import ApprovalRecord
 from aeon.domain.evaluation import IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.plan import ClarityState, Plan, StepStatus
 from aeon.domain.refinement import MAX_DEPTH, ActionOutcome, RefinementAction, RefinementActionType, apply_actions
@@ -47,9 +48,11 @@ class RefinementGate:
         *,
         per_fragment: int = PER_FRAGMENT_LIMIT,
         global_limit: int = GLOBAL_LIMIT,
+        approvals: Sequence[ApprovalRecord] = (),
     ) -> None:
         self._tools = dict(tools)
         self.ledger = ledger
+        self._approvals = approvals  # the run's list: calls denied later in the run count too
         self._per_fragment, self._global = per_fragment, global_limit
 
     def accept(
@@ -76,6 +79,10 @@ class RefinementGate:
         ledger, fragment = self.ledger, fragment_of(action)
         if fragment in ledger.frozen:
             return _rejected(action, f"fragment {fragment} awaits manual intervention: refinement stopped for it")
+        if (denied := self._denied_again(action)) is not None:
+            tool, said = denied.request.tool, denied.decision
+            again = f"it plans again the call of tool {tool!r} a person denied ({said.by}: {said.reason})"
+            return _rejected(action, f"{again}: a denied call is not re-planned as it was")
         if ledger.total >= self._global:
             return _rejected(action, f"global refinement limit ({self._global}) reached: plan kept as is")
         if ledger.attempts.get(fragment, 0) >= self._per_fragment:
@@ -93,6 +100,16 @@ class RefinementGate:
                 if sub.step_id.startswith(f"{fragment}.") and sub.step_id not in ledger.depth:
                     ledger.depth[sub.step_id] = action.subplan.depth_level
         return outcome
+
+    def _denied_again(self, action: RefinementAction) -> ApprovalRecord | None:
+        """The denied call this action would plan again (same tool, same arguments), if any."""
+        steps = [*([action.new_step] if action.new_step else []), *(action.subplan.substeps if action.subplan else [])]
+        denied = [a for a in self._approvals if not a.decision.approved]
+        for step in steps:
+            for call in denied:
+                if step.tool == call.request.tool and step.args == call.request.args:
+                    return call
+        return None
 
     def _rejections(self, plan: Plan, outcomes: Sequence[ActionOutcome], pass_number: int) -> list[Advisory]:
         out: list[Advisory] = []

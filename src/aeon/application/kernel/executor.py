@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aeon.application.errors import MemoryStoreError, ToolNotFound
+from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.run import ToolTurn
 from aeon.application.kernel.tracing import tool_attributes, tool_outcome
 from aeon.application.llm.gateway import LLMGateway
@@ -43,6 +44,7 @@ class Executor:
         gateway: LLMGateway,
         supervisor: Supervisor,
         run: ToolTurn,
+        approvals: Approvals,
     ) -> None:
         self._tools = tools
         self._resolver = resolver
@@ -51,6 +53,7 @@ class Executor:
         self._supervisor = supervisor
         self._run = run
         self._record = run.record
+        self._approvals = approvals
 
     def resolve(self, step: PlanStep) -> ToolCheck:
         """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
@@ -118,8 +121,18 @@ class Executor:
 
     async def _run_tool(self, step: PlanStep) -> None:
         assert step.tool is not None
-        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         spec = self._tools.get(step.tool)
+        if Approvals.needed(step, spec):
+            decision = await self._approvals.ask(step)
+            if not decision.approved:
+                step.mode = ExecutionMode.DENIED
+                step.errors.append(f"denied by {decision.by}: {decision.reason or 'no reason given'}")
+                self._record.error(f"step {step.step_id}: tool {step.tool!r} call denied by {decision.by}")
+                step.transition(StepStatus.FAILED)
+                return
+            if decision.args is not None:
+                step.args = dict(decision.args)
+        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         with self._run.tracer.span(f"execute_tool {step.tool}", tool_attributes(self._run.tracer, step)) as span:
             try:
                 result = await self._tools.invoke(step.tool, step.args, time_left=self._run.remaining_seconds())

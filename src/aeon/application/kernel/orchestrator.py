@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
 
-from aeon.application.errors import BudgetExhausted, InternalError
+from aeon.application.errors import ApprovalExpired, BudgetExhausted, InternalError
 from aeon.application.kernel import tracing
 from aeon.application.kernel.accounting import provider_name
 from aeon.application.kernel.passes import close_pass, open_pass
@@ -28,6 +28,7 @@ from aeon.application.kernel.stages.work import work_pass
 from aeon.application.kernel.tracing import NULL_TRACER
 from aeon.application.kernel.wiring import RunServices, wire
 from aeon.application.ports import (
+    ApproverPort,
     CheckpointPort,
     ClockPort,
     LLMPort,
@@ -68,10 +69,11 @@ class Orchestrator:
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
         tracer: TracerPort = NULL_TRACER,
         redactor: Redactor = NO_SECRETS,
+        approver: ApproverPort | None = None,
     ) -> None:
         self.llm, self.tools, self.memory, self.logger = llm, tools, memory, logger
         self.progress, self.clock, self.settings, self.new_id = progress, clock, settings, new_id
-        self.checkpoint, self.tracer, self.redactor = checkpoint, tracer, redactor
+        self.checkpoint, self.tracer, self.redactor, self.approver = checkpoint, tracer, redactor, approver
 
     async def run(
         self,
@@ -122,7 +124,13 @@ class Orchestrator:
         redactor, tracer = self.redactor, self.tracer
         run = Run(state, logger=self.logger, progress=self.progress, clock=self.clock, tracer=tracer, redactor=redactor)
         services = wire(
-            run, llm=self.llm, tools=self.tools, memory=self.memory, settings=self.settings, new_id=self.new_id
+            run,
+            llm=self.llm,
+            tools=self.tools,
+            memory=self.memory,
+            settings=self.settings,
+            new_id=self.new_id,
+            approver=self.approver,
         )
         self._started(run, services, resumed=state.pass_number > 0)
         try:
@@ -130,6 +138,9 @@ class Orchestrator:
             return self._finish(run, RunStatus.COMPLETED)
         except BudgetExhausted as exc:
             return self._expired(run, services, exc)
+        except ApprovalExpired as exc:
+            _fail_running_step(run)
+            return self._finish(run, RunStatus.APPROVAL_EXPIRED, exc)
         except AeonError as exc:
             _fail_running_step(run)
             return self._finish(run, RunStatus.ERROR, exc)

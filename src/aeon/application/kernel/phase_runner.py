@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 from aeon.application.errors import (
+    ApprovalExpired,
     BudgetExhausted,
     ContextViolation,
     LLMContextExceeded,
@@ -40,7 +41,7 @@ from aeon.domain.phases import (
     Stage,
     Transition,
 )
-from aeon.domain.progress import PhaseStarted
+from aeon.domain.progress import PhaseEnded, PhaseOutcome, PhaseStarted
 
 
 class PhaseWork(Protocol):
@@ -119,7 +120,7 @@ class PhaseRunner:
         for attempt in range(1, PHASE_ATTEMPTS + 1):
             try:
                 return await fn()
-            except BudgetExhausted:
+            except (BudgetExhausted, ApprovalExpired):
                 raise
             except (ContextViolation, LLMError, UnrecoverableOutput, PhaseTransitionError) as exc:
                 err = self.classify(exc, transition, component)
@@ -141,7 +142,7 @@ class PhaseRunner:
         fields = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
         run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
         run.record.notify(PhaseStarted(phase=phase, pass_number=run.state.pass_number))
-        outcome = "failure"
+        outcome: PhaseOutcome = "failure"
         attrs = {"aeon.phase": phase.value, "aeon.pass_number": run.state.pass_number}
         with run.tracer.span(f"phase {phase.value}", attrs) as span:
             try:
@@ -149,7 +150,7 @@ class PhaseRunner:
                 self._hold_to_contracts(phase, result, kept)
                 outcome = "success"
                 return result
-            except BudgetExhausted:
+            except (BudgetExhausted, ApprovalExpired):
                 outcome = "expired"
                 raise
             except asyncio.CancelledError:
@@ -193,7 +194,7 @@ class PhaseRunner:
             raise self.error(handed.name, CONTEXT_PROPAGATION, f"broken: {'; '.join(broken)}", Component.ORCHESTRATOR)
 
     def _exit(
-        self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: str
+        self, phase: Phase, fields: dict[str, Any], start: Any, t0: float, before: dict[str, Any], outcome: PhaseOutcome
     ) -> None:
         run = self._run
         end = run.clock.now()
@@ -210,6 +211,9 @@ class PhaseRunner:
         ttl = {"ttl_before": before["ttl_remaining"], "ttl_after": ttl_after, "ttl_at_boundary": ttl_after}
         state = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}
         run.record.event("phase_exit", **fields, duration=round(duration, 6), outcome=outcome, **state)
+        pass_number = fields["pass_number"]
+        ended = PhaseEnded(phase=phase, pass_number=pass_number, outcome=outcome, duration_seconds=round(duration, 6))
+        run.record.notify(ended)
 
     def _snapshot(self) -> dict[str, Any]:
         run = self._run

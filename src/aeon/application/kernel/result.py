@@ -13,6 +13,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.kernel.run import Run, RunSettings
 from aeon.domain.advisories import Advisory, ManualIntervention
 from aeon.domain.answers import final_answer
+from aeon.domain.approval import ApprovalRequest
 from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
@@ -36,11 +37,15 @@ LOG_LOST = "AEON.EVENTLOG.LOST"
 
 
 class RunStatus(enum.StrEnum):
+    """How a run ended (a str: `result.status == "completed"` holds); `aeon run` exits with one code per status."""
+
     COMPLETED = "completed"
     TTL_EXPIRED = "ttl_expired"
     ERROR = "error"
     INTERRUPTED = "interrupted"  # SIGINT/SIGTERM: the steps done so far, a run_end record, no more work
     UNVERIFIED = "unverified"  # ran to its end, but a tool step's output is LLM fallback text: the tool never ran
+    AWAITING_APPROVAL = "awaiting_approval"  # a durable run waits for a person (aeon approve / aeon deny)
+    APPROVAL_EXPIRED = "approval_expired"  # no decision came within run.approval_timeout: the call never made
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -93,6 +98,11 @@ class MissingToolCall(msgspec.Struct, kw_only=True):
 
 
 class RunResult(msgspec.Struct, kw_only=True):
+    """What a run returns, however it ended — what `aeon run --json` prints (and `history`, which --json leaves out
+    and --history writes), secrets redacted. `outputs` holds each step's result by step id; `answer` is the final
+    step's output; `budget` the TTL, calls, tokens and cost spent; `ledger` every LLM call; `error` and
+    `ttl_expiration` say why a run that did not complete stopped."""
+
     status: RunStatus
     correlation_id: str
     request: str
@@ -111,6 +121,7 @@ class RunResult(msgspec.Struct, kw_only=True):
     advisories: list[Advisory] = msgspec.field(default_factory=list)  # rejected refinements, manual work …
     tool_calls_not_made: list[MissingToolCall] = msgspec.field(default_factory=list)
     ledger: LedgerReport | None = None  # every LLM call; sums per phase, per pass and for the run
+    pending_approval: ApprovalRequest | None = None  # the call a run awaiting approval waits on
 
     def with_lost_records(self, lost: LostRecords) -> RunResult:
         """This result when the run's event log lost records: an error whatever the run's own outcome, since the
@@ -119,6 +130,13 @@ class RunResult(msgspec.Struct, kw_only=True):
         message = f"the event log lost {lost.count} {noun}: {lost.reason}"
         error = self.error or ErrorInfo(code=LOG_LOST, message=message, phase="", correlation_id=self.correlation_id)
         return msgspec.structs.replace(self, status=RunStatus.ERROR, error=error, warnings=[*self.warnings, message])
+
+
+class RunEnded(msgspec.Struct, tag=True, frozen=True, kw_only=True):
+    """The run ended: its whole `result`, as aeon.run returns it. The last event of every aeon.stream; JSON as the
+    progress events are (`{"type": "RunEnded", "result": {...}}`), redacted like them."""
+
+    result: RunResult
 
 
 def expiration(
@@ -209,6 +227,7 @@ def history_of(
         profiles=list(s.profiles),
         advisories=list(s.advisories),
         ledger=ledger,
+        approvals=list(s.approvals),
     )
 
 

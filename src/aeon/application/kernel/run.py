@@ -36,6 +36,7 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     criteria: ConvergenceCriteria = ConvergenceCriteria()
     max_cost: float | None = None  # USD; checked before every call against its worst case
     prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens
+    approval_timeout: float = 86400.0  # seconds a tool call waits for a person's decision before the run ends
 
     def limits(self) -> BudgetLimits:
         return BudgetLimits(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
+from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.application.kernel.run import Run, RunSettings
@@ -19,7 +20,7 @@ from aeon.application.llm.profiler import Profiler
 from aeon.application.llm.prompts import templates
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
-from aeon.application.ports import LLMPort, MemoryPort, ToolPort
+from aeon.application.ports import ApproverPort, LLMPort, MemoryPort, ToolPort
 from aeon.domain.tools import ToolSpec
 
 
@@ -70,6 +71,7 @@ def wire(
     memory: MemoryPort,
     settings: RunSettings,
     new_id: Callable[[], str],
+    approver: ApproverPort | None = None,
 ) -> RunServices:
     specs = tools.list()
     preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
@@ -77,7 +79,16 @@ def wire(
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)
-    executor = Executor(tools=tools, resolver=resolver, memory=memory, gateway=gateway, supervisor=supervisor, run=run)
+    approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout)
+    executor = Executor(
+        tools=tools,
+        resolver=resolver,
+        memory=memory,
+        gateway=gateway,
+        supervisor=supervisor,
+        run=run,
+        approvals=approvals,
+    )
     return RunServices(
         specs=specs,
         runner=runner,
@@ -93,7 +104,7 @@ def wire(
             executor=executor,
             evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
             refiner=Refiner(supervisor, specs),
-            gate=RefinementGate({t.name: t for t in specs}, run.state.ledger),
+            gate=RefinementGate({t.name: t for t in specs}, run.state.ledger, approvals=run.state.approvals),
             settings=settings,
         ),
     )

@@ -76,7 +76,7 @@ class LLMGateway:
                     sent, schema=schema, schema_name=schema_name, max_tokens=self._max_tokens, stop=stop
                 )
         except TimeoutError:
-            self._spend(purpose, None, t0, error="timeout")
+            self._ended(self._spend(purpose, None, t0, error="timeout"))
             raise run.out_of_time(f"during the LLM call for {purpose}") from None
 
     async def _pause(self, purpose: str, exc: LLMUnavailable) -> float:
@@ -162,17 +162,37 @@ class LLMGateway:
                 span.fail(exc.code)
                 # a failed request was still sent; a cut-off answer's tokens count too
                 usage = exc.usage if isinstance(exc, LLMTruncated) else None
-                self._spend(purpose, usage, t0, error=exc.code)
+                entry = self._spend(purpose, usage, t0, error=exc.code)
                 info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
                 run.record.event("llm_error", purpose=purpose, **info)
+                self._ended(entry)
                 raise
             accounts.traced(span, completion)
         entry = self._spend(purpose, completion.usage, t0, model=completion.model)
         run.record.llm_call(completion, entry, run.label)
         for warning in completion.warnings:  # a parameter the provider refused, dropped for the rest of the run
             run.record.warn(warning)
-        tokens, seconds = completion.usage.completion_tokens, entry.seconds
-        rate = tokens / seconds if seconds >= 0.001 else None  # instant (scripted) calls have no rate
-        run.record.notify(LLMCallEnded(purpose=purpose, completion_tokens=tokens, tokens_per_s=rate))
+        self._ended(entry, completion)
         self._overspent()
         return completion
+
+    def _ended(self, entry: CallEntry, completion: Completion | None = None) -> None:
+        """The call's end as its `llm_call` (or `llm_error`) record tells it, for whoever watches the run live."""
+        tokens, seconds = entry.completion_tokens, entry.seconds
+        rate = tokens / seconds if completion is not None and seconds >= 0.001 else None  # instant calls: no rate
+        self._run.record.notify(
+            LLMCallEnded(
+                purpose=entry.purpose,
+                completion_tokens=tokens,
+                tokens_per_s=rate,
+                prompt_tokens=entry.prompt_tokens,
+                cached_tokens=entry.cached_tokens,
+                cost=entry.cost,
+                seconds=seconds,
+                model=entry.model,
+                step_id=entry.step_id,
+                output=completion.text if completion is not None else None,
+                finish_reason=completion.finish_reason if completion is not None else None,
+                error=entry.error,
+            )
+        )

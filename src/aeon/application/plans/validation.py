@@ -260,6 +260,7 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
             args=dict(s.get("args") or {}),
             dependencies=list(s.get("dependencies") or []),
             provides=list(s.get("provides") or []),
+            requires_approval=s.get("requires_approval") is True,
         )
         for s in obj["steps"]
     ]

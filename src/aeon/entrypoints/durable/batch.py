@@ -13,9 +13,11 @@ import msgspec
 from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.documents import MAX_BATCH_BYTES, parse_json, read_text
+from aeon.adapters.durable.approval import APPROVAL_EVENT, pending_of
 from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
+from aeon.domain.approval import Pending
 from aeon.entrypoints.durable.ops import decode_outcome
 from aeon.entrypoints.durable.runner import RunSpec, recorded_input, run_workflow
 from aeon.entrypoints.render import result_document
@@ -115,6 +117,7 @@ class Tally:
         self.tokens = 0
         self.failed = 0
         self.stuck: dict[str, Lease] = {}  # run id -> the lease of the process it is pending on, which went silent
+        self.awaiting: dict[str, Pending] = {}  # run id -> the call it waits on a person's decision for
 
     def poll(self) -> None:
         """Ask the system database about the runs not yet ended only: a 10,000-run batch near its end asks about a
@@ -123,8 +126,11 @@ class Tally:
         statuses = self._engine.client.list_workflows(workflow_ids=waiting, load_input=False, load_output=False)
         ended = [w.workflow_id for w in statuses if w.status in _DONE]
         pending = {w.workflow_id: w.executor_id for w in statuses if w.status == "PENDING"}
-        self.running = len(pending)
         self.stuck = self._stuck(pending)
+        self.awaiting = {
+            r: p for r in pending if (p := pending_of(self._engine.client.get_event(r, APPROVAL_EVENT, 0)))
+        }
+        self.running = len(pending) - len(self.awaiting)
         for w in self._engine.client.list_workflows(workflow_ids=ended, load_input=False) if ended else []:
             self.results[w.workflow_id] = self._line(w)
 
@@ -157,6 +163,11 @@ class Tally:
     def done(self) -> int:
         return len(self.results)
 
+    @property
+    def settled(self) -> int:
+        """Runs that need nothing more from this batch: ended, or waiting for a person (aeon approve / deny)."""
+        return len(self.results) + len(self.awaiting)
+
 
 def watch(tally: Tally, err: TextIO, *, every: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
     """Poll until every run has ended, printing progress (done, running, failed, tokens, ETA) when it changes."""
@@ -166,12 +177,14 @@ def watch(tally: Tally, err: TextIO, *, every: float = 0.5, clock: Callable[[], 
         tally.poll()
         first = tally.done if first is None else first
         elapsed, fresh = clock() - start, tally.done - first
-        left = total - tally.done
+        left = total - tally.settled
         eta = f"{elapsed / fresh * left:.0f}s" if fresh and left else ("0s" if not left else "?")
         line = (
             f"batch: {tally.done}/{total} done · {tally.running} running · {tally.failed} failed · "
             f"{tally.tokens} tokens · ETA {eta}"
         )
+        if tally.awaiting:
+            line += f" · {len(tally.awaiting)} awaiting approval (aeon approve RUN_ID / aeon deny RUN_ID --reason TEXT)"
         stuck = sorted(tally.stuck.items())
         line += "".join(f"\n{stuck_line(run_id, lease)}" for run_id, lease in stuck[:3])
         if len(stuck) > 3:
@@ -199,6 +212,13 @@ def write_results(tally: Tally, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as f:
-        for run_id in tally.ids:
-            f.write(msgspec.json.encode(tally.results[run_id]).decode() + "\n")
+        for i, run_id in enumerate(tally.ids):
+            line = tally.results.get(run_id) or awaiting_line(i + 1, run_id, tally.awaiting[run_id])
+            f.write(msgspec.json.encode(line).decode() + "\n")
     tmp.replace(out)
+
+
+def awaiting_line(line: int, run_id: str, pending: Pending) -> dict[str, Any]:
+    """A batch result for a run that waits for a person's decision: the call it waits on."""
+    request = msgspec.to_builtins(pending.request)
+    return {"line": line, "run_id": run_id, "status": "awaiting_approval", "pending_approval": request}

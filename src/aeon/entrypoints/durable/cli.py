@@ -12,18 +12,30 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import msgspec
 import typer
 
-from aeon.application.kernel.result import RunResult
-from aeon.application.ports import ProgressPort, ToolPort
+from aeon.adapters.tools.composite import CompositeTools
+from aeon.application.kernel.result import BudgetReport, RunResult, RunStatus
+from aeon.application.ports import ApproverPort, ProgressPort
+from aeon.domain.approval import Pending
+from aeon.domain.history import step_results
 from aeon.domain.plan import Plan
+from aeon.domain.records import Counters
 from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.failures import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.failures import (
+    EXIT_AWAITING,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    JsonAwareCommand,
+    fail,
+    reported,
+)
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import json_safe, terminal_safe
@@ -36,18 +48,11 @@ ConfigOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+HistoryOpt = Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")]
 
 
 def _say(message: str) -> None:
     typer.echo(f"aeon: {terminal_safe(message)}", err=True)
-
-
-def durable_tools(settings: Settings, *, status: Callable[[str], None] | None = None) -> ToolPort:
-    """The tools a durable run of `settings` uses in this process (runner.shared_tools): `aeon run --durable`
-    checks its plan against them, so its MCP servers start once."""
-    from aeon.entrypoints.durable import runner as runner
-
-    return runner.shared_tools(settings, status=status)
 
 
 def run_durable(
@@ -58,21 +63,50 @@ def run_durable(
     plan: Plan | None,
     *,
     progress: ProgressPort | None,
+    inline: ApproverPort | None = None,
+    show_waiting: Callable[[RunResult], None] | None = None,
+    tools: CompositeTools | None = None,
 ) -> RunResult:
     """`aeon run --durable`: the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM, SIGKILL)
-    leaves it on the record, where `aeon resume RUN_ID` finishes it."""
+    leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
+    about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
+    process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
+    those the command already started (its MCP servers), lent to the run so that they start once."""
     from aeon.entrypoints.durable import ops as ops
+    from aeon.entrypoints.durable import runner as runner
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     spec = ops.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
     with (
+        runner.lent_tools(settings, tools) if tools is not None else nullcontext(),
         ops.engine_for(settings, "run"),
         stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
     ):
         _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
-        outcome = ops.start(spec, progress)
+        outcome = ops.start(spec, progress, inline=inline, leave_when_waiting=show_waiting is not None)
+        if outcome.awaiting is not None and show_waiting is not None:
+            try:  # shown, then the process leaves without ending the run: it waits on the record
+                show_waiting(awaiting_result(spec.run_id, spec.request, outcome.awaiting))
+            except typer.Exit as shown:
+                _leave_pending(shown.exit_code)
+            _leave_pending(EXIT_AWAITING)
     assert outcome.result is not None
     return outcome.result
+
+
+def awaiting_result(run_id: str, request: str, pending: Pending) -> RunResult:
+    """The result a run waiting for a decision shows: the plan and budget so far, and the call it waits on."""
+    plan = pending.plan
+    return RunResult(
+        status=RunStatus.AWAITING_APPROVAL,
+        correlation_id=run_id,
+        request=request,
+        plan=plan,
+        outputs=step_results(plan) if plan is not None else {},
+        budget=BudgetReport.of(pending.budget, cost=None),
+        counts=Counters(),
+        pending_approval=pending.request,
+    )
 
 
 @contextmanager
@@ -116,7 +150,8 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
 
     Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
     ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
-    resume ID); queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
+    resume ID); awaiting_approval (a tool call waits for a person: aeon approve ID / aeon deny ID --reason TEXT);
+    queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints.durable import ops as ops
@@ -159,7 +194,7 @@ def resume(
         Path | None, typer.Option("--output-file", help="With --mark-done: a file holding that JSON.")
     ] = None,
     as_json: JsonOpt = False,
-    history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
+    history: HistoryOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Finish an interrupted durable run: recorded LLM and tool calls are not made again; the log goes on.
@@ -175,7 +210,149 @@ def resume(
         settings = _settings(config)
         with ops.engine_for(settings, "resume") as engine, stoppable(stays):
             outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
+            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings)
     _present(outcome, as_json=as_json, history=history, settings=settings)
+
+
+def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, settings: Settings) -> None:
+    """A run that waits (again) for a decision: shown as awaiting approval, and left waiting on the record (exit 6:
+    the engine is not shut down, which would cancel it)."""
+    from aeon.entrypoints.durable.runner import RunSpec
+    from aeon.entrypoints.render import present
+
+    if outcome.awaiting is None:
+        return
+    found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
+    request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
+    try:
+        present(
+            awaiting_result(run_id, request, outcome.awaiting),
+            as_json=as_json,
+            history=None,
+            redactor=redactor_for(settings),
+        )
+    except typer.Exit as shown:
+        _leave_pending(shown.exit_code)
+    _leave_pending(EXIT_AWAITING)
+
+
+RunIdArg = Annotated[str, typer.Argument(help="The id of a durable run awaiting approval (aeon runs lists them).")]
+ByOpt = Annotated[
+    str | None, typer.Option("--by", help="Who decides, for the record (default: your user name).", show_default=False)
+]
+SendOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--send-only",
+        help="Only record the decision: the process that holds the run, or a later aeon resume, goes on with it.",
+    ),
+]
+
+
+def approve(
+    run_id: RunIdArg,
+    args: Annotated[
+        str | None,
+        typer.Option("--args", help="Run the call with these arguments instead (a JSON object, checked first)."),
+    ] = None,
+    by: ByOpt = None,
+    send_only: SendOnlyOpt = False,
+    config: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    history: HistoryOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Approve the tool call a durable run waits on, as it was asked or with edited --args, and go on with the run
+    here (from any process that shares the database). No LLM call on the record is made again.
+
+    Exit codes: those of aeon run for the run's ending (6 when it waits again, on its next call); 2 when the run
+    waits on nothing or the edited arguments do not fit the tool's schema (nothing is sent then).
+    """
+    from aeon.domain.approval import ApprovalDecision, Verdict
+
+    edited = _edited_args(args)
+    decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or _user(), args=edited)
+    _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
+
+
+def deny(
+    run_id: RunIdArg,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the call must not be made (recorded, shown to the run).")
+    ],
+    by: ByOpt = None,
+    send_only: SendOnlyOpt = False,
+    config: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    history: HistoryOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Deny the tool call a durable run waits on, with a reason, and go on with the run here: the step fails as
+    denied, the evaluation sees why, and a refinement may not plan the same call again.
+
+    Exit codes as for aeon approve.
+    """
+    from aeon.domain.approval import ApprovalDecision, Verdict
+
+    decision = ApprovalDecision(verdict=Verdict.DENY, by=by or _user(), reason=reason.strip() or "no reason given")
+    _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
+
+
+def _decide(
+    run_id: str,
+    decision: Any,
+    *,
+    send_only: bool,
+    config: Path | None,
+    as_json: bool,
+    history: Path | None,
+    debug: bool,
+) -> None:
+    with reported(as_json=as_json, debug=debug):
+        from aeon.application.errors import InputError
+        from aeon.entrypoints.approval import schema_problem
+        from aeon.entrypoints.durable import ops as ops
+
+        settings = _settings(config)
+        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
+        with ops.engine_for(settings, "resume") as engine, stoppable(stays):
+            pending = ops.pending_approval(engine, run_id)
+            if decision.args is not None:
+                tools = ops.tools_of(engine, run_id)
+                if (problem := schema_problem(tools, pending.request.tool, decision.args)) is not None:
+                    raise InputError(f"--args do not fit tool {pending.request.tool!r}: {problem} (nothing was sent)")
+            outcome = ops.answer(engine, run_id, decision, go_on=not send_only)
+            if outcome is None:
+                said = "approved" if decision.approved else "denied"
+                _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
+                raise typer.Exit(EXIT_OK)
+            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings)
+    _present(outcome, as_json=as_json, history=history, settings=settings)
+
+
+def _edited_args(text: str | None) -> dict[str, Any] | None:
+    from aeon.application.errors import InputError
+
+    if text is None:
+        return None
+    if len(text) > 1024 * 1024:
+        raise InputError("--args is over 1 MiB")
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"--args is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InputError("--args must be a JSON object (the tool's arguments by name)")
+    return value
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name to be found (a container without one)
+        return "operator"
 
 
 def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
@@ -227,7 +404,7 @@ def replay(
         ),
     ] = None,
     as_json: JsonOpt = False,
-    history: Annotated[Path | None, typer.Option("--history", help="Write the execution history here.")] = None,
+    history: HistoryOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
@@ -264,7 +441,8 @@ def batch(
 
     Killed and started again with the same file, it goes on where it stopped: finished runs are not run again (their
     results are reused, and it says so); --fresh runs the file again. Exit 0 when every run finished without error,
-    4 otherwise (the results say which).
+    4 otherwise (the results say which), 6 when none failed but some wait for approval (they wait on the record, for
+    aeon approve / aeon deny; the others' results are written).
     """
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
     from aeon.entrypoints.durable import batch as b
@@ -297,6 +475,10 @@ def batch(
             tally = b.Tally(engine, ids)
             b.watch(tally, sys.stderr)
             b.write_results(tally, target)
+            if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
+                _say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
+                engine.leave()
+                _leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
         _say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
@@ -339,5 +521,7 @@ def register_durable_commands(app: typer.Typer) -> None:
     app.command(cls=JsonAwareCommand)(runs)
     app.command(cls=JsonAwareCommand)(resume)
     app.command(cls=JsonAwareCommand)(replay)
+    app.command(cls=JsonAwareCommand)(approve)
+    app.command(cls=JsonAwareCommand)(deny)
     app.command()(batch)
     app.command()(worker)

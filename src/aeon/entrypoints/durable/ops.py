@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,10 +13,12 @@ from typing import Any
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
+from aeon.adapters.durable.approval import APPROVAL_EVENT, approval_topic, pending_of
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe
 from aeon.application.errors import InputError
-from aeon.application.ports import ProgressPort
+from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
@@ -27,6 +30,7 @@ from aeon.entrypoints.durable.runner import (
     RunSpec,
     Stopped,
     checkpoint_at,
+    configured,
     recorded_input,
     run_workflow,
     what_next,
@@ -100,13 +104,54 @@ def spec_for(
     )
 
 
-def start(spec: RunSpec, progress: ProgressPort | None = None) -> Outcome:
-    """Run `spec` as a workflow in this process and wait for its outcome (the engine must be open)."""
+def start(
+    spec: RunSpec,
+    progress: ProgressPort | None = None,
+    *,
+    inline: ApproverPort | None = None,
+    leave_when_waiting: bool = False,
+) -> Outcome:
+    """Run `spec` as a workflow in this process and wait for its outcome (the engine must be open). `inline` asks
+    this terminal about tool calls that need approval; `leave_when_waiting` returns as soon as the run waits for a
+    decision nobody here can give (Outcome.awaiting): the run waits on the record, for `aeon approve` / `deny`."""
     if progress is not None:
         Live.progress[spec.run_id] = progress
+    if inline is not None:
+        Live.inline[spec.run_id] = inline
+    settled = Settled()
+    if leave_when_waiting:
+        Live.waiting[spec.run_id] = settled.waiting
     with SetWorkflowID(spec.run_id):
         handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
-    return decode_outcome(handle.get_result())
+    return settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+
+
+class Settled:
+    """Whichever comes first: the run's outcome, or the run waiting for a decision nobody here can give."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._box: dict[str, Any] = {}
+
+    def waiting(self, pending: Pending) -> None:
+        self._box.setdefault("awaiting", pending)
+        self._event.set()
+
+    def outcome(self, handle: Any) -> Outcome:
+        def finish() -> None:
+            try:
+                self._box.setdefault("result", handle.get_result())
+            except BaseException as exc:  # handed to the caller's thread
+                self._box.setdefault("error", exc)
+            self._event.set()
+
+        threading.Thread(target=finish, name="aeon-outcome", daemon=True).start()
+        self._event.wait()
+        if "result" in self._box:
+            return decode_outcome(self._box["result"])
+        if "error" in self._box:
+            raise self._box["error"]
+        return Outcome(awaiting=self._box["awaiting"])
 
 
 def decode_outcome(text: Any) -> Outcome:
@@ -153,8 +198,48 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Giv
     if given is not None:
         raise InputError(f"run {run_id} has no tool call cut off in flight to mark done (aeon resume {run_id})")
     engine.queue(engine.own_queue)  # a queue only this process serves: the run goes on here
+    settled = Settled()
+    Live.waiting[run_id] = settled.waiting  # a call that needs a decision nobody here can give: leave it waiting
     handle = DBOS.resume_workflow(run_id, queue_name=engine.own_queue)
-    return decode_outcome(handle.get_result())
+    return settled.outcome(handle)
+
+
+def pending_approval(engine: DurableEngine, run_id: str) -> Pending:
+    """The call run `run_id` waits on; InputError when it waits on none (finished, or never asked)."""
+    status = _status(engine, run_id)
+    pending = pending_of(engine.client.get_event(run_id, APPROVAL_EVENT, timeout_seconds=0))
+    if pending is None or status.status not in ("PENDING", "ENQUEUED"):
+        said = "finished" if status.status == "SUCCESS" else status.status.lower()
+        raise InputError(f"run {run_id} is not waiting for approval (it is {said}; aeon runs shows every run)")
+    return pending
+
+
+def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
+    """The tools run `run_id` was configured with (its recorded config file and overrides), as it sees them."""
+    status = _status(engine, run_id)
+    spec = msgspec.json.decode(status.input["args"][0], type=RunSpec)
+    return configured(spec.config, spec.overrides)[1]
+
+
+def answer(engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
+    """Send `decision` on the call run `run_id` waits on; with `go_on`, finish the run here (or wait for the
+    process that holds it, when one does) and return its outcome."""
+    pending = pending_approval(engine, run_id)
+    engine.client.send(run_id, msgspec.json.encode(decision).decode(), approval_topic(pending.request.key))
+    if not go_on:
+        return None
+    status = _status(engine, run_id)
+    if status.status == "PENDING" and _held(engine, status.executor_id or ""):
+        return decode_outcome(DBOS.retrieve_workflow(run_id).get_result())  # its process goes on with it
+    return resume(engine, run_id, rerun_unsafe=False)
+
+
+def _held(engine: DurableEngine, executor_id: str) -> bool:
+    """Whether a live process executes the runs of `executor_id`: one on this host, or a worker whose lease holds."""
+    if running_here(executor_id) is not None:
+        return True
+    lease = engine.leases.of([executor_id]).get(executor_id)
+    return lease is not None and lease.expires_at > engine.leases.now()
 
 
 def _fork_at_unsafe(engine: DurableEngine, run_id: str, given: Given | None) -> Outcome:
@@ -237,6 +322,8 @@ def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
         else:
             _so_far(row, engine, w.workflow_id)
             row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
+            if w.status == "PENDING" and pending_of(engine.client.get_event(w.workflow_id, APPROVAL_EVENT, 0)):
+                row.status = "awaiting_approval"
         rows.append(row)
     return rows
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ import msgspec
 from dbos import DBOS
 from dependency_injector import providers
 
+from aeon.adapters.durable.approval import DurableApprover
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
 from aeon.adapters.durable.steps import (
@@ -32,7 +33,8 @@ from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
-from aeon.application.ports import LLMPort, ProgressPort
+from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
+from aeon.domain.approval import Pending
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
@@ -72,10 +74,12 @@ class Stopped(msgspec.Struct, kw_only=True):
 
 
 class Outcome(msgspec.Struct, kw_only=True):
-    """What the workflow returns: the run's result, or why it stopped before finishing."""
+    """What the workflow returns: the run's result, or why it stopped before finishing; or, in the process that
+    started it, that it waits for a person's decision (`awaiting`: the run goes on waiting on the record)."""
 
     result: RunResult | None = None
     stopped: Stopped | None = None
+    awaiting: Pending | None = None
 
 
 class Live:
@@ -85,6 +89,10 @@ class Live:
     progress: dict[str, ProgressPort] = {}  # noqa: RUF012 — process-wide on purpose
     # the input as given, for the execution in this process; DBOS records it redacted (recorded_input)
     inputs: dict[str, RunSpec] = {}  # noqa: RUF012 — process-wide on purpose
+    # who asks on this process's terminal about a run's tool calls (a run started here with a person at it)
+    inline: dict[str, ApproverPort] = {}  # noqa: RUF012 — process-wide on purpose
+    # told when a run executing here waits for a decision that nobody here can give (the caller may leave)
+    waiting: dict[str, Callable[[Pending], None]] = {}  # noqa: RUF012 — process-wide on purpose
 
 
 @dataclass
@@ -102,7 +110,7 @@ async def build(
 
     `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
     tool registry are built once per process and config (a batch builds thousands of runs from one)."""
-    settings, registry = _configured(spec.config, spec.overrides)
+    settings, registry = configured(spec.config, spec.overrides)
     container = build_container(settings, progress=Live.progress.get(spec.run_id))
     container.tools.override(providers.Object(registry))
     path = settings.log.path
@@ -130,6 +138,10 @@ async def build(
         )
         container.tools.override(providers.Object(tools))
         container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
+        approver = DurableApprover(
+            inline=Live.inline.get(spec.run_id), waiting=Live.waiting.get(spec.run_id), redactor=redactor
+        )
+        container.approver.override(providers.Object(approver))
         orchestrator = await provided(container.orchestrator)
         ids = itertools.count(1)
         orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
@@ -153,28 +165,48 @@ def shared_model(settings: Settings, container: Container) -> LLMPort | None:
     return _MODELS[key]
 
 
-_CONFIGURED: dict[str, tuple[Settings, CompositeTools]] = {}
+_CONFIGURED: dict[str, Settings] = {}
 _TOOLS: dict[str, CompositeTools] = {}
 
 
-def _configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, CompositeTools]:
+def configured(config: str | None, overrides: dict[str, Any]) -> tuple[Settings, CompositeTools]:
+    """The settings of a run's recorded config and overrides (loaded once per process), and its tools."""
     key = msgspec.json.encode([config, overrides]).decode()
     if key not in _CONFIGURED:
-        settings = load_settings(Path(config) if config else None, overrides)
-        _CONFIGURED[key] = settings, shared_tools(settings)
-    return _CONFIGURED[key]
+        _CONFIGURED[key] = load_settings(Path(config) if config else None, overrides)
+    settings = _CONFIGURED[key]
+    return settings, shared_tools(settings)
 
 
-def shared_tools(settings: Settings, *, status: Callable[[str], None] | None = None) -> CompositeTools:
-    """The tools of every run the process executes with the same tools config (`aeon run --durable` checks its plan
-    against them first): its tools modules are imported once and its MCP servers start once per process — a batch,
-    a worker — and stop when it exits. `status` hears which MCP tools were skipped."""
-    key = hashlib.sha256(
-        msgspec.json.encode([settings.tools.model_dump(mode="json"), str(settings.config_dir), _opened(settings)])
-    ).hexdigest()
+def shared_tools(settings: Settings) -> CompositeTools:
+    """The tools of every run the process executes with the same tools config: its tools modules are imported
+    once and its MCP servers start once per process — a batch, a worker — and stop when it exits (or, lent by
+    `aeon run --durable`, when that command ends)."""
+    key = _tools_key(settings)
     if key not in _TOOLS:
-        _TOOLS[key] = build_container(settings, status=status).tools()
+        _TOOLS[key] = build_container(settings).tools()
     return _TOOLS[key]
+
+
+@contextlib.contextmanager
+def lent_tools(settings: Settings, tools: CompositeTools) -> Iterator[None]:
+    """Meanwhile the runs of `settings` this process executes use `tools`: `aeon run --durable` lends those it
+    checked the plan against, so their MCP servers start once, and stop with the command."""
+    key = _tools_key(settings)
+    before = _TOOLS.get(key)
+    _TOOLS[key] = tools
+    try:
+        yield
+    finally:
+        if before is None:
+            del _TOOLS[key]
+        else:
+            _TOOLS[key] = before
+
+
+def _tools_key(settings: Settings) -> str:
+    dump = [settings.tools.model_dump(mode="json"), str(settings.config_dir), _opened(settings)]
+    return hashlib.sha256(msgspec.json.encode(dump)).hexdigest()
 
 
 def _opened(settings: Settings) -> list[Any]:
@@ -190,7 +222,7 @@ def recorded_input(spec: RunSpec) -> str:
     """The workflow input DBOS records: the request, plan and overrides redacted. The spec as given stays in this
     process (Live.inputs) for the run's execution here: a tool that needs a key in its plan arguments gets it; a
     run re-executed from the record (after a crash, in another process, a replay) gets the redacted form."""
-    settings, _ = _configured(spec.config, spec.overrides)
+    settings, _ = configured(spec.config, spec.overrides)
     redactor = redactor_for(settings)
     Live.inputs[spec.run_id] = spec
     plan = redactor.json(spec.plan.encode()).decode() if spec.plan else None

@@ -123,6 +123,13 @@ class McpTools:
         spec = self._specs.get(name)
         return spec is not None and spec.idempotent
 
+    def require_approval(self, name: str, needed: bool = True) -> None:
+        """Whether each call of tool `name` needs a person's approval (config tools.approval), over its flags."""
+        spec = self._specs.get(name)
+        if spec is None:
+            raise ToolNotFound(f"unknown tool {name!r} (MCP tools: {', '.join(sorted(self._specs)) or 'none'})")
+        self._specs[name] = msgspec.structs.replace(spec, requires_approval=needed)
+
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         """Call the tool on its server, its arguments checked against its inputSchema first. Its answer becomes
         the output (tool_output), `isError` and every failure a ToolResult error naming the server. Raises

@@ -1,0 +1,128 @@
+"""Approval on the terminal: `aeon run` shows the step, the tool and its exact arguments (redacted) and asks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from jsonschema.validators import validator_for
+
+from aeon.adapters.tools.threads import run_on_daemon_thread
+from aeon.application.ports import ToolPort
+from aeon.application.redaction import Redactor
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
+from aeon.domain.plan import Plan
+from aeon.domain.run_state import RunState
+from aeon.domain.tools import ToolSpec
+from aeon.entrypoints.terminal import terminal_safe
+
+MAX_ANSWER = 64 * 1024  # characters of edited arguments read from the terminal
+ASK = "approve [a] · edit the arguments [e] · deny [d]: "
+
+
+class TerminalApprover:
+    """An ApproverPort that asks the person at the terminal (`read` a line, `out` the display). The arguments shown
+    are redacted; approving as shown runs the call with its real arguments. Edited arguments are checked against
+    the tool's schema before they are accepted; end of input denies."""
+
+    def __init__(
+        self, tools: ToolPort, redactor: Redactor, *, read: Callable[[], str], out: TextIO, by: str = "terminal"
+    ) -> None:
+        self._tools, self._redactor, self._read, self._out, self._by = tools, redactor, read, out, by
+
+    async def decide(
+        self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
+    ) -> ApprovalDecision | None:
+        try:
+            async with asyncio.timeout(wait_seconds):
+                decision: ApprovalDecision = await run_on_daemon_thread(self._ask, request=request)
+                return decision
+        except TimeoutError:
+            self._say("\nno answer in time: the call is not made")
+            return None
+
+    def _say(self, text: str) -> None:
+        self._out.write(terminal_safe(self._redactor.text(text)) + "\n")
+        self._out.flush()
+
+    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        shown = json.dumps(request.args, ensure_ascii=False, indent=2)
+        self._say(f"\n✋ approval needed · step {request.step_id}: {request.description}")
+        self._say(f"   tool {request.tool} with arguments:\n{shown}")
+        while True:
+            answer = self._line(ASK).strip().lower()
+            if answer in ("a", "approve", "y", "yes"):
+                return ApprovalDecision(verdict=Verdict.APPROVE, by=self._by)
+            if answer in ("d", "deny", "n", "no"):
+                reason = self._line("reason: ").strip() or "denied at the terminal"
+                return ApprovalDecision(verdict=Verdict.DENY, by=self._by, reason=reason)
+            if answer in ("e", "edit"):
+                if (args := self._edited(request.tool)) is not None:
+                    return ApprovalDecision(verdict=Verdict.APPROVE, by=self._by, args=args)
+                continue
+            if answer == "\x04":  # end of input
+                return ApprovalDecision(verdict=Verdict.DENY, by=self._by, reason="no answer (end of input)")
+            self._say("please answer a, e or d")
+
+    def _line(self, prompt: str) -> str:
+        self._out.write(prompt)
+        self._out.flush()
+        try:
+            return self._read()[:MAX_ANSWER]
+        except EOFError:
+            return "\x04"
+
+    def _edited(self, tool: str) -> dict[str, Any] | None:
+        """The arguments typed as one JSON object, when they fit the tool's schema; else None (said why)."""
+        text = self._line("arguments as one JSON object: ")
+        try:
+            args = json.loads(text)
+        except ValueError as exc:
+            self._say(f"not JSON ({exc}): try again")
+            return None
+        if not isinstance(args, dict):
+            self._say("the arguments must be a JSON object: try again")
+            return None
+        if (problem := schema_problem(self._tools, tool, args)) is not None:
+            self._say(f"the arguments do not fit tool {tool}: {problem}: try again")
+            return None
+        return args
+
+
+def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
+    """Why `args` do not fit `tool`'s input schema (the first problem), or None."""
+    spec = tools.get(tool)
+    if spec is None:
+        return f"tool {tool!r} is not registered"
+    validator = validator_for(spec.input_schema)(spec.input_schema)
+    error = next(iter(validator.iter_errors(args)), None)
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+def asks_here(*, as_json: bool) -> bool:
+    """Whether a person can be asked in this process: a terminal on both ends, and no --json document to keep clean."""
+    return not as_json and sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def terminal_approver(tools: ToolPort, redactor: Redactor) -> TerminalApprover:
+    return TerminalApprover(tools, redactor, read=_read_line, out=sys.stderr)
+
+
+def _read_line() -> str:
+    line = sys.stdin.readline(MAX_ANSWER)
+    if not line:
+        raise EOFError
+    return line
+
+
+def may_need_approval(specs: Sequence[ToolSpec], plan: Plan | None) -> bool:
+    """Whether a run may call a tool that needs approval: a registered tool says so, or a step of the given plan."""
+    return any(s.requires_approval for s in specs) or (
+        plan is not None and any(s.requires_approval for s in plan.steps)
+    )
