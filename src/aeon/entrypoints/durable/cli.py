@@ -160,13 +160,21 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     if not rows:
         typer.echo("no durable runs recorded yet (aeon run --durable …)")
         return
+    for line in run_lines(rows):
+        typer.echo(line)
+
+
+def run_lines(rows: list[Any]) -> list[str]:
+    """`aeon runs` as text: one line per run (an ops.RunRow)."""
+    lines = []
     for r in rows:
         took = f"{r.duration:.1f}s" if r.duration is not None else "-"
         origin = f" (replay of {r.replay_of})" if r.replay_of else ""
-        typer.echo(
+        lines.append(
             f"{r.id}  {r.status:<11} {r.passes} passes · {r.calls} calls · {r.tokens} tokens · "
             f"started {r.started[:19]} · {took}  {r.request[:60]!r}{origin}"
         )
+    return lines
 
 
 def resume(

@@ -54,7 +54,7 @@ def running_here(executor_id: str) -> int | None:
     head, _, rest = executor_id.partition("-")
     host_pid, _, _ = rest.rpartition("-")
     host, _, pid = host_pid.rpartition("-")
-    if head not in ("run", "resume", "replay") or host != socket.gethostname() or not pid.isdigit():
+    if head not in ("run", "resume", "replay", "mcp") or host != socket.gethostname() or not pid.isdigit():
         return None
     try:
         os.kill(int(pid), 0)
