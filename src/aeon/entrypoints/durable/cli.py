@@ -26,6 +26,7 @@ from aeon.domain.history import step_results
 from aeon.domain.plan import Plan
 from aeon.domain.records import Counters
 from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.durable.rows import RunRow, run_lines
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
@@ -153,7 +154,7 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
 
         settings = _settings(config)
         with ops.engine_for(settings, "runs") as engine:
-            rows = [redactor_for(settings).struct(row, ops.RunRow) for row in ops.list_runs(engine)]
+            rows = [redactor_for(settings).struct(row, RunRow) for row in ops.list_runs(engine)]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
@@ -162,19 +163,6 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
         return
     for line in run_lines(rows):
         typer.echo(line)
-
-
-def run_lines(rows: list[Any]) -> list[str]:
-    """`aeon runs` as text: one line per run (an ops.RunRow)."""
-    lines = []
-    for r in rows:
-        took = f"{r.duration:.1f}s" if r.duration is not None else "-"
-        origin = f" (replay of {r.replay_of})" if r.replay_of else ""
-        lines.append(
-            f"{r.id}  {r.status:<11} {r.passes} passes · {r.calls} calls · {r.tokens} tokens · "
-            f"started {r.started[:19]} · {took}  {r.request[:60]!r}{origin}"
-        )
-    return lines
 
 
 def resume(
