@@ -249,6 +249,44 @@ def inspect(
         sys.stdout.write(terminal_safe(text.getvalue()))
 
 
+@app.command()
+def mcp(
+    config: ConfigOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve Aeon to an MCP client over stdin/stdout, with the tools run, validate, runs and resume.
+
+    The client starts the server itself: add it to the client's configuration, e.g. Claude Desktop's
+    claude_desktop_config.json or a project's .mcp.json (command: the aeon on PATH, or the full path of
+    .venv/bin/aeon; a provider key goes in env):
+
+    \b
+    {
+      "mcpServers": {
+        "aeon": {
+          "command": "aeon",
+          "args": ["mcp", "--config", "/absolute/path/to/aeon.yaml"],
+          "env": {"OPENAI_API_KEY": "<your key>"}
+        }
+      }
+    }
+
+    Each call answers with the structured result of aeon run --json, validate or runs --json, redacted like them;
+    a run that expires or fails is still a result (its status says so), bad arguments are an error result. Runs keep
+    the config's caps: a call may lower ttl and max_llm_calls, never raise them. Only the protocol goes to stdout;
+    progress goes to stderr and, when the client asks for it, to the client. Closing stdin (or cancelling a call)
+    ends a run in flight as interrupted, on the record; a durable one is cancelled, and aeon resume finishes it.
+    """
+    with reported(debug=debug):
+        try:
+            from aeon.entrypoints.mcp_server import serve
+        except ImportError as exc:  # the SDK is a dependency: a broken install
+            raise fail(f"aeon mcp needs the MCP SDK ({exc}): pip install 'mcp>=2.3'") from None
+        code = serve(config, quiet=quiet, debug=debug)
+    raise typer.Exit(code)
+
+
 register_durable_commands(app)
 
 

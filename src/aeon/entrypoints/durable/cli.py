@@ -84,8 +84,8 @@ def run_durable(
             try:  # shown, then the process leaves without ending the run: it waits on the record
                 show_waiting(awaiting_result(spec.run_id, spec.request, outcome.awaiting))
             except typer.Exit as shown:
-                _leave_pending(shown.exit_code)
-            _leave_pending(EXIT_AWAITING)
+                leave_pending(shown.exit_code)
+            leave_pending(EXIT_AWAITING)
     assert outcome.result is not None
     return outcome.result
 
@@ -119,12 +119,12 @@ def stoppable(what_stays: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         _say(f"stopped: {what_stays}")
-        _leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+        leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _leave_pending(code: int) -> NoReturn:
+def leave_pending(code: int) -> NoReturn:
     """Stop the process now, as a crash would, leaving the run pending on the record for `aeon resume`.
 
     Shutting DBOS down instead would cancel the run, and DBOS records a cancelled run started from this thread as
@@ -223,8 +223,8 @@ def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, 
             redactor=redactor_for(settings),
         )
     except typer.Exit as shown:
-        _leave_pending(shown.exit_code)
-    _leave_pending(EXIT_AWAITING)
+        leave_pending(shown.exit_code)
+    leave_pending(EXIT_AWAITING)
 
 
 RunIdArg = Annotated[str, typer.Argument(help="The id of a durable run awaiting approval (aeon runs lists them).")]
@@ -469,7 +469,7 @@ def batch(
             if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
                 _say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
                 engine.leave()
-                _leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
+                leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
         _say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
@@ -505,7 +505,7 @@ def worker(
             # runs under way stay pending: this worker started again under its name takes them back at once, any
             # other live worker once its lease has expired
             _say("worker stopped")
-            _leave_pending(EXIT_OK)
+            leave_pending(EXIT_OK)
 
 
 def register_durable_commands(app: typer.Typer) -> None:
