@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import typer
 import yaml
 from durable_harness import AEON
 from fake_provider import FakeProvider, serving
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from aeon.entrypoints.cli import app
 
@@ -50,6 +52,7 @@ PLANTED = {
 }
 _NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model")
 S = dict(zip(_NAMES, PLANTED.values(), strict=True))
+ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 8  # the longest run of a secret's characters allowed anywhere: "not one byte" short of chance matches
 REQUEST = f"audit the service with api_key={S['request']}"
 
@@ -134,12 +137,15 @@ class Audit:
     streams: dict[str, str] = field(default_factory=dict)
     run_ids: dict[str, str] = field(default_factory=dict)
 
-    def aeon(self, name: str, *args: str | Path, codes: tuple[int, ...] = (0, 3)) -> str:
+    def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
-        env |= {"PYTHONPATH": str(self.folder), "AUDIT_SEEN": str(self.folder / "seen.txt")}
-        env |= {"OPENAI_API_KEY": S["env"], "AUDIT_SERVICE_TOKEN": S["service"]}
+        env |= {"PYTHONPATH": os.pathsep.join([str(self.folder), str(ROOT / "src")])}  # this checkout's Aeon
+        env |= {"AUDIT_SEEN": str(self.folder / "seen.txt")}
+        return env | {"OPENAI_API_KEY": S["env"], "AUDIT_SERVICE_TOKEN": S["service"]}
+
+    def aeon(self, name: str, *args: str | Path, codes: tuple[int, ...] = (0, 3)) -> str:
         done = subprocess.run(
-            [*AEON, *map(str, args)], cwd=self.folder, env=env, capture_output=True, text=True, timeout=180
+            [*AEON, *map(str, args)], cwd=self.folder, env=self.env(), capture_output=True, text=True, timeout=180
         )
         self.streams[f"{name}: stdout"], self.streams[f"{name}: stderr"] = done.stdout, done.stderr
         assert done.returncode in codes, (name, done.returncode, done.stderr[-3000:])
@@ -199,6 +205,35 @@ def _validate(audit: Audit) -> None:
     audit.aeon("validate", "validate", bad, "--config", audit.config, codes=(1,))
 
 
+def _mcp(audit: Audit) -> None:
+    """`aeon mcp` driven by the SDK's client: a run, a durable run, the runs, a resume and a validation, every
+    result whole (text and structured content) and the server's stderr."""
+    wrong = json.loads(json.dumps(PLAN))
+    wrong["steps"][0]["args"]["api_key"] = {"token": S["args"]}
+    calls = {
+        "run": ("run", {"request": REQUEST, "plan": PLAN}),
+        "run durable": ("run", {"request": REQUEST, "plan": PLAN, "durable": True}),
+        "runs": ("runs", {}),
+        "resume": ("resume", {"run_id": audit.run_ids["durable"]}),
+        "validate": ("validate", {"plan": wrong}),
+    }
+    params = StdioServerParameters(
+        command=AEON[0], args=[*AEON[1:], "mcp", "--config", str(audit.config)], env=audit.env(), cwd=audit.folder
+    )
+
+    async def talk() -> None:
+        with (audit.folder / "mcp-stderr.txt").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+                for name, (tool, arguments) in calls.items():
+                    result = await client.call_tool(tool, arguments)
+                    assert not result.is_error, (name, result.content)
+                    audit.streams[f"mcp {name}"] = result.model_dump_json()
+
+    anyio.run(talk)
+    audit.streams["mcp: stderr"] = (audit.folder / "mcp-stderr.txt").read_text()
+
+
 # Every command that shows or stores run data, in the order they run (later ones read what earlier ones wrote).
 SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
@@ -209,6 +244,7 @@ SINKS: dict[str, Callable[[Audit], None]] = {
     "replay": _replay,
     "batch": _batch,
     "validate": _validate,
+    "mcp": _mcp,
 }
 # Commands that write no run data, and why.
 NO_RUN_DATA = {
@@ -272,7 +308,8 @@ def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
     assert seen[:2] == [S["args"], S["args"]], seen
     assert set(seen) <= {S["args"], "[REDACTED]"}
     assert audit.provider.bodies, "no prompt reached the provider"
-    assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr"))
+    assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr", "mcp resume"))
+    assert "[REDACTED]" in audit.streams["mcp run"]  # the secrets reached the server's result, blanked
     log = (audit.folder / "runs.jsonl").read_text()
     assert '"Authorization":"[REDACTED]"' in log and "Authorization: [REDACTED]" in log
     if audit.otel:
