@@ -409,13 +409,15 @@ def test_a_durable_run_is_listed_by_runs_and_resume_returns_its_recorded_result(
 # -- the command --------------------------------------------------------------------------------------------------
 
 
-def test_mcp_help_shows_a_client_config_snippet_that_is_json(tmp_path: Path) -> None:
+def test_mcp_help_and_the_readme_show_the_same_client_config_snippet(tmp_path: Path) -> None:
     result = invoke("mcp", "--help")
 
     assert_exit(result, 0)
-    snippet = result.stdout[result.stdout.index("{") : result.stdout.rindex("}") + 1]
-    server = json.loads(snippet)["mcpServers"]["aeon"]
+    snippet = json.loads(result.stdout[result.stdout.index("{") : result.stdout.rindex("}") + 1])
+    server = snippet["mcpServers"]["aeon"]
     assert server["command"] == "aeon" and server["args"][:2] == ["mcp", "--config"]
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Aeon as an MCP server\n", 1)[1]
+    assert json.loads(section.split("```json\n", 1)[1].split("```", 1)[0]) == snippet
 
 
 def test_a_broken_config_stops_aeon_mcp_with_exit_2_and_one_line_before_serving(tmp_path: Path) -> None:
