@@ -9,7 +9,7 @@ import contextlib
 import signal
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from importlib import metadata
@@ -24,9 +24,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import ConfigurationError, InputError
+from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.redaction import Redactor
 from aeon.domain.errors import AeonError
+from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.container import Container, build_container, load_settings
 from aeon.entrypoints.durable.cli import leave_pending
@@ -110,10 +113,10 @@ class AeonServer:
     def _tool(
         name: str,
         about: dict[str, str],
-        args: type[Any],
+        args: type[t.ToolArguments],
         output: dict[str, Any],
         hints: types.ToolAnnotations,
-        specs: Any,
+        specs: Sequence[ToolSpec],
     ) -> types.Tool:
         return types.Tool(
             name=name,
@@ -179,9 +182,8 @@ class AeonServer:
             raise InputError(bad)
         ready = await asyncio.to_thread(self._prepare, args, relay)
 
-        async def execute(orchestrator: Any) -> RunResult:
-            result: RunResult = await orchestrator.run(args.request, plan=ready.plan)
-            return result
+        async def execute(orchestrator: Orchestrator) -> RunResult:
+            return await orchestrator.run(args.request, plan=ready.plan)
 
         call = session(
             ready.container,
@@ -194,7 +196,7 @@ class AeonServer:
         if result is None:
             result = await self._run_durably(ready, args.request, relay)
         result.warnings.extend(n for n in [*ready.notes, note] if n)
-        return self._run_result(result, redactor_for(ready.settings))
+        return self._run_result(result, ready.container.redactor())
 
     def _prepare(self, args: t.RunArgs, relay: Relay) -> _Prepared:
         """The call's settings (its caps never above the config's), container, tools and plan: what `aeon run`
@@ -269,7 +271,7 @@ class AeonServer:
         assert outcome.result is not None
         return self._run_result(outcome.result, redactor_for(load_settings(self.config)))
 
-    def _run_result(self, result: RunResult, redactor: Any) -> types.CallToolResult:
+    def _run_result(self, result: RunResult, redactor: Redactor) -> types.CallToolResult:
         result = redactor.struct(result, RunResult)
         return _result(result_document(result), t.result_text(result))
 

@@ -37,11 +37,13 @@ RUN_STATUSES = tuple(s.value for s in RunStatus)
 MOST_RUNS = 1000  # the newest runs the runs tool looks through
 
 
-class _Args(BaseModel):
+class ToolArguments(BaseModel):
+    """A tool's arguments: nothing unknown, and a value never quoted back in an error (it may hold a key)."""
+
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
 
-class RunArgs(_Args):
+class RunArgs(ToolArguments):
     request: str = Field(description="What you want done, in plain language, e.g. 'calculate the sum of 5 and 10'.")
     plan: dict[str, Any] | None = Field(
         None,
@@ -61,20 +63,20 @@ class RunArgs(_Args):
     )
 
 
-class ValidateArgs(_Args):
+class ValidateArgs(ToolArguments):
     plan: dict[str, Any] = Field(description="The plan to check, as the run tool takes it.")
 
 
-class RunsArgs(_Args):
+class RunsArgs(ToolArguments):
     status: Listed | None = Field(None, description="Only runs with this status (default: all).")
     limit: int = Field(20, ge=1, le=MOST_RUNS, description="Most runs to list, newest first.")
 
 
-class ResumeArgs(_Args):
+class ResumeArgs(ToolArguments):
     run_id: str = Field(min_length=1, description="The id of a durable run, as the runs tool lists it.")
 
 
-def arguments(model: type[_Args], given: dict[str, Any] | None, tool: str) -> Any:
+def arguments(model: type[ToolArguments], given: dict[str, Any] | None, tool: str) -> Any:
     """The call's arguments as `model`, or InputError naming every argument that does not fit, in one line."""
     try:
         return model.model_validate(given or {})
@@ -91,7 +93,7 @@ def plan_document(plan: dict[str, Any]) -> Any:
     return parse_json(text, source="the plan argument")
 
 
-def input_schema(model: type[_Args], specs: Sequence[ToolSpec]) -> dict[str, Any]:
+def input_schema(model: type[ToolArguments], specs: Sequence[ToolSpec]) -> dict[str, Any]:
     """The model's JSON schema, its plan argument (if any) spelled out as the plan schema naming the tools it may
     call (an optional plan is left out, not null)."""
     schema = model.model_json_schema()
