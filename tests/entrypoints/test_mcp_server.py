@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -277,15 +278,16 @@ class Wire:
 
     def __init__(self, tmp_path: Path, config: Path) -> None:
         self.stderr = tmp_path / "stderr.txt"
-        self.process = subprocess.Popen(
-            [*AEON, "mcp", "--config", str(config)],
-            cwd=tmp_path,
-            env={**os.environ, **env(tmp_path)},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr.open("w"),
-            text=True,
-        )
+        with self.stderr.open("w") as errlog:  # the child keeps its own descriptor
+            self.process = subprocess.Popen(
+                [*AEON, "mcp", "--config", str(config)],
+                cwd=tmp_path,
+                env={**os.environ, **env(tmp_path)},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errlog,
+                text=True,
+            )
         self.lines: list[str] = []
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "wire", "version": "0"}}
         self.send({"id": 1, "method": "initialize", "params": hello})
@@ -314,11 +316,18 @@ class Wire:
             time.sleep(0.05)
 
     def close_stdin(self) -> int:
-        """Close stdin as a client that goes away does; the exit code, waiting at most 10 s."""
-        assert self.process.stdin is not None and self.process.stdout is not None
+        """Close stdin as a client that goes away does; the exit code."""
+        assert self.process.stdin is not None
         self.process.stdin.close()
+        return self.exited()
+
+    def exited(self) -> int:
+        """The exit code, waiting at most 10 s; the rest of stdout is kept."""
+        assert self.process.stdin is not None and self.process.stdout is not None
         code = self.process.wait(timeout=10)
         self.lines.extend(self.process.stdout.readlines())
+        self.process.stdout.close()
+        self.process.stdin.close()
         return code
 
 
@@ -347,6 +356,19 @@ def test_a_client_that_goes_away_ends_the_run_in_flight_as_interrupted_on_the_re
     started = time.monotonic()
     assert wire.close_stdin() == 0
     assert time.monotonic() - started < 8
+    end = records(log_of(tmp_path))[-1]
+    assert (end["event"], end["status"]) == ("run_end", "interrupted")
+
+
+def test_sigterm_ends_the_run_in_flight_as_interrupted_on_the_record_and_exits_143(tmp_path: Path) -> None:
+    wire = Wire(tmp_path, config_with_tools(tmp_path, []))
+    arguments = {"request": "wait", "plan": WAITING_PLAN}
+    wire.send({"id": 2, "method": "tools/call", "params": {"name": "run", "arguments": arguments}})
+    wire.wait_for_stderr("s2: wait long")
+
+    wire.process.send_signal(signal.SIGTERM)
+
+    assert wire.exited() == 128 + signal.SIGTERM
     end = records(log_of(tmp_path))[-1]
     assert (end["event"], end["status"]) == ("run_end", "interrupted")
 

@@ -259,7 +259,8 @@ def mcp(
 
     The client starts the server itself: add it to the client's configuration, e.g. Claude Desktop's
     claude_desktop_config.json or a project's .mcp.json (command: the aeon on PATH, or the full path of
-    .venv/bin/aeon; a provider key goes in env):
+    .venv/bin/aeon; a provider key goes in env). The client chooses the working directory: give the config's
+    log.path (and durable.database_url, for durable runs) as absolute paths.
 
     \b
     {
