@@ -428,6 +428,38 @@ def test_a_durable_run_is_listed_by_runs_and_resume_returns_its_recorded_result(
     assert [r["id"] for r in json.loads(runs_cli.stdout)] == [run["correlation_id"]]
 
 
+def test_a_call_that_needs_approval_leaves_the_run_awaiting_and_aeon_approve_lets_the_server_finish_it(
+    tmp_path: Path,
+) -> None:
+    config = config_with_tools(tmp_path, [])
+    step = {"step_id": "s1", "description": "say hi", "tool": "echo", "args": {"text": "hi"}, "requires_approval": True}
+    answers: dict[str, Any] = {}
+
+    def approve(run_id: str) -> subprocess.CompletedProcess[str]:
+        command = [*AEON, "approve", run_id, "--by", "tester", "--config", str(config), "--json"]
+        environ = {**os.environ, **env(tmp_path)}
+        return subprocess.run(command, cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60)
+
+    async def script(client: ClientSession) -> None:
+        answers["run"] = await client.call_tool("run", {"request": "say hi", "plan": {"goal": "hi", "steps": [step]}})
+        run_id = (answers["run"].structured_content or {})["correlation_id"]
+        answers["approve"] = await anyio.to_thread.run_sync(approve, run_id)
+        answers["resume"] = await client.call_tool("resume", {"run_id": run_id})
+
+    talk(tmp_path, config, script)
+
+    waiting = answers["run"]
+    assert not waiting.is_error and waiting.structured_content is not None
+    assert waiting.structured_content["status"] == "awaiting_approval"
+    assert waiting.structured_content["pending_approval"]["tool"] == "echo"
+    assert any("may need approval" in w for w in waiting.structured_content["warnings"])
+    approved = answers["approve"]
+    assert approved.returncode == 0, approved.stderr[-2000:]
+    assert json.loads(approved.stdout)["outputs"]["s1"]["output"] == "hi"
+    resumed = answers["resume"].structured_content
+    assert resumed is not None and (resumed["status"], resumed["outputs"]["s1"]["output"]) == ("completed", "hi")
+
+
 # -- the command --------------------------------------------------------------------------------------------------
 
 

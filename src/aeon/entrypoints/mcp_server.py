@@ -11,10 +11,9 @@ import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import mcp.types as types
@@ -31,25 +30,23 @@ from aeon.application.redaction import Redactor
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
+from aeon.entrypoints.approval import may_need_approval
 from aeon.entrypoints.container import Container, build_container, load_settings
-from aeon.entrypoints.durable.cli import leave_pending
-from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.mcp_calls import Relay, guarded
+from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT, result_document
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import plan_problems, run_overrides, session
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import request_problem
 
-if TYPE_CHECKING:
-    from aeon.adapters.durable.engine import DurableEngine
-
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
 INSTRUCTIONS = (
     "Aeon runs a request as a plan of steps (tool calls and LLM reasoning) under a budget, and returns a structured "
-    "result whatever happens: completed, ttl_expired, error, interrupted or unverified. Use run for a request; "
-    "validate to check a hand-written plan before running it; runs and resume for durable runs."
+    "result whatever happens: completed, ttl_expired, error, interrupted, unverified, or awaiting_approval when a "
+    "tool call waits for a person. Use run for a request; validate to check a hand-written plan before running it; "
+    "runs and resume for durable runs."
 )
 
 
@@ -92,9 +89,7 @@ class AeonServer:
             "runs": self._runs,
             "resume": self._resume,
         }
-        self._engine: DurableEngine | None = None
-        self._cut_off = False  # a durable run was cancelled: see _leave
-        self._engine_lock = asyncio.Lock()
+        self.durable = DurableCalls(config)
         self._calls, self._idle = 0, asyncio.Event()
         self._idle.set()
         try:
@@ -194,7 +189,7 @@ class AeonServer:
         )
         result, note = await guarded(call)
         if result is None:
-            result = await self._run_durably(ready, args.request, relay)
+            result = await self.durable.run(args.request, ready.plan, ready.overrides, ready.settings, relay)
         result.warnings.extend(n for n in [*ready.notes, note] if n)
         return self._run_result(result, ready.container.redactor())
 
@@ -218,23 +213,10 @@ class AeonServer:
             known = {spec.name: spec for spec in registry.list()}
             plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
         durable = args.durable if args.durable is not None else settings.durable.enabled
+        if not durable and may_need_approval(registry.list(), plan):
+            durable = True  # nobody can be asked here: a call that needs approval waits on the record
+            notes.append("durable: a tool call may need approval, and the run waits for it on the record")
         return _Prepared(settings, container, overrides, plan, durable, notes)
-
-    async def _run_durably(self, ready: _Prepared, request: str, relay: Relay) -> RunResult:
-        from aeon.entrypoints.durable import ops as ops
-        from aeon.entrypoints.durable.runner import Live
-
-        engine = await self._durable_engine()
-        encoded = msgspec.json.encode(ready.plan).decode() if ready.plan is not None else None
-        spec = ops.spec_for(request, self.config, ready.overrides, log_path=ready.settings.log.path, plan=encoded)
-        relay.status(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")
-        try:
-            work = asyncio.to_thread(ops.start, spec, relay.display)
-            outcome = await guarded(work, on_cancel=partial(self._cancel_durable, engine, [spec.run_id]))
-        finally:
-            Live.progress.pop(spec.run_id, None)
-        assert outcome.result is not None, "a new run has no cut-off tool call to stop at"
-        return outcome.result
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")
@@ -243,62 +225,20 @@ class AeonServer:
         return _result({"valid": not problems, "problems": problems}, t.problems_text(problems))
 
     async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        from aeon.entrypoints.durable import ops as ops
-
         args: t.RunsArgs = t.arguments(t.RunsArgs, given, "runs")
-        engine = await self._durable_engine()
-        rows = await asyncio.to_thread(ops.list_runs, engine, t.MOST_RUNS if args.status else args.limit)
-        redactor = redactor_for(load_settings(self.config))
-        rows = [redactor.struct(row, RunRow) for row in rows if args.status in (None, row.status)][: args.limit]
+        rows = await self.durable.runs(args.status, args.limit, most=t.MOST_RUNS)
         return _result({"runs": msgspec.to_builtins(rows)}, t.runs_text(rows))
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        from aeon.entrypoints.durable import ops as ops
-        from aeon.entrypoints.durable.runner import MARK_DONE_SUFFIX, RERUN_SUFFIX, Live
-
         args: t.ResumeArgs = t.arguments(t.ResumeArgs, given, "resume")
-        run_id = args.run_id
-        engine = await self._durable_engine()
-        Live.progress[run_id] = relay.display
-        ids = [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]  # it may go on as a fork
-        try:
-            work = asyncio.to_thread(ops.resume, engine, run_id, rerun_unsafe=False)
-            outcome = await guarded(work, on_cancel=partial(self._cancel_durable, engine, ids))
-        finally:
-            Live.progress.pop(run_id, None)
-        if outcome.stopped is not None:  # a tool call cut off in flight: a person checks its effect first
-            return self._error(outcome.stopped.code, outcome.stopped.message)
-        assert outcome.result is not None
-        return self._run_result(outcome.result, redactor_for(load_settings(self.config)))
+        outcome = await self.durable.resume(args.run_id, relay)
+        if not isinstance(outcome, RunResult):  # a tool call cut off in flight: a person checks its effect first
+            return self._error(outcome.code, outcome.message)
+        return self._run_result(outcome, redactor_for(load_settings(self.config)))
 
     def _run_result(self, result: RunResult, redactor: Redactor) -> types.CallToolResult:
         result = redactor.struct(result, RunResult)
         return _result(result_document(result), t.result_text(result))
-
-    # -- durable runs: one DBOS engine for the server's life, opened on the first call that needs it ---------------
-    async def _durable_engine(self) -> DurableEngine:
-        async with self._engine_lock:
-            if self._engine is None:
-                from aeon.entrypoints.durable import ops as ops
-
-                engine = ops.engine_for(load_settings(self.config), "mcp")
-                await asyncio.to_thread(engine.__enter__)
-                self._engine = engine
-            return self._engine
-
-    async def _cancel_durable(self, engine: DurableEngine, run_ids: list[str]) -> None:
-        """Cancel the workflow on the record: DBOS stops it at its next step, writing nothing more to its log, and
-        `aeon resume` finishes it. The step under way goes on in DBOS's thread meanwhile: this process then leaves
-        without shutting DBOS down (`_leave`)."""
-        self._cut_off = True
-        for run_id in run_ids:
-            with contextlib.suppress(Exception):  # a fork that does not exist, a run already finished
-                await asyncio.to_thread(engine.client.cancel_workflow, run_id)
-
-    async def _close_engine(self) -> None:
-        if self._engine is not None:
-            engine, self._engine = self._engine, None
-            await asyncio.to_thread(engine.__exit__, None, None, None)
 
     # -- serving ------------------------------------------------------------------------------------------------
     async def serve(self) -> int:
@@ -311,7 +251,7 @@ class AeonServer:
                     loop.add_signal_handler(signum, self._on_signal, scope, signum)
             async with stdio_server() as (read, write):
                 await self.server.run(read, write, self.server.create_initialization_options())
-        await self._leave(EXIT_OK)
+        await self.durable.leave(EXIT_OK)
         return EXIT_OK
 
     def _on_signal(self, scope: anyio.CancelScope, signum: int) -> None:
@@ -322,17 +262,7 @@ class AeonServer:
         reader is a thread blocked on a read that no cancellation ends."""
         scope.cancel()
         await self._idle.wait()
-        await self._leave(SIGNAL_EXIT[signal.Signals(signum)], now=True)
-
-    async def _leave(self, code: int, *, now: bool = False) -> None:
-        """Shut the durable engine down and return — or, when a durable run was cut off and may still be in a step
-        (shutting DBOS down would cancel it inside, and the kernel would end it in its log as interrupted, a log
-        that `aeon resume` then goes on writing), or `now`, exit as a crash would, the exit hooks run."""
-        if self._cut_off:
-            leave_pending(code)
-        await self._close_engine()
-        if now:
-            leave_pending(code)
+        await self.durable.leave(SIGNAL_EXIT[signal.Signals(signum)], now=True)
 
 
 def serve(config: Path | None, *, quiet: bool = False, debug: bool = False) -> int:

@@ -27,6 +27,8 @@ Listed = Literal[
     "error",
     "interrupted",
     "unverified",
+    "awaiting_approval",
+    "approval_expired",
     "pending",
     "queued",
     "stopped",
@@ -151,7 +153,10 @@ def descriptions(specs: Sequence[ToolSpec]) -> dict[str, str]:
         "run": "Run a request through Aeon: it plans the work as steps (tool calls and LLM reasoning), executes them "
         "in order, checks the answer and refines the plan until it converges or a budget runs out. Returns the "
         f"structured result: status ({statuses}), each step's output, the answer, budget spent and the run id. "
-        "A run that stops early (ttl_expired) or fails (error) is still a result: read its status. "
+        "A run that stops early (ttl_expired) or fails (error) is still a result: read its status. A tool call "
+        "that needs a person's approval leaves the run waiting on the record (status awaiting_approval, the call in "
+        "pending_approval) until a person runs `aeon approve RUN_ID` or `aeon deny RUN_ID --reason …`; then resume "
+        "returns its result. "
         f"Tools a plan may call:\n{tools}",
         "validate": "Check a plan without running it: every problem a run would find (structure, unknown tools, "
         "arguments that do not fit a tool's schema, dependencies), each with its step id. Returns valid and the "

@@ -208,16 +208,13 @@ def resume(
 def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, settings: Settings) -> None:
     """A run that waits (again) for a decision: shown as awaiting approval, and left waiting on the record (exit 6:
     the engine is not shut down, which would cancel it)."""
-    from aeon.entrypoints.durable.runner import RunSpec
     from aeon.entrypoints.render import present
 
     if outcome.awaiting is None:
         return
-    found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
-    request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
     try:
         present(
-            awaiting_result(run_id, request, outcome.awaiting),
+            recorded_awaiting(engine, run_id, outcome.awaiting),
             as_json=as_json,
             history=None,
             redactor=redactor_for(settings),
@@ -225,6 +222,15 @@ def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, 
     except typer.Exit as shown:
         leave_pending(shown.exit_code)
     leave_pending(EXIT_AWAITING)
+
+
+def recorded_awaiting(engine: Any, run_id: str, pending: Pending) -> RunResult:
+    """`awaiting_result` for a run on the record, its request read from its recorded input."""
+    from aeon.entrypoints.durable.runner import RunSpec
+
+    found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
+    request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
+    return awaiting_result(run_id, request, pending)
 
 
 RunIdArg = Annotated[str, typer.Argument(help="The id of a durable run awaiting approval (aeon runs lists them).")]
