@@ -167,6 +167,22 @@ def _run_durable(audit: Audit) -> None:
     audit.run_ids["durable"] = json.loads(out)["correlation_id"]
 
 
+def _approvals(audit: Audit) -> None:
+    """The same run where `fetch` needs approval: it waits (its pending call, arguments and all, on the record and
+    in --json), then one such run is approved from another process and one denied."""
+    doc = yaml.safe_load(audit.config.read_text())
+    doc["tools"]["approval"] = {"fetch": True}
+    config = audit.folder / "inputs" / "approval.yaml"
+    config.write_text(yaml.safe_dump(doc))
+    for verdict in ("approve", "deny"):
+        out = audit.aeon(f"run ({verdict} later)", "run", REQUEST, "--plan", audit.plan, "--config", config, "--json",
+                         codes=(6,))  # fmt: skip
+        run_id = json.loads(out)["correlation_id"]
+        said = ("--args", json.dumps({"url": "https://api.example.invalid", "api_key": "edited"}))
+        said = said if verdict == "approve" else ("--reason", "not with this key")
+        audit.aeon(verdict, verdict, run_id, *said, "--config", config, "--json")
+
+
 def _inspect(audit: Audit) -> None:
     audit.aeon("inspect", "inspect", audit.folder / "history.json")
     audit.aeon("inspect --json", "inspect", audit.folder / "durable-history.json", "--json")
@@ -239,6 +255,7 @@ SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
     "run --durable": _run_durable,
     "inspect": _inspect,
+    "approve": _approvals,  # and deny
     "runs": _runs,
     "resume": _resume,
     "replay": _replay,
@@ -256,7 +273,7 @@ NO_RUN_DATA = {
 
 def test_every_command_is_a_sink_of_the_audit_or_writes_no_run_data() -> None:
     commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
-    audited = {name.split()[0] for name in SINKS}
+    audited = {name.split()[0] for name in SINKS} | {"deny"}  # _approvals audits approve and deny
     assert commands == audited | set(NO_RUN_DATA), (
         f"not audited for secrets: {sorted(commands - audited - set(NO_RUN_DATA))}; "
         "add the command to SINKS in this test (or to NO_RUN_DATA, saying why it shows no run data)"
@@ -306,7 +323,7 @@ def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
     # The run did what it was asked: the tool got the real key (the redacted form only where the record was replayed)
     seen = (audit.folder / "seen.txt").read_text().splitlines()
     assert seen[:2] == [S["args"], S["args"]], seen
-    assert set(seen) <= {S["args"], "[REDACTED]"}
+    assert set(seen) <= {S["args"], "[REDACTED]", "edited"}  # "edited": the arguments an approver gave
     assert audit.provider.bodies, "no prompt reached the provider"
     assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr", "mcp resume"))
     assert "[REDACTED]" in audit.streams["mcp run"]  # the secrets reached the server's result, blanked
