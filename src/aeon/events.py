@@ -10,8 +10,9 @@ makes them. A pass walks its phases, each between PhaseStarted and PhaseEnded (w
 A tool call that needs a person's approval is ApprovalRequested (step, tool, exact arguments) then ApprovalDecided
 (who, approve or deny, edited or not), before its StepEnded. LLMRetryRound comes before a call's second round when
 the provider stays unavailable, and RunEnded (the RunResult, as aeon.run returns it) is always last. They carry
-the facts of the JSONL log's records, every secret redacted as there. Dispatch on the type (`match event: case StepEnded(step_id=s, output=o): …`); each is JSON as a tagged union
-(`{"type": "StepEnded", …}`) and decodes back with `msgspec.json.decode(data, type=aeon.events.Event)`.
+the facts of the JSONL log's records, every secret redacted as there. Dispatch on the type (`match event: case
+StepEnded(step_id=s, output=o): …`); each is JSON as a tagged union (`{"type": "StepEnded", …}`) and decodes back
+with `msgspec.json.decode(data, type=aeon.events.Event)`.
 """
 
 from __future__ import annotations

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import typer
 import yaml
 from durable_harness import AEON
 from fake_provider import FakeProvider, serving
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from aeon.entrypoints.cli import app
 
@@ -50,6 +52,7 @@ PLANTED = {
 }
 _NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model")
 S = dict(zip(_NAMES, PLANTED.values(), strict=True))
+ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 8  # the longest run of a secret's characters allowed anywhere: "not one byte" short of chance matches
 REQUEST = f"audit the service with api_key={S['request']}"
 
@@ -134,12 +137,15 @@ class Audit:
     streams: dict[str, str] = field(default_factory=dict)
     run_ids: dict[str, str] = field(default_factory=dict)
 
-    def aeon(self, name: str, *args: str | Path, codes: tuple[int, ...] = (0, 3)) -> str:
+    def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
-        env |= {"PYTHONPATH": str(self.folder), "AUDIT_SEEN": str(self.folder / "seen.txt")}
-        env |= {"OPENAI_API_KEY": S["env"], "AUDIT_SERVICE_TOKEN": S["service"]}
+        env |= {"PYTHONPATH": os.pathsep.join([str(self.folder), str(ROOT / "src")])}  # this checkout's Aeon
+        env |= {"AUDIT_SEEN": str(self.folder / "seen.txt")}
+        return env | {"OPENAI_API_KEY": S["env"], "AUDIT_SERVICE_TOKEN": S["service"]}
+
+    def aeon(self, name: str, *args: str | Path, codes: tuple[int, ...] = (0, 3)) -> str:
         done = subprocess.run(
-            [*AEON, *map(str, args)], cwd=self.folder, env=env, capture_output=True, text=True, timeout=180
+            [*AEON, *map(str, args)], cwd=self.folder, env=self.env(), capture_output=True, text=True, timeout=180
         )
         self.streams[f"{name}: stdout"], self.streams[f"{name}: stderr"] = done.stdout, done.stderr
         assert done.returncode in codes, (name, done.returncode, done.stderr[-3000:])
@@ -159,6 +165,22 @@ def _run_durable(audit: Audit) -> None:
     out = audit.aeon("run --durable", "run", REQUEST, "--plan", audit.plan, "--config", audit.config, "--durable",
                      "--json", "--history", audit.folder / "durable-history.json")  # fmt: skip
     audit.run_ids["durable"] = json.loads(out)["correlation_id"]
+
+
+def _approvals(audit: Audit) -> None:
+    """The same run where `fetch` needs approval: it waits (its pending call, arguments and all, on the record and
+    in --json), then one such run is approved from another process and one denied."""
+    doc = yaml.safe_load(audit.config.read_text())
+    doc["tools"]["approval"] = {"fetch": True}
+    config = audit.folder / "inputs" / "approval.yaml"
+    config.write_text(yaml.safe_dump(doc))
+    for verdict in ("approve", "deny"):
+        out = audit.aeon(f"run ({verdict} later)", "run", REQUEST, "--plan", audit.plan, "--config", config, "--json",
+                         codes=(6,))  # fmt: skip
+        run_id = json.loads(out)["correlation_id"]
+        said = ("--args", json.dumps({"url": "https://api.example.invalid", "api_key": "edited"}))
+        said = said if verdict == "approve" else ("--reason", "not with this key")
+        audit.aeon(verdict, verdict, run_id, *said, "--config", config, "--json")
 
 
 def _inspect(audit: Audit) -> None:
@@ -199,16 +221,47 @@ def _validate(audit: Audit) -> None:
     audit.aeon("validate", "validate", bad, "--config", audit.config, codes=(1,))
 
 
+def _mcp(audit: Audit) -> None:
+    """`aeon mcp` driven by the SDK's client: a run, a durable run, the runs, a resume and a validation, every
+    result whole (text and structured content) and the server's stderr."""
+    wrong = json.loads(json.dumps(PLAN))
+    wrong["steps"][0]["args"]["api_key"] = {"token": S["args"]}
+    calls = {
+        "run": ("run", {"request": REQUEST, "plan": PLAN}),
+        "run durable": ("run", {"request": REQUEST, "plan": PLAN, "durable": True}),
+        "runs": ("runs", {}),
+        "resume": ("resume", {"run_id": audit.run_ids["durable"]}),
+        "validate": ("validate", {"plan": wrong}),
+    }
+    params = StdioServerParameters(
+        command=AEON[0], args=[*AEON[1:], "mcp", "--config", str(audit.config)], env=audit.env(), cwd=audit.folder
+    )
+
+    async def talk() -> None:
+        with (audit.folder / "mcp-stderr.txt").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+                await client.initialize()
+                for name, (tool, arguments) in calls.items():
+                    result = await client.call_tool(tool, arguments)
+                    assert not result.is_error, (name, result.content)
+                    audit.streams[f"mcp {name}"] = result.model_dump_json()
+
+    anyio.run(talk)
+    audit.streams["mcp: stderr"] = (audit.folder / "mcp-stderr.txt").read_text()
+
+
 # Every command that shows or stores run data, in the order they run (later ones read what earlier ones wrote).
 SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
     "run --durable": _run_durable,
     "inspect": _inspect,
+    "approve": _approvals,  # and deny
     "runs": _runs,
     "resume": _resume,
     "replay": _replay,
     "batch": _batch,
     "validate": _validate,
+    "mcp": _mcp,
 }
 # Commands that write no run data, and why.
 NO_RUN_DATA = {
@@ -220,7 +273,7 @@ NO_RUN_DATA = {
 
 def test_every_command_is_a_sink_of_the_audit_or_writes_no_run_data() -> None:
     commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
-    audited = {name.split()[0] for name in SINKS}
+    audited = {name.split()[0] for name in SINKS} | {"deny"}  # _approvals audits approve and deny
     assert commands == audited | set(NO_RUN_DATA), (
         f"not audited for secrets: {sorted(commands - audited - set(NO_RUN_DATA))}; "
         "add the command to SINKS in this test (or to NO_RUN_DATA, saying why it shows no run data)"
@@ -270,9 +323,10 @@ def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
     # The run did what it was asked: the tool got the real key (the redacted form only where the record was replayed)
     seen = (audit.folder / "seen.txt").read_text().splitlines()
     assert seen[:2] == [S["args"], S["args"]], seen
-    assert set(seen) <= {S["args"], "[REDACTED]"}
+    assert set(seen) <= {S["args"], "[REDACTED]", "edited"}  # "edited": the arguments an approver gave
     assert audit.provider.bodies, "no prompt reached the provider"
-    assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr"))
+    assert all(name in audit.streams for name in ("run: stderr", "replay: stdout", "batch: stderr", "mcp resume"))
+    assert "[REDACTED]" in audit.streams["mcp run"]  # the secrets reached the server's result, blanked
     log = (audit.folder / "runs.jsonl").read_text()
     assert '"Authorization":"[REDACTED]"' in log and "Authorization: [REDACTED]" in log
     if audit.otel:

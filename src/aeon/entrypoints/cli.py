@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import sys
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,17 +20,9 @@ from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_d
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
-from aeon.application.plans.plan_documents import plan_from_document, validate_document
+from aeon.application.plans.plan_documents import plan_from_document
 from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
-from aeon.entrypoints.container import (
-    Container,
-    build_container,
-    load_settings,
-    opened,
-    preflight,
-    provided,
-    tools_opened,
-)
+from aeon.entrypoints.container import build_container, load_settings, tools_opened
 from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
 from aeon.entrypoints.failures import (
     EXIT_INVALID,
@@ -42,6 +35,7 @@ from aeon.entrypoints.history_report import analyse, render_inspection
 from aeon.entrypoints.progress import ConsoleProgress
 from aeon.entrypoints.render import SIGNAL_EXIT, counted, present, render_tools
 from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.session import plan_problems, run_overrides, session
 from aeon.entrypoints.stdout import guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 
@@ -85,25 +79,6 @@ def _main(
 
 def _status(message: str) -> None:
     typer.echo(f"aeon: {terminal_safe(message)}", err=True)
-
-
-def scripted_mismatch(info: dict[str, str], request: str) -> str | None:
-    """A scripted model answers what its script was written for, whatever is asked: say so when they differ."""
-    scripted = info.get("scripted_request")
-    if not scripted or " ".join(request.split()).casefold() == " ".join(scripted.split()).casefold():
-        return None
-    return f"note: this scripted model answers {scripted!r} whatever is asked; your request only reaches its prompts"
-
-
-def describe_llm(info: dict[str, str]) -> str:
-    """The first progress line: which model answers, through which adapter, in which dialect and why."""
-    if info.get("adapter") == "scripted":
-        return f"scripted model from {info.get('dialect_source')}"
-    where = f" at {info['base_url']}" if info.get("base_url") else ""
-    return (
-        f"model {info.get('model')} via {info.get('adapter')}{where} · dialect {info.get('dialect')} "
-        f"({info.get('dialect_source')})"
-    )
 
 
 @app.command(cls=JsonAwareCommand)
@@ -155,20 +130,13 @@ def run(
     """
     if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)
-    overrides: dict[str, Any] = {}
-    if ttl is not None:
-        overrides["run.ttl"] = ttl
-        overrides["run.ttl_given"] = True
-    if max_llm_calls is not None:
-        overrides["run.max_llm_calls"] = max_llm_calls
-    if max_cost is not None:
-        overrides["run.max_cost"] = max_cost
-    if log_file is not None:
-        overrides["log.path"] = str(log_file)
+    log = str(log_file) if log_file is not None else None
+    overrides = run_overrides(ttl=ttl, max_llm_calls=max_llm_calls, max_cost=max_cost, log_file=log)
     progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
-        container = build_container(settings, progress=progress, status=None if quiet else _status)
+        status = None if quiet else _status
+        container = build_container(settings, progress=progress, status=status)
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
             given = None
@@ -186,9 +154,9 @@ def run(
             if asker is not None and not wanted:
                 container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers
-            result, note = asyncio.run(
-                _session(container, request, given, received, run=not wanted, quiet=quiet, as_json=as_json)
-            )
+            execute = None if wanted else partial(_run, request=request, plan=given, received=received)
+            refuse = partial(fail, code="AEON.SETUP", as_json=as_json)
+            result, note = asyncio.run(session(container, request, execute=execute, status=status, refuse=refuse))
             if result is None:
                 redactor = container.redactor()
 
@@ -211,32 +179,7 @@ def run(
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
 
-async def _session(
-    container: Container, request: str, plan: Any, received: list[int], *, run: bool, quiet: bool, as_json: bool
-) -> tuple[RunResult | None, str | None]:
-    """Open the container's resources, check the model can run and the log can be written, say which model answers,
-    then run (`run`) or not: every resource is closed once on the way out."""
-    # a durable run traces in the container that runs it: this one opens no tracer then
-    async with opened(container) if run else opened(container, container.event_log, container.llm):
-        log, llm = container.event_log(), await provided(container.llm)
-        if problem := preflight(llm):
-            raise fail(problem, code="AEON.SETUP", as_json=as_json)
-        log.open()  # a log that cannot be written stops the run here, before anything is spent
-        llm_info = llm.describe()
-        if not quiet:
-            _status(describe_llm(llm_info))
-        note = scripted_mismatch(llm_info, request)
-        if note and not quiet:
-            _status(note)
-        if not run:
-            return None, note
-        result = await _run(await provided(container.orchestrator), request, plan, received)
-    if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
-        result = result.with_lost_records(lost)
-    return result, note
-
-
-async def _run(orchestrator: Orchestrator, request: str, plan: Any, received: list[int]) -> RunResult:
+async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received: list[int]) -> RunResult:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
 
@@ -266,11 +209,7 @@ def validate(
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     with reported(debug=debug):
         settings = load_settings(config)
-        with tools_opened(build_container(settings, status=_status)) as tools:
-            specs = tools.list()
-        doc = read_document(plan_file, what="plan")
-        found = validate_document(doc, {t.name: t for t in specs})
-        problems = [redactor_for(settings).text(str(p)) for p in found]  # a problem may quote an argument
+        problems = plan_problems(settings, read_document(plan_file, what="plan"))
     if not problems:
         typer.echo(terminal_safe(f"{plan_file}: valid"))
         raise typer.Exit(EXIT_OK)
@@ -314,6 +253,45 @@ def inspect(
         text = io.StringIO()
         render_inspection(report, text)
         sys.stdout.write(terminal_safe(text.getvalue()))
+
+
+@app.command()
+def mcp(
+    config: ConfigOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve Aeon to an MCP client over stdin/stdout, with the tools run, validate, runs and resume.
+
+    The client starts the server itself: add it to the client's configuration, e.g. Claude Desktop's
+    claude_desktop_config.json or a project's .mcp.json (command: the aeon on PATH, or the full path of
+    .venv/bin/aeon; a provider key goes in env). The client chooses the working directory: give the config's
+    log.path (and durable.database_url, for durable runs) as absolute paths.
+
+    \b
+    {
+      "mcpServers": {
+        "aeon": {
+          "command": "aeon",
+          "args": ["mcp", "--config", "/absolute/path/to/aeon.yaml"],
+          "env": {"OPENAI_API_KEY": "<your key>"}
+        }
+      }
+    }
+
+    Each call answers with the structured result of aeon run --json, validate or runs --json, redacted like them;
+    a run that expires or fails is still a result (its status says so), bad arguments are an error result. Runs keep
+    the config's caps: a call may lower ttl and max_llm_calls, never raise them. Only the protocol goes to stdout;
+    progress goes to stderr and, when the client asks for it, to the client. Closing stdin (or cancelling a call)
+    ends a run in flight as interrupted, on the record; a durable one is cancelled, and aeon resume finishes it.
+    """
+    with reported(debug=debug):
+        try:
+            from aeon.entrypoints.mcp_server import serve
+        except ImportError as exc:  # the SDK is a dependency: a broken install
+            raise fail(f"aeon mcp needs the MCP SDK ({exc}): pip install 'mcp>=2.3'") from None
+        code = serve(config, quiet=quiet, debug=debug)
+    raise typer.Exit(code)
 
 
 register_durable_commands(app)

@@ -27,6 +27,7 @@ from aeon.domain.history import step_results
 from aeon.domain.plan import Plan
 from aeon.domain.records import Counters
 from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.durable.rows import RunRow, run_lines
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
@@ -88,8 +89,8 @@ def run_durable(
             try:  # shown, then the process leaves without ending the run: it waits on the record
                 show_waiting(awaiting_result(spec.run_id, spec.request, outcome.awaiting))
             except typer.Exit as shown:
-                _leave_pending(shown.exit_code)
-            _leave_pending(EXIT_AWAITING)
+                leave_pending(shown.exit_code)
+            leave_pending(EXIT_AWAITING)
     assert outcome.result is not None
     return outcome.result
 
@@ -123,12 +124,12 @@ def stoppable(what_stays: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         _say(f"stopped: {what_stays}")
-        _leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+        leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _leave_pending(code: int) -> NoReturn:
+def leave_pending(code: int) -> NoReturn:
     """Stop the process now, as a crash would, leaving the run pending on the record for `aeon resume`.
 
     Shutting DBOS down instead would cancel the run, and DBOS records a cancelled run started from this thread as
@@ -158,20 +159,15 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
 
         settings = _settings(config)
         with ops.engine_for(settings, "runs") as engine:
-            rows = [redactor_for(settings).struct(row, ops.RunRow) for row in ops.list_runs(engine)]
+            rows = [redactor_for(settings).struct(row, RunRow) for row in ops.list_runs(engine)]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
     if not rows:
         typer.echo("no durable runs recorded yet (aeon run --durable …)")
         return
-    for r in rows:
-        took = f"{r.duration:.1f}s" if r.duration is not None else "-"
-        origin = f" (replay of {r.replay_of})" if r.replay_of else ""
-        typer.echo(
-            f"{r.id}  {r.status:<11} {r.passes} passes · {r.calls} calls · {r.tokens} tokens · "
-            f"started {r.started[:19]} · {took}  {r.request[:60]!r}{origin}"
-        )
+    for line in run_lines(rows):
+        typer.echo(line)
 
 
 def resume(
@@ -217,23 +213,29 @@ def resume(
 def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, settings: Settings) -> None:
     """A run that waits (again) for a decision: shown as awaiting approval, and left waiting on the record (exit 6:
     the engine is not shut down, which would cancel it)."""
-    from aeon.entrypoints.durable.runner import RunSpec
     from aeon.entrypoints.render import present
 
     if outcome.awaiting is None:
         return
-    found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
-    request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
     try:
         present(
-            awaiting_result(run_id, request, outcome.awaiting),
+            recorded_awaiting(engine, run_id, outcome.awaiting),
             as_json=as_json,
             history=None,
             redactor=redactor_for(settings),
         )
     except typer.Exit as shown:
-        _leave_pending(shown.exit_code)
-    _leave_pending(EXIT_AWAITING)
+        leave_pending(shown.exit_code)
+    leave_pending(EXIT_AWAITING)
+
+
+def recorded_awaiting(engine: Any, run_id: str, pending: Pending) -> RunResult:
+    """`awaiting_result` for a run on the record, its request read from its recorded input."""
+    from aeon.entrypoints.durable.runner import RunSpec
+
+    found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
+    request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
+    return awaiting_result(run_id, request, pending)
 
 
 RunIdArg = Annotated[str, typer.Argument(help="The id of a durable run awaiting approval (aeon runs lists them).")]
@@ -478,7 +480,7 @@ def batch(
             if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
                 _say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
                 engine.leave()
-                _leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
+                leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
         _say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
@@ -514,7 +516,7 @@ def worker(
             # runs under way stay pending: this worker started again under its name takes them back at once, any
             # other live worker once its lease has expired
             _say("worker stopped")
-            _leave_pending(EXIT_OK)
+            leave_pending(EXIT_OK)
 
 
 def register_durable_commands(app: typer.Typer) -> None:

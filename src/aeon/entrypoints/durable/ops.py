@@ -20,6 +20,7 @@ from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.run_state import RunState
+from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
     MARK_DONE_TOPIC,
@@ -54,7 +55,7 @@ def running_here(executor_id: str) -> int | None:
     head, _, rest = executor_id.partition("-")
     host_pid, _, _ = rest.rpartition("-")
     host, _, pid = host_pid.rpartition("-")
-    if head not in ("run", "resume", "replay") or host != socket.gethostname() or not pid.isdigit():
+    if head not in ("run", "resume", "replay", "mcp") or host != socket.gethostname() or not pid.isdigit():
         return None
     try:
         os.kill(int(pid), 0)
@@ -285,20 +286,6 @@ def replay(
         from_pass=from_pass,
     )
     return start(spec, progress)
-
-
-class RunRow(msgspec.Struct, kw_only=True):
-    """One line of `aeon runs`."""
-
-    id: str
-    request: str
-    status: str
-    passes: int
-    calls: int
-    tokens: int
-    started: str
-    duration: float | None
-    replay_of: str | None = None
 
 
 def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:

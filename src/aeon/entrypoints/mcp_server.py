@@ -1,0 +1,275 @@
+"""`aeon mcp`: Aeon as an MCP server on stdin/stdout (the official SDK's low-level server). Its tools run, validate,
+runs and resume answer with what `aeon run --json`, `validate` and `runs --json` show, redacted the same way; only
+protocol messages reach stdout (the SDK points file descriptor 1 at stderr while it serves)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import traceback
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+import msgspec
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from aeon.application.errors import ConfigurationError, InputError
+from aeon.application.kernel.orchestrator import Orchestrator
+from aeon.application.kernel.result import RunResult
+from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.redaction import Redactor
+from aeon.domain.errors import AeonError
+from aeon.domain.tools import ToolSpec
+from aeon.entrypoints import mcp_tools as t
+from aeon.entrypoints.approval import may_need_approval
+from aeon.entrypoints.container import Container, build_container, load_settings, tools_opened
+from aeon.entrypoints.failures import EXIT_OK
+from aeon.entrypoints.mcp_calls import Relay, guarded
+from aeon.entrypoints.mcp_durable import DurableCalls
+from aeon.entrypoints.render import SIGNAL_EXIT, result_document
+from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.session import plan_problems, run_overrides, session
+from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.terminal import request_problem
+
+Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
+INSTRUCTIONS = (
+    "Aeon runs a request as a plan of steps (tool calls and LLM reasoning) under a budget, and returns a structured "
+    "result whatever happens: completed, ttl_expired, error, interrupted, unverified, or awaiting_approval when a "
+    "tool call waits for a person. Use run for a request; validate to check a hand-written plan before running it; "
+    "runs and resume for durable runs."
+)
+
+
+@dataclass
+class _Prepared:
+    settings: Settings
+    container: Container
+    overrides: dict[str, Any]
+    plan: Any
+    durable: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _result(structured: dict[str, Any], text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
+
+
+class AeonServer:
+    """The server for one config file: the config (and its tools modules) is read at start, so a broken one is a
+    usage error before anything is served, and again at every call, as each `aeon` command reads it."""
+
+    def __init__(self, config: Path | None, *, quiet: bool = False, debug: bool = False) -> None:
+        self.config, self.quiet, self.debug = config, quiet, debug
+        settings = load_settings(config)
+        self.redactor = redactor_for(settings)
+        with tools_opened(build_container(settings)) as tools:  # MCP tool servers stop once listed
+            specs = tools.list()
+        about = t.descriptions(specs)
+        read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        runs = types.ToolAnnotations(open_world_hint=True)  # it calls a model, and the configured tools
+        again = types.ToolAnnotations(idempotent_hint=True, open_world_hint=True)  # a finished run: its record
+        self.tools = [
+            self._tool("run", about, t.RunArgs, t.RESULT_SCHEMA, runs, specs),
+            self._tool("validate", about, t.ValidateArgs, t.VALIDATE_SCHEMA, read_only, specs),
+            self._tool("runs", about, t.RunsArgs, t.RUNS_SCHEMA, read_only, specs),
+            self._tool("resume", about, t.ResumeArgs, t.RESULT_SCHEMA, again, specs),
+        ]
+        self._handlers: dict[str, Handler] = {
+            "run": self._run,
+            "validate": self._validate,
+            "runs": self._runs,
+            "resume": self._resume,
+        }
+        self.durable = DurableCalls(config)
+        self._calls, self._idle = 0, asyncio.Event()
+        self._idle.set()
+        try:
+            version = metadata.version("aeon")
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        self.server: Server[Any] = Server(
+            "aeon",
+            version=version,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    @staticmethod
+    def _tool(
+        name: str,
+        about: dict[str, str],
+        args: type[t.ToolArguments],
+        output: dict[str, Any],
+        hints: types.ToolAnnotations,
+        specs: Sequence[ToolSpec],
+    ) -> types.Tool:
+        return types.Tool(
+            name=name,
+            description=about[name],
+            input_schema=t.input_schema(args, specs),
+            output_schema=output,
+            annotations=hints,
+        )
+
+    # -- the protocol's two requests ----------------------------------------------------------------------------
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tools)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        """One tool call, its progress sent before its result."""
+        self._calls += 1
+        self._idle.clear()
+        relay = Relay(ctx.session, quiet=self.quiet)
+        pump = asyncio.ensure_future(relay.pump())
+        try:
+            result = await self._answer(params, relay)
+            relay.close()
+            await pump
+            return result
+        finally:
+            pump.cancel()  # cancelled calls send no more progress
+            self._calls -= 1
+            if not self._calls:
+                self._idle.set()
+
+    async def _answer(self, params: types.CallToolRequestParams, relay: Relay) -> types.CallToolResult:
+        """Bad input is an isError result naming what is wrong; so is a bug, in one line (the traceback on stderr
+        with --debug): the server goes on serving either way."""
+        try:
+            handler = self._handlers.get(params.name)
+            if handler is None:
+                raise InputError(f"unknown tool {params.name!r}: Aeon serves {', '.join(self._handlers)}")
+            return await handler(params.arguments, relay)
+        except AeonError as exc:
+            return self._error(exc.code, str(exc))
+        except Exception as exc:
+            if self.debug:
+                print(self.redactor.text(traceback.format_exc()), file=sys.stderr, flush=True)
+            return self._error("AEON.INTERNAL", f"internal error: {type(exc).__name__}: {exc}")
+
+    def _error(self, code: str, message: str) -> types.CallToolResult:
+        message = self.redactor.text(message)
+        print(f"aeon: {message}", file=sys.stderr, flush=True)
+        return types.CallToolResult(
+            content=[types.TextContent(text=message)],
+            structured_content={"status": "error", "error": {"code": code, "message": message}},
+            is_error=True,
+        )
+
+    # -- the tools ----------------------------------------------------------------------------------------------
+    async def _run(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
+        args: t.RunArgs = t.arguments(t.RunArgs, given, "run")
+        if (bad := request_problem(args.request)) is not None:
+            raise InputError(bad)
+        ready = await asyncio.to_thread(self._prepare, args, relay)
+
+        async def execute(orchestrator: Orchestrator) -> RunResult:
+            return await orchestrator.run(args.request, plan=ready.plan)
+
+        call = session(
+            ready.container,
+            args.request,
+            execute=None if ready.durable else execute,
+            status=relay.status,
+            refuse=ConfigurationError,
+        )
+        try:
+            result, note = await guarded(call)
+        finally:  # a durable run uses the process's tools (runner.shared_tools): this call's MCP servers stop here
+            await asyncio.to_thread(ready.container.tools.shutdown)
+        if result is None:
+            result = await self.durable.run(args.request, ready.plan, ready.overrides, ready.settings, relay)
+        result.warnings.extend(n for n in [*ready.notes, note] if n)
+        return self._run_result(result, ready.container.redactor())
+
+    def _prepare(self, args: t.RunArgs, relay: Relay) -> _Prepared:
+        """The call's settings (its caps never above the config's), container, tools and plan: what `aeon run`
+        does before the run starts. In a thread: a tools module may take seconds to import."""
+        base, notes = load_settings(self.config), []
+        ttl, calls = args.ttl, args.max_llm_calls
+        if ttl is not None and ttl > base.run.ttl:
+            notes.append(f"ttl {ttl} was asked; the server's config caps it at {base.run.ttl}")
+            ttl = base.run.ttl
+        if calls is not None and calls > base.run.max_llm_calls:
+            notes.append(f"max_llm_calls {calls} was asked; the server's config caps it at {base.run.max_llm_calls}")
+            calls = base.run.max_llm_calls
+        overrides = run_overrides(ttl=ttl, max_llm_calls=calls)
+        settings = load_settings(self.config, overrides)
+        container = build_container(settings, progress=relay.display, status=relay.status)
+        registry = container.tools()  # a broken tools module is bad input before the run
+        plan = None
+        if args.plan is not None:
+            known = {spec.name: spec for spec in registry.list()}
+            plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
+        durable = args.durable if args.durable is not None else settings.durable.enabled
+        if not durable and may_need_approval(registry.list(), plan):
+            durable = True  # nobody can be asked here: a call that needs approval waits on the record
+            notes.append("durable: a tool call may need approval, and the run waits for it on the record")
+        return _Prepared(settings, container, overrides, plan, durable, notes)
+
+    async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
+        args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")
+        doc = t.plan_document(args.plan)
+        problems = await asyncio.to_thread(plan_problems, load_settings(self.config), doc)
+        return _result({"valid": not problems, "problems": problems}, t.problems_text(problems))
+
+    async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
+        args: t.RunsArgs = t.arguments(t.RunsArgs, given, "runs")
+        rows = await self.durable.runs(args.status, args.limit, most=t.MOST_RUNS)
+        return _result({"runs": msgspec.to_builtins(rows)}, t.runs_text(rows))
+
+    async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
+        args: t.ResumeArgs = t.arguments(t.ResumeArgs, given, "resume")
+        outcome = await self.durable.resume(args.run_id, relay)
+        if not isinstance(outcome, RunResult):  # a tool call cut off in flight: a person checks its effect first
+            return self._error(outcome.code, outcome.message)
+        return self._run_result(outcome, redactor_for(load_settings(self.config)))
+
+    def _run_result(self, result: RunResult, redactor: Redactor) -> types.CallToolResult:
+        result = redactor.struct(result, RunResult)
+        return _result(result_document(result), t.result_text(result))
+
+    # -- serving ------------------------------------------------------------------------------------------------
+    async def serve(self) -> int:
+        """Serve until the client closes stdin (exit 0), or until SIGINT or SIGTERM: then every call in flight is
+        cancelled (its run ends as interrupted, on the record) and the process exits with the signal's code."""
+        loop = asyncio.get_running_loop()
+        with anyio.CancelScope() as scope:
+            for signum in SIGNAL_EXIT:
+                with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):
+                    loop.add_signal_handler(signum, self._on_signal, scope, signum)
+            async with stdio_server() as (read, write):
+                await self.server.run(read, write, self.server.create_initialization_options())
+        await self.durable.leave(EXIT_OK)
+        return EXIT_OK
+
+    def _on_signal(self, scope: anyio.CancelScope, signum: int) -> None:
+        asyncio.get_running_loop().create_task(self._stop(scope, signum))
+
+    async def _stop(self, scope: anyio.CancelScope, signum: int) -> None:
+        """After a signal: cancel every call, wait for their runs to end on the record, then exit — the SDK's stdin
+        reader is a thread blocked on a read that no cancellation ends."""
+        scope.cancel()
+        await self._idle.wait()
+        await self.durable.leave(SIGNAL_EXIT[signal.Signals(signum)], now=True)
+
+
+def serve(config: Path | None, *, quiet: bool = False, debug: bool = False) -> int:
+    """`aeon mcp`: read the config (AeonError: a usage error, nothing served), then serve on stdio until the client
+    goes away; the exit code."""
+    return asyncio.run(AeonServer(config, quiet=quiet, debug=debug).serve())
