@@ -52,8 +52,11 @@ def test_a_verdict_names_the_fact_behind_incomplete_beside_the_models_scores(tmp
 @pytest.mark.parametrize("config", DEMOS, ids=[d.stem for d in DEMOS])
 def test_no_requirement_ids_reach_a_user(tmp_path: Path, config: Path) -> None:
     history = tmp_path / "h.json"
-    result = invoke("run", REQUEST, "--config", config, "--history", history, "--ttl", "9", "--max-llm-calls", "200")
-    shown = result.stdout + result.stderr + invoke("run", REQUEST, "--config", config, "--json", "-q").stdout
+    # in this process: --no-durable, so that a demo whose tool needs approval denies it instead of leaving the
+    # process (a durable run with nobody to ask waits on the record, and its process exits 6)
+    args = ("--config", config, "--no-durable")
+    result = invoke("run", REQUEST, *args, "--history", history, "--ttl", "9", "--max-llm-calls", "200")
+    shown = result.stdout + result.stderr + invoke("run", REQUEST, *args, "--json", "-q").stdout
     if history.exists():
         shown += invoke("inspect", history).stdout
     assert "FR-" not in shown

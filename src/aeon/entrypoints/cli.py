@@ -146,7 +146,7 @@ def run(
             received: list[int] = []
             wanted = durable if durable is not None else settings.durable.enabled
             asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
-            if asker is None and not wanted and may_need_approval(registry.list(), given):
+            if asker is None and durable is None and not wanted and may_need_approval(registry.list(), given):
                 _status(
                     "durable: a tool call may need approval and nobody can be asked here: the run waits on the record"
                 )
