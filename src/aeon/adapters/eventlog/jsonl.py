@@ -1,4 +1,4 @@
-"""JsonlEventLog: one JSON object per line, stamped, redacted and rendered by a structlog processor chain."""
+"""JsonlEventLog: one JSON object per line, stamped, redacted, then rendered within its caps."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import msgspec
-import structlog
-from structlog.typing import EventDict, WrappedLogger
 
 from aeon.adapters.eventlog.rotation import rotate_if_full
 from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
@@ -78,7 +76,6 @@ class JsonlEventLog:
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
         )
         self._redactor = redactor if redactor is not None else Redactor(secrets)
-        self._log: Any = structlog.BoundLogger(_LineSink(), processors=[self._render], context={"event": None})
 
     @property
     def next_seq(self) -> int:
@@ -164,14 +161,13 @@ class JsonlEventLog:
         self.close()
 
     def _write(self, event: str, seq: int, timestamp: str, fields: dict[str, Any]) -> None:
-        # The bound context holds "event" first, so the record is: event, the other stamps, then the fields.
-        stamps = {"correlation_id": self._correlation_id, "seq": seq, "timestamp": timestamp}
         if not fields.keys().isdisjoint(_STAMPS):
             fields = {f"_{key}" if key in _STAMPS else key: value for key, value in fields.items()}
-        line: bytes = self._log.msg(event, **stamps, **fields)
+        record = {"event": event, "correlation_id": self._correlation_id, "seq": seq, "timestamp": timestamp, **fields}
+        line = self._render(record)  # rendering never changes `record`
         if self.path is not None and self._make_room(len(line) + 1):
             # A new file: a repeat marker must not point into the one just rotated away, so render again.
-            line = self._log.msg(event, **stamps, **fields)
+            line = self._render(record)
         # One write call per record keeps a line whole even when other processes append to the same file.
         if self._stream is not None:
             self._stream.write(line.decode() + "\n")
@@ -221,7 +217,7 @@ class JsonlEventLog:
             file=sys.stderr,
         )
 
-    def _render(self, _: WrappedLogger, __: str, record: EventDict) -> bytes:
+    def _render(self, record: dict[str, Any]) -> bytes:
         """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
@@ -234,13 +230,6 @@ class JsonlEventLog:
             record = self._redactor.scrub(plain(record))
             raw = encode(record)
         return self._shrinker.shrink(record, escape_breaks(raw))
-
-
-class _LineSink:
-    """The structlog-wrapped logger: hands each rendered line back to the caller, which writes it."""
-
-    def msg(self, line: bytes) -> bytes:
-        return line
 
 
 def _open_file(path: Path) -> io.FileIO:

@@ -7,7 +7,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
-from structlog.typing import EventDict
 
 LARGE = 1024  # characters: a text this long is written once per log; a repeat is a ~60-byte marker naming the copy
 MIN_CAP = 1024  # the smallest record or text cap: room for the stamps, a marker and some text
@@ -48,7 +47,7 @@ class RecordShrinker:
         self._pending: dict[bytes, int] = {}  # large texts of the record being written
         self._cuts: dict[int, _Cut] = {}  # id of a string this record cut → what the whole text was
 
-    def shrink(self, record: EventDict, line: bytes) -> bytes:
+    def shrink(self, record: dict[str, Any], line: bytes) -> bytes:
         """`line` (the record's encoding, from `encode`) within the caps; `record` may hold Structs, which are
         turned into plain JSON values only when a text has to be replaced."""
         if self._pending or self._cuts:  # left from a record that was not written
@@ -97,7 +96,7 @@ class RecordShrinker:
         self._cuts[id(cut)] = _Cut(cut, size, digest, head)
         return cut
 
-    def _fit(self, record: EventDict, line: bytes) -> bytes:
+    def _fit(self, record: dict[str, Any], line: bytes) -> bytes:
         for _ in range(_MAX_CUTS):
             slots = [s for s in _strings(record, self._stamps) if len(s[2]) >= _MIN_CUT]
             if not slots:
@@ -175,7 +174,6 @@ def plain(record: Any) -> Any:
 
 def encode(value: Any) -> bytes:
     """One JSON line, Structs and enums included (an unknown object as its str), line-break characters escaped."""
-    # Not structlog's JSONRenderer(serializer=msgspec.json.encode): it passes keyword arguments msgspec refuses.
     return escape_breaks(msgspec.json.encode(value, enc_hook=str))
 
 

@@ -1,0 +1,82 @@
+"""CLI start: `aeon --version`, `aeon --help` and a scripted run's first LLM call, as ratios to `import httpx`.
+
+The floor is `python -c "import httpx"`: a bare interpreter that loads the HTTP client every model adapter needs.
+Each command is a fresh process, timed from just before it is spawned; the first LLM call's moment is the timestamp
+of the run's first llm_call record (the scripted model answers at once, so the record follows the call within
+microseconds). The commands take turns, so that a noisy moment hits all of them, and each figure is a median.
+Run: `.venv/bin/python bench/cli_start.py [--runs N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REQUEST = "calculate the sum of 5 and 10"
+# The console script pip writes for `aeon`, so the interpreter is the one running this bench (its venv, PYTHONPATH).
+AEON = ["-c", "import sys; from aeon.entrypoints.cli import main; sys.argv[0] = 'aeon'; sys.exit(main())"]
+
+
+def timed(args: list[str], *, cwd: Path) -> float:
+    """Seconds from spawning `python args` to its exit; fails on a non-zero exit."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def first_llm_call(folder: Path) -> tuple[float, float]:
+    """Seconds from spawning `aeon run` (scripted model, not durable) to its first LLM call, and to its exit."""
+    log = folder / "runs.jsonl"
+    log.unlink(missing_ok=True)
+    config = ROOT / "config" / "scripted-demo.yaml"
+    args = [*AEON, "run", REQUEST, "--config", str(config), "--no-durable", "--quiet", "--log-file", str(log)]
+    spawned = time.time()
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, *args], cwd=folder, check=True, stdout=subprocess.DEVNULL)
+    ended = time.perf_counter() - t0
+    for line in log.read_text().splitlines():
+        record = json.loads(line)
+        if record["event"] == "llm_call":
+            return datetime.fromisoformat(record["timestamp"]).timestamp() - spawned, ended
+    raise SystemExit("the run made no LLM call")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    args = ap.parse_args()
+    figures: dict[str, list[float]] = {k: [] for k in ("floor", "version", "help", "first_call", "run")}
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        for _ in range(args.runs):
+            figures["floor"].append(timed(["-c", "import httpx"], cwd=folder))
+            figures["version"].append(timed([*AEON, "--version"], cwd=folder))
+            figures["help"].append(timed([*AEON, "--help"], cwd=folder))
+            first, whole = first_llm_call(folder)
+            figures["first_call"].append(first)
+            figures["run"].append(whole)
+    median = {k: statistics.median(v) * 1e3 for k, v in figures.items()}
+    floor = median["floor"]
+    print(f"runs: {args.runs} of each, taking turns (load average {os.getloadavg()[0]:.2f}); median ms, ratio to floor")
+    labels = {
+        "floor": 'python -c "import httpx"',
+        "version": "aeon --version",
+        "help": "aeon --help",
+        "first_call": "aeon run (scripted) to its first LLM call",
+        "run": "aeon run (scripted), whole process",
+    }
+    for key, label in labels.items():
+        print(f"{label:45s} {median[key]:8.1f} ms  {median[key] / floor:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
