@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from aeon.adapters.tools import ToolRegistry, tool
+from aeon.adapters.tools.builtin import builtin_tools
 from aeon.application.errors import ToolNotFound, ToolRegistrationError
 from aeon.application.ports import ToolPort
 from aeon.domain.tools import ToolResult, ToolSpec
@@ -228,3 +229,11 @@ def test_non_callable_and_undecorated_functions_are_rejected() -> None:
 
     with pytest.raises(ToolRegistrationError, match=r"^tool 'plain': not decorated with @tool$"):
         registry.register_function(plain)
+
+
+def test_the_built_in_tools_pass_every_check_their_vetted_registration_skips() -> None:
+    registry = ToolRegistry()
+    for fn in builtin_tools():
+        registry.register_function(fn)  # not vetted: schemas against the metaschema, example against its schema
+
+    assert [spec.name for spec in registry.list()] == ["echo", "calculator"]

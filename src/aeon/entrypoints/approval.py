@@ -8,8 +8,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from jsonschema.validators import validator_for
-
 from aeon.adapters.tools.threads import run_on_daemon_thread
 from aeon.application.ports import ToolPort
 from aeon.application.redaction import Redactor
@@ -97,6 +95,8 @@ def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | No
     spec = tools.get(tool)
     if spec is None:
         return f"tool {tool!r} is not registered"
+    from jsonschema.validators import validator_for
+
     validator = validator_for(spec.input_schema)(spec.input_schema)
     error = next(iter(validator.iter_errors(args)), None)
     if error is None:

@@ -2,42 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import io
-import json
 import sys
-from functools import partial
-from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import msgspec
 import typer
-from dependency_injector import providers
 
-from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
-from aeon.application.errors import InputError
-from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
-from aeon.application.plans.plan_documents import plan_from_document
-from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
-from aeon.entrypoints.container import build_container, load_settings, tools_opened
-from aeon.entrypoints.durable.cli import register_durable_commands, run_durable
-from aeon.entrypoints.failures import (
-    EXIT_INVALID,
-    EXIT_OK,
-    JsonAwareCommand,
-    fail,
-    reported,
-)
-from aeon.entrypoints.history_report import analyse, render_inspection
-from aeon.entrypoints.progress import ConsoleProgress
-from aeon.entrypoints.render import SIGNAL_EXIT, counted, present, render_tools
-from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.session import plan_problems, run_overrides, session
+from aeon.entrypoints.durable.cli import register_durable_commands
+from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.stdout import guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
+
+if TYPE_CHECKING:
+    from aeon.application.kernel.orchestrator import Orchestrator
+    from aeon.application.kernel.result import RunResult
+
+# Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few
+# modules only (tests/entrypoints/test_cli_start.py), and no command pays for another's libraries.
 
 app = typer.Typer(
     help="Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle.",
@@ -61,6 +42,8 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for int
 
 def _print_version(wanted: bool) -> None:
     if wanted:
+        from importlib import metadata
+
         try:
             typer.echo(f"aeon {metadata.version('aeon')}")
         except metadata.PackageNotFoundError:  # running from a source tree that was never installed
@@ -128,6 +111,21 @@ def run(
     printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
     """
+    import asyncio
+    from functools import partial
+
+    from dependency_injector import providers
+
+    from aeon.adapters.documents import read_document
+    from aeon.application.errors import InputError
+    from aeon.application.plans.plan_documents import plan_from_document
+    from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
+    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.durable.cli import run_durable
+    from aeon.entrypoints.progress import ConsoleProgress
+    from aeon.entrypoints.render import present
+    from aeon.entrypoints.session import run_overrides, session
+
     if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)
     log = str(log_file) if log_file is not None else None
@@ -181,6 +179,11 @@ def run(
 
 async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received: list[int]) -> RunResult:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
+    import asyncio
+    import contextlib
+
+    from aeon.entrypoints.render import SIGNAL_EXIT
+
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
 
     def interrupt(signum: int) -> None:
@@ -207,6 +210,11 @@ def validate(
     debug: DebugOpt = False,
 ) -> None:
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
+    from aeon.adapters.documents import read_document
+    from aeon.entrypoints.container import load_settings
+    from aeon.entrypoints.render import counted
+    from aeon.entrypoints.session import plan_problems
+
     with reported(debug=debug):
         settings = load_settings(config)
         problems = plan_problems(settings, read_document(plan_file, what="plan"))
@@ -226,6 +234,11 @@ def tools(
     debug: DebugOpt = False,
 ) -> None:
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
+    import msgspec
+
+    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.render import render_tools
+
     with (
         reported(as_json=as_json, debug=debug),
         tools_opened(build_container(load_settings(config), status=_status)) as tools,
@@ -243,6 +256,13 @@ def inspect(
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysed history as one JSON document.")] = False,
 ) -> None:
     """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
+    import io
+    import json
+
+    from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
+    from aeon.entrypoints.history_report import analyse, render_inspection
+    from aeon.entrypoints.secrets import redactor_for
+
     with reported(as_json=as_json):
         doc = read_document(history_file, what="history", max_bytes=MAX_HISTORY_BYTES, max_depth=MAX_HISTORY_DEPTH)
         doc = redactor_for(None).scrub(doc)  # a history from elsewhere may hold secrets

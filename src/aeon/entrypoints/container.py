@@ -6,20 +6,15 @@ import contextlib
 import copy
 import inspect
 import os
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar, cast
-
-from dependency_injector import containers, providers
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.documents import parse_yaml, read_text
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
-from aeon.adapters.llm.anthropic import AnthropicLLM
-from aeon.adapters.llm.local import LocalLlamaLLM
-from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.telemetry import build_tracer
 from aeon.adapters.tools.builtin import register_builtins
@@ -54,14 +49,21 @@ from aeon.entrypoints.settings import (
     ToolsSettings,
     validate_settings,
 )
+from aeon.entrypoints.unwired import containers, providers
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
 BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
 _PATH_KEYS = ("script", "model_path", "cache_dir")
 T = TypeVar("T")
 
-# One static line per port: mypy checks every adapter against its Protocol.
-_LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
+if TYPE_CHECKING:  # each model adapter is imported when it is chosen: the HTTP ones load httpx, a scripted one not
+    from aeon.adapters.llm.anthropic import AnthropicLLM
+    from aeon.adapters.llm.local import LocalLlamaLLM
+    from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+    from aeon.adapters.llm.scripted import ScriptedLLM
+
+    # One static line per port: mypy checks every adapter against its Protocol.
+    _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
 
 
 def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_seconds: float | None = None) -> ToolRegistry:
@@ -198,6 +200,8 @@ async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
 
 
 def local_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LocalLlamaLLM:
+    from aeon.adapters.llm.local import LocalLlamaLLM
+
     return LocalLlamaLLM(
         model_path=llm.model_path,
         cache_dir=llm.cache_dir,
@@ -213,11 +217,15 @@ def local_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], N
 
 
 def scripted_llm(llm: LLMSettings) -> ScriptedLLM:
+    from aeon.adapters.llm.scripted import ScriptedLLM
+
     assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
     return ScriptedLLM.from_file(llm.script)
 
 
 def openai_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> OpenAICompatLLM:
+    from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+
     assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
     return OpenAICompatLLM(
         base_url=llm.base_url,
@@ -234,6 +242,8 @@ def openai_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], 
 
 
 def anthropic_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> AnthropicLLM:
+    from aeon.adapters.llm.anthropic import AnthropicLLM
+
     assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
     return AnthropicLLM(
         base_url=llm.base_url,
@@ -520,4 +530,5 @@ def build_container(
 
 def preflight(llm: LLMPort) -> str | None:
     """A setup problem that stops the run before it starts (the local model's extra not installed), or None."""
-    return llm.preflight() if isinstance(llm, LocalLlamaLLM) else None
+    local = sys.modules.get("aeon.adapters.llm.local")  # not loaded: the model is not the local one
+    return llm.preflight() if local is not None and isinstance(llm, local.LocalLlamaLLM) else None

@@ -11,7 +11,6 @@ from typing import Any, TextIO
 
 import msgspec
 import typer
-from rich.console import Console
 
 from aeon.application.kernel.result import RunResult, RunStatus
 from aeon.application.llm.schemas import one_line
@@ -47,6 +46,8 @@ class Lines:
     """Writes whole lines to a stream, coloured on a terminal and plain everywhere else."""
 
     def __init__(self, stream: TextIO) -> None:
+        from rich.console import Console  # here, not at import: only the commands that print lines load rich
+
         self._console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
     def __call__(self, text: str, style: str | None = None) -> None:

@@ -10,8 +10,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import msgspec
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
 from pydantic import BaseModel, ValidationError
 
 from aeon.adapters.tools.decorator import ToolDefinition, ToolOptions, build_definition, tool_definition, tool_options
@@ -44,17 +42,20 @@ class ToolRegistry:
         self._options: dict[str, ToolOptions] = {}
         self._timeout = timeout
 
-    def register(self, spec: ToolSpec, fn: Callable[..., Any]) -> None:
-        """Register `fn` under `spec`. Raises ToolRegistrationError for a bad name, schema, example or a duplicate."""
-        check_spec(spec, taken=spec.name in self._specs)
+    def register(self, spec: ToolSpec, fn: Callable[..., Any], *, vetted: bool = False) -> None:
+        """Register `fn` under `spec`. Raises ToolRegistrationError for a bad name, schema, example or a duplicate.
+
+        `vetted`: the schemas and example were checked already, so only the name is (the built-ins: their schemas
+        are fixed, and a test checks them; jsonschema then stays unloaded until a schema needs it)."""
+        check_spec(spec, taken=spec.name in self._specs, vetted=vetted)
         if not callable(fn):
             raise ToolRegistrationError(f"tool {spec.name!r}: {fn!r} is not callable")
         self._specs[spec.name] = spec
         self._fns[spec.name] = fn
 
-    def register_function(self, fn: Callable[..., Any]) -> ToolSpec:
+    def register_function(self, fn: Callable[..., Any], *, vetted: bool = False) -> ToolSpec:
         """Register a function decorated with `@tool` (or a bound method whose method is); its arguments are
-        validated by its pydantic model on invoke."""
+        validated by its pydantic model on invoke. `vetted` as for `register`."""
         definition = tool_definition(fn)
         options = tool_options(fn) if inspect.ismethod(fn) else None
         if definition is None and options is not None:
@@ -62,7 +63,7 @@ class ToolRegistry:
         if definition is None:
             name = getattr(fn, "__name__", repr(fn))
             raise ToolRegistrationError(f"tool {name!r}: not decorated with @tool")
-        return self._add(definition)
+        return self._add(definition, vetted=vetted)
 
     def register_toolset(self, toolset: Toolset) -> builtins.list[ToolSpec]:
         """Register every public method of a Toolset instance; all or none (a bad method registers nothing)."""
@@ -72,8 +73,8 @@ class ToolRegistry:
             check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
         return [self._add(d) for d in definitions]
 
-    def _add(self, definition: ToolDefinition) -> ToolSpec:
-        self.register(definition.spec, definition.fn)
+    def _add(self, definition: ToolDefinition, *, vetted: bool = False) -> ToolSpec:
+        self.register(definition.spec, definition.fn, vetted=vetted)
         self._models[definition.spec.name] = definition.args_model
         self._options[definition.spec.name] = definition.options
         return definition.spec
@@ -151,8 +152,9 @@ async def _settled(pending: Awaitable[Any]) -> Any:
     return await output if inspect.isawaitable(output) else output
 
 
-def check_spec(spec: ToolSpec, *, taken: bool) -> None:
-    """Raises ToolRegistrationError naming the tool when its name, schemas or example break a rule (or `taken`)."""
+def check_spec(spec: ToolSpec, *, taken: bool, vetted: bool = False) -> None:
+    """Raises ToolRegistrationError naming the tool when its name, schemas or example break a rule (or `taken`);
+    `vetted` checks the name only."""
 
     def fail(problem: str) -> ToolRegistrationError:
         return ToolRegistrationError(f"tool {spec.name!r}: {problem}")
@@ -161,6 +163,11 @@ def check_spec(spec: ToolSpec, *, taken: bool) -> None:
         raise fail("name must be 1-64 characters of letters, digits, '_' or '-'")
     if taken:
         raise fail("a tool with this name is already registered")
+    if vetted:
+        return
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
     for label, schema in (("input_schema", spec.input_schema), ("output_schema", spec.output_schema)):
         if not isinstance(schema, dict):
             raise fail(f"{label} must be a JSON object, got {type(schema).__name__}")

@@ -6,8 +6,6 @@ import json
 import re
 from typing import Any
 
-import json_repair
-
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
@@ -47,6 +45,8 @@ def parse_json(raw: str) -> RepairOutcome | None:
     if candidate is None:
         return None
     fixed = _python_literals(candidate)
+    import json_repair  # here: only an answer no cheaper fix could read needs it (and its import is not free)
+
     try:
         value = json_repair.loads(fixed)
     except Exception:

@@ -6,16 +6,26 @@ import functools
 import json
 import keyword
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import msgspec
 
+if TYPE_CHECKING:
+    import jsonschema
 
-class _Checks(msgspec.Struct, frozen=True):
+
+class _Checks(msgspec.Struct):
     schema: Mapping[str, Any]  # held, so that its id is not reused while the entry lives
-    validator: jsonschema.Draft202012Validator
     fast: Any  # a msgspec type that accepts only what the schema accepts, or None
+    compiled: Any = None  # jsonschema's validator, built (jsonschema imported) when the fast type cannot decide
+
+    @property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        if self.compiled is None:
+            import jsonschema
+
+            self.compiled = jsonschema.Draft202012Validator(self.schema)
+        return self.compiled
 
 
 _CHECKS: dict[int, _Checks] = {}
@@ -31,7 +41,7 @@ def _checks(schema: Mapping[str, Any]) -> _Checks:
         return hit
     if len(_CHECKS) > 256:
         _CHECKS.clear()
-    checks = _Checks(schema, jsonschema.Draft202012Validator(schema), _fast_type(schema))
+    checks = _Checks(schema, _fast_type(schema))
     _CHECKS[id(schema)] = checks
     return checks
 

@@ -14,19 +14,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import msgspec
 import typer
 
-from aeon.adapters.tools.composite import CompositeTools
-from aeon.application.kernel.result import BudgetReport, RunResult, RunStatus
-from aeon.application.ports import ApproverPort, ProgressPort
-from aeon.domain.approval import Pending
-from aeon.domain.history import step_results
-from aeon.domain.plan import Plan
-from aeon.domain.records import Counters
-from aeon.entrypoints.container import load_settings
 from aeon.entrypoints.durable.rows import RunRow, run_lines
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
@@ -37,9 +29,15 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
-from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import json_safe, terminal_safe
+
+if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
+    from aeon.adapters.tools.composite import CompositeTools
+    from aeon.application.kernel.result import RunResult
+    from aeon.application.ports import ApproverPort, ProgressPort
+    from aeon.domain.approval import Pending
+    from aeon.domain.plan import Plan
+    from aeon.entrypoints.settings import Settings
 
 ConfigOpt = Annotated[
     Path | None,
@@ -97,6 +95,10 @@ def run_durable(
 
 def awaiting_result(run_id: str, request: str, pending: Pending) -> RunResult:
     """The result a run waiting for a decision shows: the plan and budget so far, and the call it waits on."""
+    from aeon.application.kernel.result import BudgetReport, RunResult, RunStatus
+    from aeon.domain.history import step_results
+    from aeon.domain.records import Counters
+
     plan = pending.plan
     return RunResult(
         status=RunStatus.AWAITING_APPROVAL,
@@ -143,6 +145,8 @@ def leave_pending(code: int) -> NoReturn:
 
 
 def _settings(config: Path | None) -> Settings:
+    from aeon.entrypoints.container import load_settings
+
     return load_settings(config)
 
 
@@ -156,6 +160,7 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     """
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints.durable import ops as ops
+        from aeon.entrypoints.secrets import redactor_for
 
         settings = _settings(config)
         with ops.engine_for(settings, "runs") as engine:
@@ -214,6 +219,7 @@ def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, 
     """A run that waits (again) for a decision: shown as awaiting approval, and left waiting on the record (exit 6:
     the engine is not shut down, which would cancel it)."""
     from aeon.entrypoints.render import present
+    from aeon.entrypoints.secrets import redactor_for
 
     if outcome.awaiting is None:
         return
@@ -389,6 +395,7 @@ def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rer
 
 def _present(outcome: Any, *, as_json: bool, history: Path | None, settings: Settings) -> None:
     from aeon.entrypoints.render import present
+    from aeon.entrypoints.secrets import redactor_for
 
     if outcome.stopped is not None:
         stop = outcome.stopped
@@ -451,7 +458,7 @@ def batch(
     from aeon.entrypoints.durable import ops as ops
 
     with reported(as_json=as_json, debug=debug):
-        settings = load_settings(config)
+        settings = _settings(config)
         requests = b.read_requests(file)
         bid = b.batch_id(file, requests)
         target = out or file.with_name(file.stem + ".results.jsonl")

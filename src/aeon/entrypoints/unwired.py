@@ -1,0 +1,22 @@
+"""dependency-injector's containers and providers, imported without the web frameworks its wiring looks for.
+
+Its wiring module imports starlette, when installed (the MCP SDK brings it), only to skip starlette's Request while
+wiring functions; Aeon wires none (the container lives in `ctx.obj`), and that import costs every command about
+20 ms of start-up. A `None` in `sys.modules` makes it an ImportError, which wiring expects; a later real import of
+starlette (`aeon mcp`) is untouched.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_SKIPPED = [name for name in ("starlette.requests",) if name not in sys.modules]
+sys.modules.update(dict.fromkeys(_SKIPPED))
+try:
+    from dependency_injector import containers, providers
+finally:
+    for name in _SKIPPED:
+        if sys.modules.get(name, ...) is None:
+            del sys.modules[name]
+
+__all__ = ["containers", "providers"]
