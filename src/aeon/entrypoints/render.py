@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
@@ -43,16 +44,42 @@ _CAPS = {
 
 
 class Lines:
-    """Writes whole lines to a stream, coloured on a terminal and plain everywhere else."""
+    """Writes whole lines to a stream, coloured on a terminal and plain everywhere else.
+
+    Where rich would add no colour (a pipe or a file, no FORCE_COLOR or TTY_COMPATIBLE, no notebook) a line is
+    written as rich writes it there, tabs expanded to columns of 8, and rich is not even imported: it costs a run's
+    start about as much as the rest of the display. A line whose tabs sit among non-ASCII characters (rich expands
+    them by terminal cells) still goes through rich.
+    """
 
     def __init__(self, stream: TextIO) -> None:
-        from rich.console import Console  # here, not at import: only the commands that print lines load rich
-
-        self._console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
+        self._stream = stream
+        self._console: Any = _console(stream) if _may_colour(stream) else None
 
     def __call__(self, text: str, style: str | None = None) -> None:
-        stripped = text.lstrip()
-        self._console.print(terminal_safe(text), style=style or _STYLES.get(stripped[:1]))
+        shown = terminal_safe(text)
+        if self._console is None and ("\t" not in shown or shown.isascii()):
+            self._stream.write(shown.expandtabs() + "\n")
+            self._stream.flush()
+            return
+        self._console = self._console or _console(self._stream)
+        self._console.print(shown, style=style or _STYLES.get(text.lstrip()[:1]))
+
+
+def _may_colour(stream: TextIO) -> bool:
+    """Whether rich could colour this stream (its own test, give or take: when in doubt, rich decides)."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules:
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: rich says no terminal too
+        return False
+
+
+def _console(stream: TextIO) -> Any:
+    from rich.console import Console
+
+    return Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def short(value: Any, limit: int = 160) -> str:
