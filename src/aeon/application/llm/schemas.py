@@ -25,7 +25,8 @@ class _Checks(msgspec.Struct):
             import jsonschema
 
             self.compiled = jsonschema.Draft202012Validator(self.schema)
-        return self.compiled
+        validator: jsonschema.Draft202012Validator = self.compiled
+        return validator
 
 
 _CHECKS: dict[int, _Checks] = {}
