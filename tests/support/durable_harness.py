@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 TOOLS = '''
 import os
@@ -56,7 +57,8 @@ def wait_for_release(text: str) -> str:
 
 def env(tmp_path: Path) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
-    return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": str(tmp_path)}
+    path = os.pathsep.join([str(SRC), str(tmp_path)])  # this checkout's Aeon first, then the test's tool modules
+    return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": path}
 
 
 def config(tmp_path: Path, name: str, llm: dict[str, Any], database_url: str | None = None, **run: Any) -> Path:
