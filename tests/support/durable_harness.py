@@ -44,6 +44,23 @@ def record_slowly(text: str) -> str:
     return text
 
 
+@tool(example={"text": "a"}, pure=True)
+def shout(text: str) -> str:
+    """Upper-case text (pure); each call is noted in the calls file, for the tests to count."""
+    with open(os.environ["AEON_TEST_EFFECTS"] + ".pure", "a") as f:
+        f.write(text + "\\n")
+    return text.upper()
+
+
+@tool(example={"text": "a"}, pure=True)
+def drift(text: str) -> str:
+    """Says it is pure, yet answers with how many times it was called."""
+    calls = pathlib.Path(os.environ["AEON_TEST_EFFECTS"] + ".pure")
+    with calls.open("a") as f:
+        f.write(text + "\\n")
+    return f"{text} {len(calls.read_text().splitlines())}"
+
+
 @tool(example={"text": "a"}, idempotent=True)
 def wait_for_release(text: str) -> str:
     """Say that it started, then wait until the release file exists (safe to run twice)."""
