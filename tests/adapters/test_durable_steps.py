@@ -18,6 +18,7 @@ from aeon.adapters.durable.steps import (
     DurableCheckpoint,
     DurableLLM,
     DurableTools,
+    Recorder,
     UnsafeToolInFlight,
     checkpoint_passes,
     in_flight_unsafe,
@@ -51,20 +52,19 @@ class Record:
 
 
 def _durable_run(record: Record, llm: Any, log: ReplayLog, tools: ToolRegistry) -> Any:
-    """A one-pass run with every LLM call, tool call and checkpoint a step on `record`."""
-    cursor = Cursor()
-    durable_llm = DurableLLM(llm, cursor, log, step=record.step)
-    durable_tools = DurableTools(
-        tools, cursor, log, idempotent=tools.is_idempotent, recorded=_nothing, step=record.step
-    )
+    """A one-pass run with every LLM call, every tool call but a pure tool's, and its checkpoint a step on `record`."""
+    recorder = Recorder(log, step=record.step)
+    durable_llm = DurableLLM(llm, recorder)
+    durable_tools = DurableTools(tools, recorder, idempotent=tools.is_idempotent, pure=tools.is_pure, recorded=_nothing)
     orchestrator = testing.orchestrator(
         durable_llm,
         run=testing.RunSettings(ttl=1, evaluate=False),
         tools=durable_tools,
         log=log,
-        checkpoint=DurableCheckpoint(cursor, log, step=record.step),
+        checkpoint=DurableCheckpoint(recorder),
     )
     result = asyncio.run(orchestrator.run("sum", correlation_id="run-1", started_at="2026-01-01T00:00:00+00:00"))
+    result.warnings.extend(recorder.diverged)
     return result, durable_llm
 
 
@@ -81,11 +81,7 @@ def test_a_re_executed_run_asks_nothing_again_and_writes_each_record_once(tmp_pa
     first, _ = _durable_run(record, ScriptedLLM([json.dumps(PLAN)]), ReplayLog(first_log), registry)
     first_log.close()
     lines = path.read_text().splitlines()
-    assert (
-        record.names[0] == "checkpoint p1 A"
-        and "llm p1.A.0" in record.names
-        and "tool p1.C1.0 calculator" in record.names
-    )
+    assert record.names == ["checkpoint p1 A", "llm p1.A.0"]  # the calculator is pure: computed, not recorded
 
     # the same run executed again from the record: a model with no answers left is never asked
     second_log = JsonlEventLog(path)
@@ -96,6 +92,7 @@ def test_a_re_executed_run_asks_nothing_again_and_writes_each_record_once(tmp_pa
     assert durable.replayed == 1
     assert path.read_text().splitlines() == lines  # nothing written twice
     assert again.outputs == first.outputs and again.status == first.status
+    assert again.warnings == first.warnings  # the calculator computed again gave what it gave the first time
 
 
 def test_records_cut_by_a_crash_are_written_by_the_re_execution(tmp_path: Path) -> None:
@@ -117,15 +114,16 @@ def test_records_cut_by_a_crash_are_written_by_the_re_execution(tmp_path: Path) 
 
 
 def test_a_recorded_llm_error_is_raised_again_without_a_call() -> None:
-    record, cursor = Record(), Cursor()
+    record = Record()
     failing = testing.answers(LLMUnavailable("down", status=503, attempts=3))
-    llm = DurableLLM(failing, cursor, _Seq(), step=record.step)
+    llm = DurableLLM(failing, Recorder(_Seq(), step=record.step))
     with pytest.raises(LLMUnavailable, match="down"):
         asyncio.run(llm.complete([Message(role="user", content="hi")]))
-    cursor.at(0, "start")
     silent = testing.answers()
     with pytest.raises(LLMUnavailable) as raised:
-        asyncio.run(DurableLLM(silent, cursor, _Seq(), step=record.step).complete([Message(role="user", content="x")]))
+        asyncio.run(
+            DurableLLM(silent, Recorder(_Seq(), step=record.step)).complete([Message(role="user", content="x")])
+        )
     assert raised.value.status == 503 and silent.calls == []
 
 
@@ -138,27 +136,27 @@ def test_a_started_unsafe_tool_without_result_stops_the_re_execution() -> None:
     registry = ToolRegistry()
     registry.register_function(launch)
     record = Record()
-    record.outputs["tool-start p1.C1.0 launch"] = True  # started before the crash, never finished
+    record.outputs["tool-start p1.C1.0 launch"] = (True, 0, [])  # started before the crash, never finished
 
     async def recorded() -> set[str]:
         return set(record.outputs)
 
     tools = DurableTools(
-        registry, Cursor(), _Seq(), idempotent=registry.is_idempotent, recorded=recorded, step=record.step
+        registry, Recorder(_Seq(), step=record.step), idempotent=registry.is_idempotent, recorded=recorded
     )
     with pytest.raises(UnsafeToolInFlight) as stopped:
         asyncio.run(_invoke(tools, 1, "launch"))
     assert (stopped.value.tool, stopped.value.key) == ("launch", "p1.C1.0")
     assert in_flight_unsafe(list(record.outputs)) == ("launch", "p1.C1.0")
     allowed = DurableTools(
-        registry, Cursor(), _Seq(), idempotent=registry.is_idempotent, recorded=recorded, rerun_unsafe=True,
-        step=record.step,
+        registry, Recorder(_Seq(), step=record.step), idempotent=registry.is_idempotent, recorded=recorded,
+        rerun_unsafe=True,
     )  # fmt: skip
     assert asyncio.run(_invoke(allowed, 1, "launch")).output == "x"
 
 
 async def _invoke(tools: DurableTools, pass_number: int, name: str) -> Any:
-    tools._cursor.at(pass_number, "C1")
+    tools._recorder.cursor.at(pass_number, "C1")
     return await tools.invoke(name, {"target": "x"})
 
 
@@ -167,6 +165,9 @@ class _Seq:
         return 0
 
     def jump(self, seq: int) -> None:
+        return None
+
+    def settle(self, *, again: bool) -> None:
         return None
 
 
@@ -206,5 +207,97 @@ def test_replay_finds_each_pass_s_checkpoints_by_the_names_the_checkpoint_wrote(
     log.close()
     passes = checkpoint_passes(record.names)
     found = [(name, passes[name]) for name in record.names if name in passes]
-    assert found == [("checkpoint p1 A", 1), ("checkpoint p1 B", 1), ("checkpoint p1 C1", 1), ("checkpoint p1 D", 1)]
+    assert found == [("checkpoint p1 A", 1)]  # one per pass, at its first phase boundary
     assert "llm p1.A.0" not in passes
+
+
+def _counting_tools(answers: list[int]) -> tuple[ToolRegistry, list[str]]:
+    """A registry with `count`, declared pure: each call takes the next of `answers` (the same each time for an
+    honest tool), and says it was called."""
+    calls: list[str] = []
+
+    @tool(pure=True)
+    def count(text: str) -> int:
+        """Count the letters (pure, or so it says)."""
+        calls.append(text)
+        return answers[min(len(calls), len(answers)) - 1]
+
+    registry = ToolRegistry()
+    registry.register_function(count)
+    return registry, calls
+
+
+COUNT_PLAN = {
+    "goal": "count",
+    "steps": [
+        {"step_id": "s1", "description": "count", "tool": "count", "args": {"text": "abc"}},
+        {"step_id": "s2", "description": "say what s1 counted", "agent": "llm", "depends_on": ["s1"]},
+    ],
+}
+
+
+def test_a_pure_tool_is_computed_again_on_re_execution_and_gives_the_recorded_result(tmp_path: Path) -> None:
+    registry, calls = _counting_tools([3])
+    record = Record()
+    answers = [json.dumps(COUNT_PLAN), "s1 counted 3."]
+    first, _ = _durable_run(record, ScriptedLLM(answers), ReplayLog(JsonlEventLog(tmp_path / "a.jsonl")), registry)
+    assert not any(name.startswith("tool ") for name in record.names) and len(calls) == 1
+    again, durable = _durable_run(record, ScriptedLLM([]), ReplayLog(JsonlEventLog(tmp_path / "b.jsonl")), registry)
+    assert len(calls) == 2 and durable.replayed == 2  # computed again; both answers came from the record
+    assert again.outputs == first.outputs and again.warnings == first.warnings == []
+
+
+def test_a_pure_tool_that_gives_another_result_on_re_execution_is_named_in_the_run_s_warnings(tmp_path: Path) -> None:
+    registry, _ = _counting_tools([3, 4])  # not pure at all: it answers otherwise the second time
+    record = Record()
+    answers = [json.dumps(COUNT_PLAN), "s1 counted 3."]
+    _durable_run(record, ScriptedLLM(answers), ReplayLog(JsonlEventLog(tmp_path / "a.jsonl")), registry)
+    again, _ = _durable_run(record, ScriptedLLM([]), ReplayLog(JsonlEventLog(tmp_path / "b.jsonl")), registry)
+    assert again.outputs["s1"].output == 4  # the run goes on with what the tool gave now …
+    [warning] = [w for w in again.warnings if "pure" in w]  # … and says that it differs from the first time
+    assert "'count' (p1.C1.0)" in warning and "another result" in warning
+
+
+def test_the_log_is_read_for_a_run_only_when_its_first_step_comes_from_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    registry = ToolRegistry()
+    register_builtins(registry)
+    counted: list[int] = []
+
+    def count() -> int:
+        counted.append(records_written(path, "run-1"))
+        return counted[-1]
+
+    record, first_log = Record(), JsonlEventLog(path)
+    _durable_run(record, ScriptedLLM([json.dumps(PLAN)]), ReplayLog(first_log, count=count), registry)
+    first_log.close()
+    assert counted == []  # its first step ran now: nothing of the run could be in the log, so it is not read
+    lines = path.read_text().splitlines()
+    second_log = JsonlEventLog(path)
+    _durable_run(record, ScriptedLLM([]), ReplayLog(second_log, count=count), registry)
+    second_log.close()
+    assert counted == [len(lines)] and path.read_text().splitlines() == lines  # read once; nothing written twice
+
+
+def test_a_crash_before_the_first_step_is_recorded_leaves_no_record_in_the_log(tmp_path: Path) -> None:
+    """The records before a run's first step are held until it is recorded: a crash before leaves the log without
+    them, so the re-execution, whose first step then runs again, writes them once."""
+    path = tmp_path / "runs.jsonl"
+    log = ReplayLog(JsonlEventLog(path), count=lambda: records_written(path, "run-1"))
+    log.bind("run-1")
+    log.emit("run_start", request="sum")
+    assert log.mark() == 1 and not path.exists()  # numbered, not yet written
+
+    async def first() -> None:
+        await Recorder(log, step=Record().step).record("checkpoint p1 A", _nothing)
+
+    asyncio.run(first())
+    log.close()
+    assert [json.loads(line)["seq"] for line in path.read_text().splitlines()] == [0]
+
+
+def test_a_pure_tool_is_idempotent_too_and_the_built_ins_are_pure() -> None:
+    registry, _ = _counting_tools([1])
+    register_builtins(registry)
+    assert all(registry.is_pure(name) and registry.is_idempotent(name) for name in ("echo", "calculator", "count"))
+    assert not registry.is_pure("unknown")

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 TOOLS = '''
 import os
@@ -43,6 +44,23 @@ def record_slowly(text: str) -> str:
     return text
 
 
+@tool(example={"text": "a"}, pure=True)
+def shout(text: str) -> str:
+    """Upper-case text (pure); each call is noted in the calls file, for the tests to count."""
+    with open(os.environ["AEON_TEST_EFFECTS"] + ".pure", "a") as f:
+        f.write(text + "\\n")
+    return text.upper()
+
+
+@tool(example={"text": "a"}, pure=True)
+def drift(text: str) -> str:
+    """Says it is pure, yet answers with how many times it was called."""
+    calls = pathlib.Path(os.environ["AEON_TEST_EFFECTS"] + ".pure")
+    with calls.open("a") as f:
+        f.write(text + "\\n")
+    return f"{text} {len(calls.read_text().splitlines())}"
+
+
 @tool(example={"text": "a"}, idempotent=True)
 def wait_for_release(text: str) -> str:
     """Say that it started, then wait until the release file exists (safe to run twice)."""
@@ -56,7 +74,8 @@ def wait_for_release(text: str) -> str:
 
 def env(tmp_path: Path) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
-    return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": str(tmp_path)}
+    path = os.pathsep.join([str(SRC), str(tmp_path)])  # this checkout's Aeon first, then the test's tool modules
+    return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": path}
 
 
 def config(tmp_path: Path, name: str, llm: dict[str, Any], database_url: str | None = None, **run: Any) -> Path:

@@ -17,6 +17,8 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     example: dict[str, Any] = msgspec.field(default_factory=dict)
     # calling it twice with the same arguments is the same as once: a durable run may call it again after a crash
     idempotent: bool = False
+    # deterministic and without side effects: a durable run computes it again on replay instead of recording it
+    pure: bool = False
     # a person approves each call (with its exact arguments) before it runs
     requires_approval: bool = False
     # where the tool lives: None for a Python tool, else the name of the MCP server (config tools.mcp) serving it

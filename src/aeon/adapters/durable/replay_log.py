@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,15 +34,30 @@ class ReplayLog:
     a re-executed run emits them again in the same order, with the same seq, and they are counted, not written.
 
     What a re-executed run emits is the same as the first time because every answer, tool result and checkpoint
-    comes back from the record; the steps keep the seq reached after each call (`mark`) and a replayed step sets it
-    again (`jump`), so records written inside a call (a retry, a downgrade) are skipped over too.
+    comes back from the record (a pure tool's result is computed again); the steps keep the seq reached after each
+    call (`mark`) and a replayed step sets it again (`jump`), so records written inside a call (a retry, a
+    downgrade) are skipped over too.
+
+    With `count`, whether the run executes again is not known yet: its records are held until its first recorded
+    step `settle`s it. That step ran now: nothing of this run can be in the log (nothing was written before it), so
+    the log is not read. It came from the record: `count` reads how many records the log holds for the run.
     """
 
-    def __init__(self, inner: NumberedLog, *, written: int = 0) -> None:
-        self._inner, self._written = inner, written
+    def __init__(self, inner: NumberedLog, *, written: int = 0, count: Callable[[], int] | None = None) -> None:
+        self._inner, self._written, self._count = inner, written, count
+        self._held: list[tuple[str, dict[str, Any]]] | None = [] if count is not None else None
+
+    def settle(self, *, again: bool) -> None:
+        if self._held is None:
+            return
+        held, self._held = self._held, None
+        if again and self._count is not None:
+            self._written = self._count()
+        for event, fields in held:
+            self.emit(event, **fields)
 
     def mark(self) -> int:
-        return self._inner.next_seq
+        return self._inner.next_seq + len(self._held or ())
 
     def jump(self, seq: int) -> None:
         if seq > self._inner.next_seq:
@@ -54,7 +70,9 @@ class ReplayLog:
         self._inner.bind(correlation_id)
 
     def emit(self, event: str, /, **fields: Any) -> None:
-        if self._inner.next_seq < self._written:
+        if self._held is not None:
+            self._held.append((event, fields))
+        elif self._inner.next_seq < self._written:
             self._inner.skip(1)
         else:
             self._inner.emit(event, **fields)
@@ -63,6 +81,7 @@ class ReplayLog:
         return self._inner.lost()
 
     def close(self) -> None:
+        self.settle(again=True)  # a run that recorded no step: the log says what it holds of it
         self._inner.close()
 
 

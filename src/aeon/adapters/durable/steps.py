@@ -1,9 +1,10 @@
-"""LLM calls, tool calls and phase checkpoints as DBOS steps, each recorded once under a stable key.
+"""LLM calls, tool calls and a checkpoint per pass as DBOS steps, each recorded once under a stable key.
 
 The key is the run id (the workflow id), the pass, the stage and the call number within that stage:
 `llm p2.C1.3` is the fourth call of stage C1 in pass 2. DBOS checks on re-execution that the step recorded at each
 position carries the same name, so a re-executed run that strays from its record stops instead of mapping answers
-to the wrong calls.
+to the wrong calls. A pure tool's call is no step: it is computed again when the run executes again (it costs no
+more than reading it back), and the next step's record holds its result's digest, to tell if it came out different.
 
 What a step records is redacted first (the run's Redactor): the system database never holds a secret, and the run
 goes on with the recorded (redacted) answer, so a first execution and a re-execution see the same text.
@@ -12,6 +13,7 @@ goes on with the recorded (redacted) answer, so a first execution and a re-execu
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -54,11 +56,14 @@ class Cursor:
 
 
 class SeqLog(Protocol):
-    """The part of the replay-aware log the steps use: where its numbering is, and jumping ahead."""
+    """The part of the replay-aware log the steps use: where its numbering is, jumping ahead, and being told
+    whether the run executes for the first time (its first recorded step ran) or again (it came from the record)."""
 
     def mark(self) -> int: ...
 
     def jump(self, seq: int) -> None: ...
+
+    def settle(self, *, again: bool) -> None: ...
 
 
 Runner = Callable[[str, Callable[[], Awaitable[Any]]], Awaitable[Any]]
@@ -69,18 +74,57 @@ async def dbos_step(name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
     return await DBOS.run_step_async({"name": name}, fn)
 
 
+class Recorder:
+    """A run's recorded steps. Each keeps, beside its output, the log's seq after it (a re-executed run numbers its
+    log records as the first execution did) and the digests of the pure tool results computed since the step before
+    it: a pure tool is not recorded but computed again when the run executes again, and the next recorded step tells
+    whether it gave the same result (`diverged` says which did not; the run goes on with what it computed)."""
+
+    def __init__(self, log: SeqLog, *, step: Runner = dbos_step) -> None:
+        self.cursor = Cursor()
+        self._log, self._step = log, step
+        self._computed: list[str] = []
+        self.diverged: list[str] = []
+
+    async def record(self, name: str, fn: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
+        """`fn` as the step `name`: its output, and whether it ran now (False: it came from the record)."""
+        computed, self._computed = self._computed, []
+        executed = False
+
+        async def body() -> tuple[Any, int, list[str]]:
+            nonlocal executed
+            executed = True
+            output = await fn()
+            return output, self._log.mark(), computed
+
+        output, seq, recorded = await self._step(name, body)
+        self._log.settle(again=not executed)
+        if not executed:
+            self._log.jump(seq)
+            self.diverged += [_diverged(now) for now, then in zip(computed, recorded, strict=False) if now != then]
+        return output, executed
+
+    def computed(self, key: str, tool: str, result: bytes) -> None:
+        """A pure tool's (redacted, encoded) result at `key`, checked against the record by the next step."""
+        self._computed.append(f"{key} {tool} {hashlib.blake2b(result, digest_size=16).hexdigest()}")
+
+
+def _diverged(entry: str) -> str:
+    key, tool, _ = entry.split(" ", 2)
+    return (
+        f"tool {tool!r} ({key}) is declared pure but gave another result when the run executed again after a "
+        "stop: the run went on with the new result, and answers recorded after it may rest on the first one"
+    )
+
+
 class DurableLLM:
     """An LLMPort whose every call is a step `llm <key>`: a recorded answer (or error) is never asked again.
 
-    The step's record keeps the log's seq after the call, so a re-executed run numbers its log records as the first
-    execution did. A model with a `skip` hook (the scripted one) is told about each answer taken from the record.
+    A model with a `skip` hook (the scripted one) is told about each answer taken from the record.
     """
 
-    def __init__(
-        self, inner: LLMPort, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step, redactor: Redactor = NO_SECRETS
-    ) -> None:
-        self._inner, self._cursor, self._log, self._step = inner, cursor, log, step
-        self._redactor = redactor
+    def __init__(self, inner: LLMPort, recorder: Recorder, *, redactor: Redactor = NO_SECRETS) -> None:
+        self._inner, self._recorder, self._redactor = inner, recorder, redactor
         self.replayed = 0
 
     def describe(self) -> dict[str, str]:
@@ -95,23 +139,18 @@ class DurableLLM:
         max_tokens: int | None = None,
         stop: Sequence[str] = (),
     ) -> Completion:
-        executed = False
-
-        async def call() -> tuple[str | None, AeonError | None, int]:
-            nonlocal executed
-            executed = True
+        async def call() -> tuple[str | None, AeonError | None]:
             try:
                 done = await self._inner.complete(
                     messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop
                 )
             except AeonError as exc:  # a port error is an outcome too: recorded, raised again on re-execution
-                return None, redacted_error(exc, self._redactor), self._log.mark()
-            return self._redactor.json(msgspec.json.encode(done)).decode(), None, self._log.mark()
+                return None, redacted_error(exc, self._redactor)
+            return self._redactor.json(msgspec.json.encode(done)).decode(), None
 
-        text, error, seq = await self._step(f"llm {self._cursor.next_key()}", call)
+        (text, error), executed = await self._recorder.record(f"llm {self._recorder.cursor.next_key()}", call)
         if not executed:
             self.replayed += 1
-            self._log.jump(seq)
             skip = getattr(self._inner, "skip", None)
             if callable(skip):
                 skip(1)
@@ -128,28 +167,27 @@ Supplier = Callable[[str, str], Awaitable[Any]]
 
 
 class DurableTools:
-    """A ToolPort whose every call is a step `tool <key> <name>`. A tool that is not idempotent is preceded by a
-    step `tool-start <key> <name>`: found recorded without its result on re-execution, the tool was cut off by a
-    crash, and the run stops (UnsafeToolInFlight) unless `rerun_unsafe` allows running it again, or `supplied`
-    gives (tool, key) the output the operator found it had: recorded as the call's result, the tool not run."""
+    """A ToolPort whose calls are steps `tool <key> <name>`, except a pure tool's: computed again on re-execution,
+    its result's digest kept by the next recorded step. A tool that is not idempotent is preceded by a step
+    `tool-start <key> <name>`: found recorded without its result on re-execution, the tool was cut off by a crash,
+    and the run stops (UnsafeToolInFlight) unless `rerun_unsafe` allows running it again, or `supplied` gives
+    (tool, key) the output the operator found it had: recorded as the call's result, the tool not run."""
 
     def __init__(
         self,
         inner: ToolPort,
-        cursor: Cursor,
-        log: SeqLog,
+        recorder: Recorder,
         *,
         idempotent: Callable[[str], bool],
         recorded: Callable[[], Awaitable[set[str]]],
+        pure: Callable[[str], bool] = lambda _: False,
         rerun_unsafe: bool = False,
         supplied: Supplier | None = None,
-        step: Runner = dbos_step,
         redactor: Redactor = NO_SECRETS,
     ) -> None:
-        self._inner, self._cursor, self._log, self._step = inner, cursor, log, step
-        self._redactor = redactor
-        self._idempotent, self._recorded, self._rerun_unsafe = idempotent, recorded, rerun_unsafe
-        self._supplied = supplied
+        self._inner, self._recorder, self._redactor = inner, recorder, redactor
+        self._idempotent, self._pure, self._recorded = idempotent, pure, recorded
+        self._rerun_unsafe, self._supplied = rerun_unsafe, supplied
 
     def list(self) -> list[ToolSpec]:
         return self._inner.list()
@@ -158,55 +196,55 @@ class DurableTools:
         return self._inner.get(name)
 
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
-        key = self._cursor.next_key()
+        key = self._recorder.cursor.next_key()
+        if self._pure(name):  # the run sees the redacted result, as a re-execution computing it again would
+            result = await self._inner.invoke(name, args, time_left=time_left)
+            encoded = self._redactor.json(msgspec.json.encode(result))
+            self._recorder.computed(key, name, encoded)
+            return msgspec.json.decode(encoded, type=ToolResult)
         step_name = f"tool {key} {name}"
         given: ToolResult | None = None
         if not self._idempotent(name):
-            started = False
-
-            async def mark() -> bool:
-                nonlocal started
-                started = True
-                return True
-
-            await self._step(f"tool-start {key} {name}", mark)
+            _, started = await self._recorder.record(f"tool-start {key} {name}", _started)
             careful = self._supplied is not None or not self._rerun_unsafe
             if not started and careful and step_name not in await self._recorded():
                 if self._supplied is None:
                     raise UnsafeToolInFlight(name, key)
                 given = ToolResult(output=await self._supplied(name, key), supplied_by="operator")
-        executed = False
 
-        async def call() -> tuple[str, int]:
-            nonlocal executed
-            executed = True
+        async def call() -> str:
             result = given if given is not None else await self._inner.invoke(name, args, time_left=time_left)
-            return self._redactor.json(msgspec.json.encode(result)).decode(), self._log.mark()
+            return self._redactor.json(msgspec.json.encode(result)).decode()
 
-        text, seq = await self._step(step_name, call)
-        if not executed:
-            self._log.jump(seq)
+        text, _ = await self._recorder.record(step_name, call)
         return msgspec.json.decode(text, type=ToolResult)
 
 
-class DurableCheckpoint:
-    """A CheckpointPort: the run state at every phase boundary, recorded as a step `checkpoint p<pass> <stage>`
-    (what `aeon replay --from-pass` forks from); it also moves the cursor, so call keys restart at each phase."""
+async def _started() -> bool:
+    return True
 
-    def __init__(
-        self, cursor: Cursor, log: SeqLog, *, step: Runner = dbos_step, redactor: Redactor = NO_SECRETS
-    ) -> None:
-        self._cursor, self._log, self._step, self._redactor = cursor, log, step, redactor
+
+class DurableCheckpoint:
+    """A CheckpointPort: the run state at the first phase boundary of every pass, recorded as a step
+    `checkpoint p<pass> <stage>` (what `aeon replay --from-pass` forks from). Every boundary moves the cursor, so
+    call keys restart at each phase; the other boundaries are not recorded: a re-execution rebuilds their state
+    from the steps around them, and nothing reads it."""
+
+    def __init__(self, recorder: Recorder, *, redactor: Redactor = NO_SECRETS) -> None:
+        self._recorder, self._redactor = recorder, redactor
+        self._pass: int | None = None
 
     async def save(self, state: RunState) -> None:
-        self._cursor.at(state.pass_number, state.next_stage.value)
+        self._recorder.cursor.at(state.pass_number, state.next_stage.value)
+        if state.pass_number == self._pass:
+            return
+        self._pass = state.pass_number
         encoded = self._redactor.json(state.encode()).decode()
 
-        async def keep() -> tuple[str, int]:
-            return encoded, self._log.mark()
+        async def keep() -> str:
+            return encoded
 
-        _, seq = await self._step(checkpoint_step(state.pass_number, state.next_stage), keep)
-        self._log.jump(seq)
+        await self._recorder.record(checkpoint_step(state.pass_number, state.next_stage), keep)
 
 
 def checkpoint_step(pass_number: int, stage: Stage) -> str:
@@ -216,7 +254,7 @@ def checkpoint_step(pass_number: int, stage: Stage) -> str:
 
 def checkpoint_passes(step_names: Sequence[str]) -> dict[str, int]:
     """The checkpoint steps a run can hold among `step_names`, by exact name, with the pass each one starts (a run
-    records at least one step per pass, so it has no more passes than steps): read back, never parsed."""
+    records one checkpoint per pass, so it has no more passes than steps): read back, never parsed."""
     return {checkpoint_step(p, stage): p for p in range(1, len(step_names) + 1) for stage in Stage}
 
 

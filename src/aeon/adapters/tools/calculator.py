@@ -39,7 +39,7 @@ _SYMBOLS: dict[type[ast.AST], str] = {
 }
 
 
-@tool(example={"expression": "5 + 10"}, inline=True, idempotent=True)  # bounded work: length, depth, exponent caps
+@tool(example={"expression": "5 + 10"}, inline=True, pure=True)  # bounded work: length, depth, exponent caps
 def calculator(expression: str) -> float:
     """Evaluate an arithmetic expression: numbers, + - * / // % **, unary minus and parentheses.
 

@@ -41,6 +41,8 @@ class ToolOptions:
     return in microseconds and never block (they can be neither timed out nor interrupted). `idempotent`: calling it
     twice with the same arguments has the effect of calling it once, so a durable run may run it again when a crash
     cut it off; a tool that is not (the default) stops such a run for a human to decide (`aeon resume --rerun-unsafe`).
+    `pure`: the same arguments always give the same result and calling it changes nothing (so it is idempotent too):
+    a durable run records no step for it and computes it again when the run executes again after a crash.
     `requires_approval`: a person approves every call, with its exact arguments, before it runs.
     """
 
@@ -49,6 +51,7 @@ class ToolOptions:
     timeout: float | None = None
     inline: bool = False
     idempotent: bool = False
+    pure: bool = False
     requires_approval: bool = False
 
 
@@ -64,6 +67,7 @@ def tool(
     timeout: float | None = None,
     inline: bool = False,
     idempotent: bool = False,
+    pure: bool = False,
     requires_approval: bool = False,
 ) -> Callable[[F], F]: ...
 
@@ -77,9 +81,10 @@ def tool(
     timeout: float | None = None,
     inline: bool = False,
     idempotent: bool = False,
+    pure: bool = False,
     requires_approval: bool = False,
 ) -> F | Callable[[F], F]:
-    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., idempotent=True)`.
+    """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., pure=True)`.
 
     The function is returned unchanged (still directly callable); its ToolDefinition is attached and read back with
     `tool_definition`. Applied in a class body (decided by where it runs, never by `__qualname__`, which a
@@ -98,7 +103,8 @@ def tool(
         example=example,
         timeout=timeout,
         inline=inline,
-        idempotent=idempotent,
+        idempotent=idempotent or pure,
+        pure=pure,
         requires_approval=requires_approval,
     )
 
@@ -213,6 +219,7 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         output_schema=output_schema,
         example=example_args,
         idempotent=options.idempotent,
+        pure=options.pure,
         requires_approval=options.requires_approval,
     )
     return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)

@@ -95,6 +95,11 @@ class ToolRegistry:
         spec = self._specs.get(name)
         return spec is not None and spec.idempotent
 
+    def is_pure(self, name: str) -> bool:
+        """Whether the tool said it is deterministic and changes nothing (`@tool(pure=True)`; False when unknown)."""
+        spec = self._specs.get(name)
+        return spec is not None and spec.pure
+
     def list(self) -> builtins.list[ToolSpec]:
         return builtins.list(self._specs.values())
 

@@ -19,6 +19,7 @@ from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_fligh
 from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import (
@@ -328,11 +329,20 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
 
 
 def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
+    """An unfinished run's pass, calls and tokens: its last checkpoint's (one per pass), and the LLM calls recorded
+    since."""
     steps = engine.steps(run_id)
     names = checkpoint_passes([s["function_name"] for s in steps])
-    checkpoints = [s for s in steps if s["function_name"] in names]
-    if not checkpoints or checkpoints[-1]["output"] is None:
+    at = max((i for i, s in enumerate(steps) if s["function_name"] in names and s["output"] is not None), default=None)
+    if at is None:
         return
-    state = RunState.decode(str(checkpoints[-1]["output"][0]).encode())
+    state = RunState.decode(str(steps[at]["output"][0]).encode())
     row.passes, row.calls = state.pass_number, state.budget.llm_calls
     row.tokens = state.budget.prompt_tokens + state.budget.completion_tokens
+    for step in steps[at + 1 :]:
+        if step["function_name"].startswith("llm ") and step["output"] is not None:
+            row.calls += 1
+            text = step["output"][0][0]
+            if text is not None:
+                usage = msgspec.json.decode(text, type=Completion).usage
+                row.tokens += usage.prompt_tokens + usage.completion_tokens

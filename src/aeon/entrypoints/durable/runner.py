@@ -8,6 +8,7 @@ import hashlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,13 @@ from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
 from aeon.adapters.durable.steps import (
     UNSAFE_CODE,
-    Cursor,
     DurableCheckpoint,
     DurableLLM,
     DurableTools,
+    Recorder,
     Supplier,
     UnsafeToolInFlight,
     checkpoint_passes,
-    dbos_step,
 )
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import InputError
@@ -99,45 +99,46 @@ class Live:
 class Built:
     orchestrator: Orchestrator
     log: ReplayLog
+    recorder: Recorder
 
 
 @contextlib.asynccontextmanager
-async def build(
-    spec: RunSpec, *, rerun_unsafe: bool, again: bool, supplied: Supplier | None = None
-) -> AsyncIterator[Built]:
+async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None = None) -> AsyncIterator[Built]:
     """The run's orchestrator from Aeon's container, its LLM, tools and checkpoints made steps, its log replay-aware;
     the container's resources open for the run and each closed once after it, however it ends.
 
-    `again`: the run executes again after a crash, so the log is read for what it already holds. Settings and the
-    tool registry are built once per process and config (a batch builds thousands of runs from one)."""
+    The log is read for what it already holds of the run only when the run turns out to execute again (its first
+    recorded step comes from the record). Settings and the tool registry are built once per process and config (a
+    batch builds thousands of runs from one)."""
     settings, registry = configured(spec.config, spec.overrides)
     container = build_container(settings, progress=Live.progress.get(spec.run_id))
     container.tools.override(providers.Object(registry))
     path = settings.log.path
+    count = None
     if path is not None:
         mend_tail(path)
-    written = records_written(path, spec.run_id, keep=settings.log.keep) if path is not None and again else 0
+        count = partial(records_written, path, spec.run_id, keep=settings.log.keep)
     if (shared := shared_model(settings, container)) is not None:
         container.llm.override(providers.Object(shared))  # the process's: not opened, nor closed, with this run
     async with opened(container):
-        log = ReplayLog(container.event_log(), written=written)
+        log = ReplayLog(container.event_log(), count=count)
         container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) go through it
-        cursor = Cursor()
+        recorder = Recorder(log)
         redactor = container.redactor()
         model = await provided(container.llm)
-        container.llm.override(providers.Object(DurableLLM(model, cursor, log, redactor=redactor)))
+        container.llm.override(providers.Object(DurableLLM(model, recorder, redactor=redactor)))
         tools = DurableTools(
             registry,
-            cursor,
-            log,
+            recorder,
             idempotent=registry.is_idempotent,
+            pure=registry.is_pure,
             recorded=lambda: _recorded(spec.run_id),
             rerun_unsafe=rerun_unsafe,
             supplied=supplied,
             redactor=redactor,
         )
         container.tools.override(providers.Object(tools))
-        container.checkpoint.override(providers.Object(DurableCheckpoint(cursor, log, redactor=redactor)))
+        container.checkpoint.override(providers.Object(DurableCheckpoint(recorder, redactor=redactor)))
         approver = DurableApprover(
             inline=Live.inline.get(spec.run_id), waiting=Live.waiting.get(spec.run_id), redactor=redactor
         )
@@ -145,7 +146,7 @@ async def build(
         orchestrator = await provided(container.orchestrator)
         ids = itertools.count(1)
         orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
-        yield Built(orchestrator=orchestrator, log=log)
+        yield Built(orchestrator=orchestrator, log=log, recorder=recorder)
 
 
 _MODELS: dict[str, LLMPort] = {}
@@ -243,19 +244,10 @@ async def run_workflow(spec_json: str) -> str:
     """One durable run: the orchestrator from its first phase, or from a forked run's checkpoint (replay)."""
     recorded = msgspec.json.decode(spec_json, type=RunSpec)
     spec = Live.inputs.pop(recorded.run_id, recorded)
-    executed = False
-
-    async def begin() -> bool:
-        nonlocal executed
-        executed = True
-        return True
-
-    await dbos_step("begin", begin)  # the first step: recorded before any log record, so "not executed" = again
     workflow_id = DBOS.workflow_id or ""
     scope = build(
         spec,
         rerun_unsafe=workflow_id.endswith(RERUN_SUFFIX),
-        again=not executed,
         supplied=operator_output if workflow_id.endswith(MARK_DONE_SUFFIX) else None,
     )
     try:
@@ -273,6 +265,7 @@ async def run_workflow(spec_json: str) -> str:
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
     if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
+    result.warnings.extend(built.recorder.diverged)
     return msgspec.json.encode(Outcome(result=result)).decode()
 
 
@@ -301,7 +294,8 @@ async def _replay(spec: RunSpec, built: Built) -> RunResult:
         state.correlation_id = spec.run_id
         return state.encode().decode()
 
-    state = RunState.decode((await dbos_step(f"fork {source} p{from_pass}", fork)).encode())
+    forked, _ = await built.recorder.record(f"fork {source} p{from_pass}", fork)
+    state = RunState.decode(forked.encode())
     built.log.bind(spec.run_id)
     built.log.emit("run_forked", source=source, from_pass=from_pass, request=state.request)
     return await built.orchestrator.resume(state)
