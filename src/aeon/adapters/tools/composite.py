@@ -50,6 +50,11 @@ class CompositeTools:
         source = self._routes.get(name)
         return source is not None and source.is_idempotent(name)
 
+    def is_pure(self, name: str) -> bool:
+        """Whether the tool said it is deterministic and changes nothing (`@tool(pure=True)`; an MCP tool never)."""
+        spec = self.get(name)
+        return spec is not None and spec.pure
+
     def require_approval(self, name: str, needed: bool = True) -> None:
         """Whether each call of tool `name`, from any source, needs a person's approval (config tools.approval)."""
         source = self._routes.get(name)
