@@ -160,7 +160,7 @@ def _spec(tmp_path: Path) -> durable_runner.RunSpec:
 
 def test_a_durable_run_closes_its_log_model_and_tracer_once(tmp_path: Path, tally: Counter[str]) -> None:
     async def scope() -> None:
-        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False, again=False) as built:
+        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False) as built:
             built.log.emit("checked")
 
     asyncio.run(scope())
@@ -170,7 +170,7 @@ def test_a_durable_run_closes_its_log_model_and_tracer_once(tmp_path: Path, tall
 
 def test_a_durable_run_that_raises_still_closes_each_resource_once(tmp_path: Path, tally: Counter[str]) -> None:
     async def scope() -> None:
-        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False, again=False):
+        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False):
             raise RuntimeError("the run broke")
 
     with pytest.raises(RuntimeError, match="the run broke"):
