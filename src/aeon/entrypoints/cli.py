@@ -96,7 +96,8 @@ def run(
         bool | None,
         typer.Option(
             "--durable/--no-durable",
-            help="Record the run on DBOS so that `aeon resume` finishes it after a crash (default: durable.enabled).",
+            help="Record the run on DBOS, so that `aeon resume` finishes it after a crash (default: durable.enabled, "
+            "true); --no-durable runs it in this process only.",
             show_default=False,
         ),
     ] = None,

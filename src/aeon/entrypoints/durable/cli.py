@@ -1,4 +1,4 @@
-"""The durable commands — `aeon runs`, `resume`, `replay`, `batch`, `worker` — and `aeon run --durable`.
+"""The durable commands — `aeon runs`, `resume`, `replay`, `batch`, `worker` — and a durable `aeon run` (the default).
 
 DBOS is imported only when one of them runs, so the other commands start as fast as before.
 """
@@ -66,8 +66,8 @@ def run_durable(
     show_waiting: Callable[[RunResult], None] | None = None,
     tools: CompositeTools | None = None,
 ) -> RunResult:
-    """`aeon run --durable`: the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM, SIGKILL)
-    leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
+    """A durable `aeon run` (the default): the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM,
+    SIGKILL) leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
     about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
     those the command already started (its MCP servers), lent to the run so that they start once."""
@@ -169,7 +169,7 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
     if not rows:
-        typer.echo("no durable runs recorded yet (aeon run --durable …)")
+        typer.echo("no durable runs recorded yet (aeon run records each run unless --no-durable)")
         return
     for line in run_lines(rows):
         typer.echo(line)
