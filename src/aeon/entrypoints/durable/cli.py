@@ -5,9 +5,7 @@ DBOS is imported only when one of them runs, so the other commands start as fast
 
 from __future__ import annotations
 
-import atexit
 import json
-import os
 import signal
 import sys
 import threading
@@ -29,6 +27,7 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
+from aeon.entrypoints.stdout import exit_now
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
@@ -138,10 +137,7 @@ def leave_pending(code: int) -> NoReturn:
     failed (not resumable); ending it the kernel's way would write it off as interrupted. The exit hooks still run
     (a local model's server is stopped); the log and the recorded steps are already on disk.
     """
-    sys.stdout.flush()
-    sys.stderr.flush()
-    atexit._run_exitfuncs()
-    os._exit(code)
+    exit_now(code)
 
 
 def _settings(config: Path | None) -> Settings:
