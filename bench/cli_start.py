@@ -1,5 +1,7 @@
 """CLI start: `aeon --version`, `aeon --help` and a scripted run's first LLM call, as ratios to `import httpx`.
 
+The scripted run is timed with --no-durable and durable (the default), which imports and launches DBOS first.
+
 The floor is `python -c "import httpx"`: a bare interpreter that loads the HTTP client every model adapter needs.
 Each command is a fresh process, timed from just before it is spawned; the first LLM call's moment is the timestamp
 of the run's first llm_call record (the scripted model answers at once, so the record follows the call within
@@ -25,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REQUEST = "calculate the sum of 5 and 10"
 # The console script pip writes for `aeon`, so the interpreter is the one running this bench (its venv, PYTHONPATH).
-AEON = ["-c", "import sys; from aeon.entrypoints.cli import main; sys.argv[0] = 'aeon'; sys.exit(main())"]
+AEON = ["-c", "import sys; from aeon.entrypoints.cli import console; sys.argv[0] = 'aeon'; console()"]
 
 
 def timed(args: list[str], *, cwd: Path, env: dict[str, str]) -> float:
@@ -35,12 +37,14 @@ def timed(args: list[str], *, cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - t0
 
 
-def first_llm_call(folder: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Seconds from spawning `aeon run` (scripted model, not durable) to its first LLM call, and to its exit."""
+def first_llm_call(folder: Path, env: dict[str, str], *, durable: bool = False) -> tuple[float, float]:
+    """Seconds from spawning `aeon run` (scripted model; not durable, or durable as by default, on the SQLite
+    system database the first round made in `folder`) to its first LLM call, and to its exit."""
     log = folder / "runs.jsonl"
     log.unlink(missing_ok=True)
     config = ROOT / "config" / "scripted-demo.yaml"
-    args = [*AEON, "run", REQUEST, "--config", str(config), "--no-durable", "--log-file", str(log)]
+    mode = "--durable" if durable else "--no-durable"
+    args = [*AEON, "run", REQUEST, "--config", str(config), mode, "--log-file", str(log)]
     spawned = time.time()
     t0 = time.perf_counter()
     subprocess.run(
@@ -58,7 +62,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
-    figures: dict[str, list[float]] = {k: [] for k in ("floor", "version", "help", "first_call", "run")}
+    keys = ("floor", "version", "help", "first_call", "run", "durable_first_call", "durable_run")
+    figures: dict[str, list[float]] = {k: [] for k in keys}
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -70,6 +75,7 @@ def main() -> None:
                 "help": timed([*AEON, "--help"], cwd=folder, env=env),
             }
             round_["first_call"], round_["run"] = first_llm_call(folder, env)
+            round_["durable_first_call"], round_["durable_run"] = first_llm_call(folder, env, durable=True)
             for key, value in round_.items():
                 if i:
                     figures[key].append(value)
@@ -82,6 +88,8 @@ def main() -> None:
         "help": "aeon --help",
         "first_call": "aeon run (scripted) to its first LLM call",
         "run": "aeon run (scripted), whole process",
+        "durable_first_call": "durable aeon run (the default) to 1st call",
+        "durable_run": "durable aeon run (the default), whole process",
     }
     for key, label in labels.items():
         print(f"{label:45s} {median[key]:8.1f} ms  {median[key] / floor:5.2f}x")

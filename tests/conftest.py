@@ -16,12 +16,18 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("aeon", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("aeon")
 
+# Runs are durable by default (DBOS, a system database in the working directory, ~1 s of DBOS import per process):
+# tests that are not about durability run in-process only. The durable tests ask for it (--durable, or a
+# subprocess environment without AEON_* variables: tests/support/durable_harness.py).
+os.environ["AEON_DURABLE"] = "false"
+
 
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No AEON_* or provider key from the developer's shell; a stray default log lands in tmp_path, not the repo."""
+    """No AEON_* or provider key from the developer's shell (the suite's own AEON_DURABLE stays); a stray default
+    log lands in tmp_path, not the repo."""
     for name in list(os.environ):
-        if name.startswith("AEON_") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        if (name.startswith("AEON_") and name != "AEON_DURABLE") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
 

@@ -128,7 +128,7 @@ def _aeon(*args: str | Path, cwd: Path, **kwargs: Any) -> subprocess.CompletedPr
         text=True,
         timeout=60,
         cwd=cwd,
-        env={k: v for k, v in os.environ.items() if not k.startswith("AEON_")},
+        env={k: v for k, v in os.environ.items() if not k.startswith("AEON_") or k == "AEON_DURABLE"},
         check=False,
         **kwargs,
     )

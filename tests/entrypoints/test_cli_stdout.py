@@ -51,7 +51,7 @@ def test_a_stdout_that_cannot_be_written_is_one_line_on_stderr_and_exit_1(
             text=True,
             timeout=60,
             cwd=tmp_path,
-            env={k: v for k, v in os.environ.items() if not k.startswith("AEON_")},
+            env={k: v for k, v in os.environ.items() if not k.startswith("AEON_") or k == "AEON_DURABLE"},
             check=False,
         )
     finally:

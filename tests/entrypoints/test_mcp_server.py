@@ -66,8 +66,9 @@ WAITING_PLAN = {
 
 
 def env(tmp_path: Path) -> dict[str, str]:
-    """The checkout's Aeon and the test's tools module on the path; nothing else of the developer's environment."""
-    return {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(tmp_path)])}
+    """The checkout's Aeon and the test's tools module on the path; nothing else of the developer's environment.
+    Runs are not durable unless a call asks (`durable: true`), or needs it for approval."""
+    return {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(tmp_path)]), "AEON_DURABLE": "false"}
 
 
 def config_with_tools(tmp_path: Path, responses: list[str], **sections: Any) -> Path:

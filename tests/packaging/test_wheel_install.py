@@ -79,7 +79,7 @@ def test_env_markers_of_the_base_config_work_outside_the_repo(installed: Path, t
     doc = json.loads(proc.stdout)
     assert doc["outputs"]["s1"]["output"] == 15  # AEON_LLM_ADAPTER chose the scripted model over the local default
     assert log.is_file()  # AEON_LOG_FILE moved the log
-    assert not (tmp_path / ".aeon").exists()
+    assert not (tmp_path / ".aeon" / "runs.jsonl").exists()  # .aeon/ holds the system database only (durable)
     assert {json.loads(line)["correlation_id"] for line in log.read_text().splitlines()} == {doc["correlation_id"]}
 
 

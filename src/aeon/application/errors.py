@@ -23,6 +23,7 @@ AeonError (domain.errors)
     ├── BudgetExhausted               TTL or a resource cap ran out (control flow; becomes TTLExpirationResponse)
     ├── ContextViolation              an LLM call's context breaks the propagation table
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
+    ├── SystemDatabaseUnavailable     the durable runs' system database cannot be opened or set up (nothing spent yet)
     ├── ApprovalExpired               no decision on a tool call came within run.approval_timeout
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
@@ -232,6 +233,13 @@ class ContextViolation(ApplicationError):
 
 class EventLogUnavailable(ApplicationError):
     code = "AEON.EVENTLOG.UNAVAILABLE"
+
+
+class SystemDatabaseUnavailable(ApplicationError):
+    """The system database of durable runs cannot be opened or set up (a folder that cannot be written, a full
+    disk, a Postgres that cannot be reached): nothing has run yet."""
+
+    code = "AEON.DURABLE.DATABASE"
 
 
 class InputError(ApplicationError):

@@ -76,10 +76,11 @@ class RunOptions(TypedDict, total=False):
     log_file: PathLike | Literal[False]
     """Append the JSONL event log here (default: the config's `log.path`, .aeon/runs.jsonl); False: no log."""
     durable: bool
-    """Record the run on DBOS (default: the config's `durable.enabled`), so that `aeon resume RUN_ID` (the result's
-    correlation_id) finishes it after a crash, in any process: its tools are then given as modules (or tools.modules
-    names) and its model by name, which that process can load again. aeon.run and aeon.arun only; the durable runs
-    of one process take turns (DBOS is one per process)."""
+    """Record the run on DBOS, so that `aeon resume RUN_ID` (the result's correlation_id) finishes it after a crash,
+    in any process: its tools are then given as modules (or tools.modules names) and its model by name, which that
+    process can load again. aeon.run and aeon.arun only; the durable runs of one process take turns (DBOS is one per
+    process). Default: the config's `durable.enabled` (true) for a run that can be rebuilt so — tools as modules,
+    the model by name, not streamed; a run given tool functions or a model object runs in this process only."""
     approve: Callback
     """Decides on each tool call that needs approval (`@tool(requires_approval=True)`, config tools.approval, a plan
     step's requires_approval): called with the ApprovalRequest (step, tool, exact arguments), it returns True
@@ -232,7 +233,10 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
             raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
         container.llm.override(providers.Object(model))  # not a resource: the caller's to close
     plan = _plan(options.get("plan"), tool_port)
-    if not options.get("durable", settings.durable.enabled):
+    wanted = options.get("durable")
+    if wanted is None:  # the config's default, for a run that another process can rebuild
+        wanted = settings.durable.enabled and progress is None and _rebuildable(tools, model)
+    if not wanted:
         return _Prepared(container=container, plan=plan)
     if progress is not None:
         raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
@@ -248,6 +252,12 @@ def _listed(tools: Iterable[object]) -> list[object]:
     if isinstance(tools, str | ModuleType | Toolset) or callable(tools) or not isinstance(tools, Iterable):
         raise UsageError(f"tools takes a list (tools=[{getattr(tools, '__name__', 'weather')}]), not one tool")
     return list(tools)
+
+
+def _rebuildable(tools: Iterable[object], model: object) -> bool:
+    """Whether another process can load the run's tools (modules, or their names) and its model (named) again."""
+    named = (t.__name__ if isinstance(t, ModuleType) else t for t in tools)
+    return (model is None or isinstance(model, str)) and all(isinstance(n, str) and n != "__main__" for n in named)
 
 
 def _module_names(tools: Iterable[object]) -> list[str]:

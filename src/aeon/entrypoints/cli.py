@@ -10,7 +10,7 @@ import typer
 
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
-from aeon.entrypoints.stdout import guarded_stdout
+from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 
 if TYPE_CHECKING:
@@ -96,7 +96,8 @@ def run(
         bool | None,
         typer.Option(
             "--durable/--no-durable",
-            help="Record the run on DBOS so that `aeon resume` finishes it after a crash (default: durable.enabled).",
+            help="Record the run on DBOS, so that `aeon resume` finishes it after a crash (default: durable.enabled, "
+            "true); --no-durable runs it in this process only.",
             show_default=False,
         ),
     ] = None,
@@ -319,3 +320,14 @@ register_durable_commands(app)
 
 def main() -> None:
     guarded_stdout(app)
+
+
+def console() -> None:
+    """The `aeon` console script: `main`, then the process ends at once with its exit code (`exit_now`)."""
+    try:
+        main()
+    except SystemExit as done:
+        if isinstance(done.code, str):  # as the interpreter does: the text on stderr, exit 1
+            print(done.code, file=sys.stderr)
+        exit_now(done.code if isinstance(done.code, int) else 1 if done.code else 0)
+    exit_now(0)

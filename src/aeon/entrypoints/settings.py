@@ -225,11 +225,12 @@ class KeysSettings(_Section):
 
 
 class DurableSettings(_Section):
-    """Durable runs on DBOS: `enabled` makes `aeon run` durable without --durable; `database_url` is the system
-    database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on several hosts);
+    """Durable runs on DBOS: `enabled` (the default) makes `aeon run` durable (false, or --no-durable: not);
+    `database_url` is the system database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on
+    several hosts);
     `recover_after_seconds`: how long a batch or worker process may go unheard before a live one takes its runs."""
 
-    enabled: bool = False
+    enabled: bool = True
     database_url: str | None = None
     recover_after_seconds: float = Field(default=60.0, gt=0)
 

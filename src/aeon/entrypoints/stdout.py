@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import io
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from aeon.entrypoints.failures import EXIT_OUTPUT
 
@@ -65,3 +67,15 @@ def guarded_stdout(command: Callable[[], object]) -> None:
         print(f"aeon: cannot write to stdout: {failure.strerror or failure}", file=sys.stderr)
         raise SystemExit(EXIT_OUTPUT)
     raise SystemExit(code)
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with `code` once its output is out and its exit hooks have run (a local model's server is
+    stopped, traces are flushed), without the interpreter's teardown of every module it loaded: for a process that
+    imported DBOS and SQLAlchemy that teardown alone takes 0.3-0.5 s, and nothing of Aeon's waits on it (logs,
+    results and recorded steps are closed and on disk by then)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: what it could not take is lost
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)

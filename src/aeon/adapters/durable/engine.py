@@ -3,6 +3,8 @@ queue, and a client for looking at recorded runs without executing anything."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,7 @@ from dbos import DBOS, DBOSClient, DBOSConfig
 from sqlalchemy import event
 
 from aeon.adapters.durable.lease import Keeper, Leases
+from aeon.application.errors import SystemDatabaseUnavailable
 
 APP_NAME = "aeon"
 # One fixed version: DBOS recovers and dequeues only workflows of its own application version, and every Aeon
@@ -23,6 +26,7 @@ APP_NAME = "aeon"
 APP_VERSION = "aeon-durable-2"
 BATCH_QUEUE = "aeon-batch"
 DEFAULT_DATABASE = Path(".aeon") / "aeon.sqlite"
+DBOS_CONSOLE = "__dbos_console_log_handler__"  # the name DBOS gives its console log handler
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,13 @@ def database_url(configured: str | None, root: Path) -> str:
     if configured and configured.strip():
         return configured.strip()
     path = (root / DEFAULT_DATABASE).resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SystemDatabaseUnavailable(
+            f"cannot create {path.parent} for the system database of durable runs: {exc.strerror or exc} "
+            "(--no-durable, or durable.enabled: false, runs without it)"
+        ) from exc
     return f"sqlite:///{path}"
 
 
@@ -99,9 +109,22 @@ class DurableEngine:
             "log_level": "ERROR",
             "notification_listener_polling_interval_sec": 0.1,
         }
+        _console_to_stderr()
         DBOS(config=config)
         DBOS.listen_queues([*self.listen, self.own_queue])
-        DBOS.launch()
+        dbos_log = logging.getLogger("dbos")
+        level = dbos_log.level
+        dbos_log.setLevel(logging.CRITICAL)  # DBOS logs a failed launch with its traceback; ours is one line
+        try:
+            DBOS.launch()
+        except Exception as exc:
+            DBOS.destroy()
+            raise SystemDatabaseUnavailable(
+                f"cannot open the system database {redacted(self.url)} for durable runs: {_cause(exc)} "
+                "(--no-durable, or durable.enabled: false, runs without it)"
+            ) from exc
+        finally:
+            dbos_log.setLevel(level)
         for name, limits in self._queues.items():
             if name not in early:
                 self.queue(name, concurrency=limits.concurrency, per_minute=limits.per_minute)
@@ -160,6 +183,22 @@ class DurableEngine:
 
     def steps(self, run_id: str) -> list[dict[str, Any]]:
         return [dict(s) for s in self.client.list_workflow_steps(run_id)]
+
+
+def _cause(exc: BaseException) -> str:
+    """The first line of the innermost error's message: what SQLite or Postgres said."""
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    lines = str(exc).strip().splitlines()
+    return " ".join(lines[0].split()) if lines else type(exc).__name__
+
+
+def _console_to_stderr() -> None:
+    """DBOS's console log handler writes to the stderr of the moment it was made, once per process: point it at
+    this one (a caller, a test runner, may have swapped sys.stderr since, and closed the old one)."""
+    for handler in logging.getLogger("dbos").handlers:
+        if handler.name == DBOS_CONSOLE and isinstance(handler, logging.StreamHandler):
+            handler.stream = sys.stderr  # not setStream: it flushes the old stream, which may be closed
 
 
 def sqlite_engine(url: str) -> sa.Engine:

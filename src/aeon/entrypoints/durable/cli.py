@@ -1,13 +1,11 @@
-"""The durable commands — `aeon runs`, `resume`, `replay`, `batch`, `worker` — and `aeon run --durable`.
+"""The durable commands — `aeon runs`, `resume`, `replay`, `batch`, `worker` — and a durable `aeon run` (the default).
 
 DBOS is imported only when one of them runs, so the other commands start as fast as before.
 """
 
 from __future__ import annotations
 
-import atexit
 import json
-import os
 import signal
 import sys
 import threading
@@ -29,6 +27,7 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
+from aeon.entrypoints.stdout import exit_now
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
@@ -66,8 +65,8 @@ def run_durable(
     show_waiting: Callable[[RunResult], None] | None = None,
     tools: CompositeTools | None = None,
 ) -> RunResult:
-    """`aeon run --durable`: the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM, SIGKILL)
-    leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
+    """A durable `aeon run` (the default): the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM,
+    SIGKILL) leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
     about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
     those the command already started (its MCP servers), lent to the run so that they start once."""
@@ -138,10 +137,7 @@ def leave_pending(code: int) -> NoReturn:
     failed (not resumable); ending it the kernel's way would write it off as interrupted. The exit hooks still run
     (a local model's server is stopped); the log and the recorded steps are already on disk.
     """
-    sys.stdout.flush()
-    sys.stderr.flush()
-    atexit._run_exitfuncs()
-    os._exit(code)
+    exit_now(code)
 
 
 def _settings(config: Path | None) -> Settings:
@@ -169,7 +165,7 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
     if not rows:
-        typer.echo("no durable runs recorded yet (aeon run --durable …)")
+        typer.echo("no durable runs recorded yet (aeon run records each run unless --no-durable)")
         return
     for line in run_lines(rows):
         typer.echo(line)
