@@ -91,18 +91,14 @@ class TerminalApprover:
 
 
 def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-    """Why `args` do not fit `tool`'s input schema (the first problem), or None."""
+    """Why `args` do not fit `tool`'s input schema, or None: the argument check every step's call gets (the kernel
+    checks an edited call with it again)."""
+    from aeon.application.plans.validation import args_problems
+
     spec = tools.get(tool)
     if spec is None:
         return f"tool {tool!r} is not registered"
-    from jsonschema.validators import validator_for
-
-    validator = validator_for(spec.input_schema)(spec.input_schema)
-    error = next(iter(validator.iter_errors(args)), None)
-    if error is None:
-        return None
-    where = ".".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
+    return "; ".join(args_problems(spec, args)) or None
 
 
 def asks_here(*, as_json: bool) -> bool:

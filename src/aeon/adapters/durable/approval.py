@@ -10,7 +10,7 @@ import contextvars
 from collections.abc import Callable
 
 import msgspec
-from dbos import DBOS
+from dbos import DBOS, DBOSClient
 
 from aeon.application.ports import ApproverPort
 from aeon.application.redaction import NO_SECRETS, Redactor
@@ -79,8 +79,10 @@ async def send_decision(run_id: str, key: str, decision: ApprovalDecision) -> No
     await DBOS.send_async(run_id, msgspec.json.encode(decision).decode(), approval_topic(key))
 
 
-def pending_of(event: object) -> Pending | None:
-    """The Pending request an APPROVAL_EVENT value holds, or None (decided, or never asked)."""
+def waiting_on(client: DBOSClient, run_id: str) -> Pending | None:
+    """The call run `run_id` waits on a person's decision for, as its APPROVAL_EVENT holds it now (no waiting for
+    it), or None: decided, never asked, or no such run."""
+    event = client.get_event(run_id, APPROVAL_EVENT, timeout_seconds=0)
     if not isinstance(event, str) or not event:
         return None
     return msgspec.json.decode(event, type=Pending)

@@ -13,7 +13,7 @@ import msgspec
 from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.documents import MAX_BATCH_BYTES, parse_json, read_text
-from aeon.adapters.durable.approval import APPROVAL_EVENT, pending_of
+from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
@@ -134,7 +134,7 @@ class Tally:
         # whether it waits for a decision is asked of a run pending for ASK_AFTER or more (so a waiting run is seen
         # that much later): asking every running run at every poll cost a batch about 10 ms of CPU per run
         asked = [r for r in pending if r in self.awaiting or now - self._pending_since[r] >= ASK_AFTER]
-        self.awaiting = {r: p for r in asked if (p := pending_of(self._engine.client.get_event(r, APPROVAL_EVENT, 0)))}
+        self.awaiting = {r: p for r in asked if (p := waiting_on(self._engine.client, r))}
         self.running = len(pending) - len(self.awaiting)
         for w in self._engine.client.list_workflows(workflow_ids=ended, load_input=False) if ended else []:
             self.results[w.workflow_id] = self._line(w)

@@ -83,11 +83,8 @@ def run_durable(
         _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
         outcome = ops.start(spec, progress, inline=inline, leave_when_waiting=show_waiting is not None)
         if outcome.awaiting is not None and show_waiting is not None:
-            try:  # shown, then the process leaves without ending the run: it waits on the record
-                show_waiting(awaiting_result(spec.run_id, spec.request, outcome.awaiting))
-            except typer.Exit as shown:
-                leave_pending(shown.exit_code)
-            leave_pending(EXIT_AWAITING)
+            waiting = awaiting_result(spec.run_id, spec.request, outcome.awaiting)
+            leave_waiting(lambda: show_waiting(waiting))
     assert outcome.result is not None
     return outcome.result
 
@@ -138,6 +135,16 @@ def leave_pending(code: int) -> NoReturn:
     (a local model's server is stopped); the log and the recorded steps are already on disk.
     """
     exit_now(code)
+
+
+def leave_waiting(show: Callable[[], None]) -> NoReturn:
+    """`show` a run that waits for a decision, then leave it waiting on the record (leave_pending) with the exit code
+    showing it gave (6, awaiting approval, unless it said otherwise)."""
+    try:
+        show()
+    except typer.Exit as shown:
+        leave_pending(shown.exit_code)
+    leave_pending(EXIT_AWAITING)
 
 
 def _settings(config: Path | None) -> Settings:
@@ -219,16 +226,8 @@ def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, 
 
     if outcome.awaiting is None:
         return
-    try:
-        present(
-            recorded_awaiting(engine, run_id, outcome.awaiting),
-            as_json=as_json,
-            history=None,
-            redactor=redactor_for(settings),
-        )
-    except typer.Exit as shown:
-        leave_pending(shown.exit_code)
-    leave_pending(EXIT_AWAITING)
+    waiting = recorded_awaiting(engine, run_id, outcome.awaiting)
+    leave_waiting(lambda: present(waiting, as_json=as_json, history=None, redactor=redactor_for(settings)))
 
 
 def recorded_awaiting(engine: Any, run_id: str, pending: Pending) -> RunResult:

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
-from aeon.adapters.durable.approval import APPROVAL_EVENT, approval_topic, pending_of
+from aeon.adapters.durable.approval import approval_topic, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe
 from aeon.application.errors import InputError
@@ -209,7 +209,7 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Giv
 def pending_approval(engine: DurableEngine, run_id: str) -> Pending:
     """The call run `run_id` waits on; InputError when it waits on none (finished, or never asked)."""
     status = _status(engine, run_id)
-    pending = pending_of(engine.client.get_event(run_id, APPROVAL_EVENT, timeout_seconds=0))
+    pending = waiting_on(engine.client, run_id)
     if pending is None or status.status not in ("PENDING", "ENQUEUED"):
         said = "finished" if status.status == "SUCCESS" else status.status.lower()
         raise InputError(f"run {run_id} is not waiting for approval (it is {said}; aeon runs shows every run)")
@@ -310,7 +310,7 @@ def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
         else:
             _so_far(row, engine, w.workflow_id)
             row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
-            if w.status == "PENDING" and pending_of(engine.client.get_event(w.workflow_id, APPROVAL_EVENT, 0)):
+            if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
                 row.status = "awaiting_approval"
         rows.append(row)
     return rows
