@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -23,6 +24,7 @@ from aeon.entrypoints.durable.runner import RunSpec, recorded_input, run_workflo
 from aeon.entrypoints.render import result_document
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
+_RUN_ID = re.compile(r"batch-(?P<batch>[0-9a-f]+(?:r[0-9]+)?)-(?P<line>[0-9]{5,})")
 ASK_AFTER = 1.0  # seconds a run is pending before the batch asks whether it waits for a person's decision
 
 
@@ -57,6 +59,12 @@ def tag(bid: str, generation: int) -> str:
 
 def run_id(batch: str, line: int) -> str:
     return f"batch-{batch}-{line:05d}"
+
+
+def batch_of(run: str) -> tuple[str, int] | None:
+    """The batch and line a run id names (run_id's inverse), or None for a run of no batch."""
+    found = _RUN_ID.fullmatch(run)
+    return (found["batch"], int(found["line"])) if found else None
 
 
 def generation(client: Any, bid: str) -> int:

@@ -273,8 +273,8 @@ def approve(
     """
     from aeon.domain.approval import ApprovalDecision, Verdict
 
-    edited = _edited_args(args)
-    decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or _user(), args=edited)
+    edited = edited_args(args)
+    decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or user_name(), args=edited)
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -297,7 +297,7 @@ def deny(
     """
     from aeon.domain.approval import ApprovalDecision, Verdict
 
-    decision = ApprovalDecision(verdict=Verdict.DENY, by=by or _user(), reason=reason.strip() or "no reason given")
+    decision = ApprovalDecision(verdict=Verdict.DENY, by=by or user_name(), reason=reason.strip() or "no reason given")
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -312,18 +312,11 @@ def _decide(
     debug: bool,
 ) -> None:
     with reported(as_json=as_json, debug=debug):
-        from aeon.application.errors import InputError
-        from aeon.entrypoints.approval import schema_problem
         from aeon.entrypoints.durable import ops as ops
 
         settings = _settings(config)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         with ops.engine_for(settings, "resume") as engine, stoppable(stays):
-            pending = ops.pending_approval(engine, run_id)
-            if decision.args is not None:
-                tools = ops.tools_of(engine, run_id)
-                if (problem := schema_problem(tools, pending.request.tool, decision.args)) is not None:
-                    raise InputError(f"--args do not fit tool {pending.request.tool!r}: {problem} (nothing was sent)")
             outcome = ops.answer(engine, run_id, decision, go_on=not send_only)
             if outcome is None:
                 said = "approved" if decision.approved else "denied"
@@ -333,23 +326,25 @@ def _decide(
     _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
-def _edited_args(text: str | None) -> dict[str, Any] | None:
+def edited_args(text: str | None, what: str = "--args") -> dict[str, Any] | None:
+    """The edited arguments of an approval (`what` names where they came from); InputError for no JSON object."""
     from aeon.application.errors import InputError
 
     if text is None:
         return None
     if len(text) > 1024 * 1024:
-        raise InputError("--args is over 1 MiB")
+        raise InputError(f"{what} is over 1 MiB")
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise InputError(f"--args is not JSON: {exc}") from None
+        raise InputError(f"{what} is not JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise InputError("--args must be a JSON object (the tool's arguments by name)")
+        raise InputError(f"{what} must be a JSON object (the tool's arguments by name)")
     return value
 
 
-def _user() -> str:
+def user_name() -> str:
+    """Who decides, for the record, when nobody says: the user name of this process."""
     import getpass
 
     try:

@@ -21,6 +21,7 @@ from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
+from aeon.entrypoints.approval import schema_problem
 from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
@@ -56,7 +57,7 @@ def running_here(executor_id: str) -> int | None:
     head, _, rest = executor_id.partition("-")
     host_pid, _, _ = rest.rpartition("-")
     host, _, pid = host_pid.rpartition("-")
-    if head not in ("run", "resume", "replay", "mcp") or host != socket.gethostname() or not pid.isdigit():
+    if head not in ("run", "resume", "replay", "mcp", "ui") or host != socket.gethostname() or not pid.isdigit():
         return None
     try:
         os.kill(int(pid), 0)
@@ -223,13 +224,24 @@ def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
     return configured(spec.config, spec.overrides)[1]
 
 
-def answer(engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
-    """Send `decision` on the call run `run_id` waits on; with `go_on`, finish the run here (or wait for the
-    process that holds it, when one does) and return its outcome."""
+def answer(
+    engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args"
+) -> Outcome | None:
+    """Send `decision` on the call run `run_id` waits on — the one operation behind `aeon approve` / `aeon deny` and
+    the buttons of `aeon ui`. Edited arguments are checked against the tool's schema first (the check every call
+    gets): InputError naming them as `edited`, and nothing sent, when they do not fit. With `go_on`, finish the run
+    here (carry_on) and return its outcome."""
     pending = pending_approval(engine, run_id)
+    if decision.args is not None:
+        tool = pending.request.tool
+        if (problem := schema_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
+            raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
     engine.client.send(run_id, msgspec.json.encode(decision).decode(), approval_topic(pending.request.key))
-    if not go_on:
-        return None
+    return carry_on(engine, run_id) if go_on else None
+
+
+def carry_on(engine: DurableEngine, run_id: str) -> Outcome:
+    """Go on with a run whose decision was sent: here, or by waiting for the process that holds it, when one does."""
     status = _status(engine, run_id)
     if status.status == "PENDING" and _held(engine, status.executor_id or ""):
         return decode_outcome(DBOS.retrieve_workflow(run_id).get_result())  # its process goes on with it
@@ -291,29 +303,31 @@ def replay(
 
 def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
     """The most recent runs, newest first. An unfinished run shows what its last checkpoint recorded."""
-    rows = []
-    for w in engine.client.list_workflows(name=RUN_WORKFLOW, sort_desc=True, limit=limit):
-        spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
-        row = RunRow(
-            id=w.workflow_id,
-            request=spec.request if spec else "",
-            status=w.status.lower(),
-            passes=0,
-            calls=0,
-            tokens=0,
-            started=spec.started_at if spec else "",
-            duration=None,
-            replay_of=spec.source if spec else None,
-        )
-        if w.status == "SUCCESS":
-            _finished(row, decode_outcome(w.output))
-        else:
-            _so_far(row, engine, w.workflow_id)
-            row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
-            if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
-                row.status = "awaiting_approval"
-        rows.append(row)
-    return rows
+    return [run_row(engine, w) for w in engine.client.list_workflows(name=RUN_WORKFLOW, sort_desc=True, limit=limit)]
+
+
+def run_row(engine: DurableEngine, w: Any) -> RunRow:
+    """One recorded run (a DBOS WorkflowStatus read with its input and output) as `aeon runs` lists it."""
+    spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
+    row = RunRow(
+        id=w.workflow_id,
+        request=spec.request if spec else "",
+        status=w.status.lower(),
+        passes=0,
+        calls=0,
+        tokens=0,
+        started=spec.started_at if spec else "",
+        duration=None,
+        replay_of=spec.source if spec else None,
+    )
+    if w.status == "SUCCESS":
+        _finished(row, decode_outcome(w.output))
+    else:
+        _so_far(row, engine, w.workflow_id)
+        row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
+        if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
+            row.status = "awaiting_approval"
+    return row
 
 
 def _finished(row: RunRow, outcome: Outcome) -> None:
@@ -332,11 +346,10 @@ def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
     """An unfinished run's pass, calls and tokens: its last checkpoint's (one per pass), and the LLM calls recorded
     since."""
     steps = engine.steps(run_id)
-    names = checkpoint_passes([s["function_name"] for s in steps])
-    at = max((i for i, s in enumerate(steps) if s["function_name"] in names and s["output"] is not None), default=None)
-    if at is None:
+    found = last_checkpoint(steps)
+    if found is None:
         return
-    state = RunState.decode(str(steps[at]["output"][0]).encode())
+    at, state = found
     row.passes, row.calls = state.pass_number, state.budget.llm_calls
     row.tokens = state.budget.prompt_tokens + state.budget.completion_tokens
     for step in steps[at + 1 :]:
@@ -346,3 +359,12 @@ def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
             if text is not None:
                 usage = msgspec.json.decode(text, type=Completion).usage
                 row.tokens += usage.prompt_tokens + usage.completion_tokens
+
+
+def last_checkpoint(steps: list[dict[str, Any]]) -> tuple[int, RunState] | None:
+    """The position among a run's recorded `steps` (engine.steps) of its last checkpoint, and the run state it holds."""
+    names = checkpoint_passes([s["function_name"] for s in steps])
+    at = max((i for i, s in enumerate(steps) if s["function_name"] in names and s["output"] is not None), default=None)
+    if at is None:
+        return None
+    return at, RunState.decode(str(steps[at]["output"][0]).encode())
