@@ -19,8 +19,12 @@ from aeon.entrypoints.terminal import terminal_safe
 from cli_harness import DEMO_CONFIG, REQUEST
 
 # What each command must not import: the durable engine, tracing, the MCP SDK, HTTP, the heavy display and schema
-# libraries (and what `--version` and `--help` never need: the settings schema, the container, the kernel).
-NEVER = ("dbos", "sqlalchemy", "opentelemetry", "mcp", "httpx", "rich", "jsonschema", "json_repair", "starlette")
+# libraries, the web stack of aeon ui (and what `--version` and `--help` never need: the settings schema, the
+# container, the kernel).
+NEVER = (
+    *("dbos", "sqlalchemy", "opentelemetry", "mcp", "httpx", "rich", "jsonschema", "json_repair"),
+    *("starlette", "uvicorn", "sse_starlette", "jinja2"),  # aeon ui's web stack
+)
 ONLY_TO_RUN = ("dependency_injector", "yaml", "asyncio", "aeon.application", "aeon.adapters")
 
 _LOADED = """

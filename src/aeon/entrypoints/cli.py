@@ -12,6 +12,7 @@ from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
+from aeon.entrypoints.ui.command import ui
 
 if TYPE_CHECKING:
     from aeon.application.kernel.orchestrator import Orchestrator
@@ -316,6 +317,7 @@ def mcp(
 
 
 register_durable_commands(app)
+app.command()(ui)
 
 
 def main() -> None:

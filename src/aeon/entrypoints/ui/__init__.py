@@ -1,0 +1,1 @@
+"""`aeon ui`: a local web view of the recorded runs — their passes, steps, calls and costs — that answers approvals."""

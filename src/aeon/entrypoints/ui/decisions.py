@@ -1,0 +1,79 @@
+"""Approve and deny from the page: the same operation as `aeon approve` / `aeon deny` (ops.answer, which checks
+edited arguments against the tool's schema and sends nothing when they do not fit); then the run goes on in this
+process, in the background, unless a live process holds it, and the page follows it."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from aeon.adapters.durable.engine import DurableEngine
+from aeon.application.errors import InputError
+from aeon.domain.approval import ApprovalDecision, Verdict
+from aeon.entrypoints.approval import schema_problem
+from aeon.entrypoints.durable import ops
+from aeon.entrypoints.durable.cli import edited_args, user_name
+
+EDITED = "the edited arguments"
+
+
+@dataclass
+class Decisions:
+    """Decides on the runs of `engine`; `going_on` holds the runs this process finishes after a decision."""
+
+    engine: DurableEngine
+    going_on: dict[str, threading.Thread] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+    sent: dict[str, str] = field(default_factory=dict)  # run id -> the request key decided here last
+
+    def approve(self, run_id: str, *, by: str, args_text: str | None) -> None:
+        """Approve the call run `run_id` waits on, with the arguments as asked, or edited (`args_text`, JSON)."""
+        pending = ops.pending_approval(self.engine, run_id)
+        args = edited_args(args_text, EDITED) if args_text is not None and args_text.strip() else None
+        if args == pending.request.args:
+            args = None  # shown unchanged: approved as asked
+        self._decide(run_id, ApprovalDecision(verdict=Verdict.APPROVE, by=by.strip() or user_name(), args=args))
+
+    def deny(self, run_id: str, *, by: str, reason: str) -> None:
+        if not reason.strip():
+            raise InputError("a denial needs a reason: the run and its evaluation see it")
+        self._decide(
+            run_id, ApprovalDecision(verdict=Verdict.DENY, by=by.strip() or user_name(), reason=reason.strip())
+        )
+
+    def check(self, run_id: str, args_text: str) -> list[str]:
+        """What is wrong with edited arguments for the call run `run_id` waits on (empty: they fit); the check that
+        approving them makes again."""
+        try:
+            args = edited_args(args_text, EDITED)
+        except InputError as exc:
+            return [str(exc)]
+        pending = ops.pending_approval(self.engine, run_id)
+        problem = schema_problem(ops.tools_of(self.engine, run_id), pending.request.tool, args or {})
+        return [problem] if problem else []
+
+    def _decide(self, run_id: str, decision: ApprovalDecision) -> None:
+        key = ops.pending_approval(self.engine, run_id).request.key
+        ops.answer(self.engine, run_id, decision, go_on=False, edited=EDITED)
+        self.sent[run_id] = key
+        thread = threading.Thread(target=self._carry_on, args=(run_id,), name=f"aeon-ui-{run_id}", daemon=True)
+        self.going_on[run_id] = thread
+        thread.start()
+
+    def _carry_on(self, run_id: str) -> None:
+        try:
+            ops.carry_on(self.engine, run_id)
+        except Exception as exc:  # shown on the run's page; the run stays on the record for aeon resume
+            self.failures[run_id] = f"{type(exc).__name__}: {exc}"
+
+    def executing(self) -> list[str]:
+        """The runs this process took on after a decision and has not finished (they wait again, or run)."""
+        return [run_id for run_id, thread in self.going_on.items() if thread.is_alive()]
+
+    def state(self, run_id: str) -> dict[str, Any]:
+        return {
+            "going_on": run_id in self.executing(),
+            "failure": self.failures.get(run_id),
+            "sent": self.sent.get(run_id),
+        }

@@ -1,0 +1,151 @@
+"""One run as `aeon ui` shows it: its record on the system database (result, or last checkpoint and the call it
+waits on) and its JSONL records, redacted, made into a timeline, a score chart and the plan's changes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from aeon.adapters.durable.approval import waiting_on
+from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.eventlog.reader import LogIndex
+from aeon.application.kernel.result import RunResult
+from aeon.application.redaction import Redactor
+from aeon.domain.approval import Pending
+from aeon.domain.errors import AeonError
+from aeon.entrypoints.durable import ops
+from aeon.entrypoints.durable.runner import RUN_WORKFLOW, RunSpec
+from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.ui import passes
+from aeon.entrypoints.ui.catalog import RunSummary, summary_of
+from aeon.entrypoints.ui.timeline import Timeline, build
+
+
+@dataclass
+class RunView:
+    summary: RunSummary
+    request: str
+    result: RunResult | None
+    pending: Pending | None
+    records: list[dict[str, Any]]
+    timeline: Timeline
+    chart: passes.Chart | None
+    changes: list[passes.PassChange]
+    warnings: list[str] = field(default_factory=list)
+    log: Path | None = None
+    log_note: str | None = None
+    finished: bool = False
+
+
+class Runs:
+    """Reads runs for the pages: the record of each from the engine's client, the log of each followed."""
+
+    def __init__(self, engine: DurableEngine, redactor: Redactor) -> None:
+        self._engine, self._redactor = engine, redactor
+        self._logs: dict[Path, LogIndex] = {}
+        self._settings: dict[str, Settings | None] = {}
+        self._lock = threading.Lock()
+
+    def view(self, run_id: str) -> RunView | None:
+        """Run `run_id` as its page shows it, all of it read now (None: no such run)."""
+        found = self._engine.client.list_workflows(workflow_ids=[run_id], name=RUN_WORKFLOW)
+        if not found:
+            return None
+        w = found[0]
+        summary = summary_of(self._engine, self._redactor, w, None, time.monotonic())
+        spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
+        settings = self._settings_of(spec)
+        result, history = None, None
+        if w.status == "SUCCESS":
+            outcome = ops.decode_outcome(w.output)
+            if outcome.result is not None:
+                result = self._redactor.struct(outcome.result, RunResult)
+                history = msgspec.to_builtins(result.history) if result.history is not None else None
+        elif w.status in ("PENDING", "ENQUEUED", "CANCELLED"):
+            history = self._so_far(run_id, spec, settings)
+        pending = self.pending(run_id) if w.status == "PENDING" else None
+        log, note = _log_of(spec, settings)
+        records = self.records(run_id, log, settings.log.keep if settings else 5) if log is not None else []
+        timeline = build(records)
+        view = RunView(
+            summary=summary,
+            request=summary.row.request,
+            result=result,
+            pending=pending,
+            records=records,
+            timeline=timeline,
+            chart=passes.chart(history, timeline) if history else None,
+            changes=passes.changes(history, timeline) if history else [],
+            log=log,
+            log_note=note if note else (None if records else f"no records of this run in {log}"),
+            finished=w.status not in ("PENDING", "ENQUEUED"),
+        )
+        if result is not None:
+            view.warnings = [*result.warnings, *(_advisory(msgspec.to_builtins(a)) for a in result.advisories)]
+        return view
+
+    def pending(self, run_id: str) -> Pending | None:
+        """The call run `run_id` waits on, redacted, or None."""
+        pending = waiting_on(self._engine.client, run_id)
+        return self._redactor.struct(pending, Pending) if pending is not None else None
+
+    def records(self, run_id: str, log: Path, keep: int) -> list[dict[str, Any]]:
+        """The run's records in `log`, redacted. Each log is indexed once and followed as it grows, so a page shown
+        again reads only what is new and the run's own lines."""
+        with self._lock:
+            index = self._logs.setdefault(log, LogIndex(log, keep=keep))
+        return [self._redactor.scrub(r) for r in index.records(run_id)]
+
+    def _so_far(self, run_id: str, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any] | None:
+        """A history document of the passes an unfinished run has closed, from its last checkpoint."""
+        found = ops.last_checkpoint(self._engine.steps(run_id))
+        if found is None:
+            return None
+        state = self._redactor.struct(found[1], type(found[1]))
+        criteria = settings.convergence.model_dump(mode="json") if settings is not None else {}
+        return {
+            "execution_id": run_id,
+            "task_input": spec.request if spec else "",
+            "configuration": {"convergence_criteria": criteria},
+            "passes": msgspec.to_builtins(state.passes),
+        }
+
+    def _settings_of(self, spec: RunSpec | None) -> Settings | None:
+        """The settings the run was recorded with (its config file and overrides), or None when they cannot be
+        loaded any more (the file moved): the page then shows what the record alone holds."""
+        if spec is None:
+            return None
+        key = msgspec.json.encode([spec.config, spec.overrides]).decode()
+        if key not in self._settings:
+            from aeon.entrypoints.container import load_settings
+
+            try:
+                self._settings[key] = load_settings(Path(spec.config) if spec.config else None, spec.overrides)
+            except AeonError:
+                self._settings[key] = None
+        return self._settings[key]
+
+
+def _log_of(spec: RunSpec | None, settings: Settings | None) -> tuple[Path | None, str | None]:
+    """Where the run's JSONL records are, or why they cannot be shown."""
+    given = spec.overrides.get("log.path") if spec is not None else None
+    if isinstance(given, str) and given:
+        return Path(given), None
+    path = settings.log.path if settings is not None else None
+    if path is None:
+        return None, "this run kept no JSONL log (log.path was off)"
+    if not path.is_absolute():
+        return None, f"this run's log is {path}, relative to the folder it ran in"
+    return path, None
+
+
+def _advisory(fields: dict[str, Any]) -> str:
+    """An advisory as one line: its kind, pass and what it says."""
+    said = next((fields[k] for k in ("reason", "question", "detail", "resolution") if fields.get(k)), "")
+    step = f" step {fields['step_id']}" if fields.get("step_id") else ""
+    return f"{str(fields.get('kind', 'advisory')).replace('_', ' ')} (pass {fields.get('pass_number')}{step}): {said}"

@@ -1,0 +1,93 @@
+"""Live pages: a run in progress (or a batch) sent again as server-sent events whenever its records change, so the
+open page follows it without reloading; the feed ends once nothing more can change."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sse_starlette.sse import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+if TYPE_CHECKING:
+    from aeon.entrypoints.ui.app import Ui
+
+EVERY = 0.5  # seconds between looks at a run's log and record
+PING = 15  # seconds between keep-alive comments
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One look: `mark` changes when the page would, `html` is the live part, `over` once nothing can change."""
+
+    mark: tuple[Any, ...]
+    html: str
+    status: str
+    over: bool
+
+
+def run_feed(ui: Ui) -> Callable[[Request], Any]:
+    """`update` events carry the run's live part of the page (rendered as the page renders it), `status` its status
+    when it changes, `end` that it ended."""
+
+    async def feed(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+
+        def look() -> Seen | None:
+            view = ui.runs.view(run_id)
+            if view is None:
+                return None
+            row = view.summary.row
+            html = ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf)
+            mark = (len(view.records), row.status, row.calls, view.pending is not None)
+            return Seen(mark, html, row.status, view.finished)
+
+        return _stream(look, request.query_params.get("status", ""), EVERY)
+
+    return feed
+
+
+def batch_feed(ui: Ui) -> Callable[[Request], Any]:
+    """`update` events carry the batch's progress and runs; `end` once none of its runs is queued or running."""
+
+    async def feed(request: Request) -> Response:
+        name = request.path_params["name"]
+
+        def look() -> Seen | None:
+            batch = ui.index.batch(name)
+            if batch is None:
+                return None
+            html = ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf)
+            mark = (batch.done, batch.running, batch.queued, batch.awaiting, batch.tokens)
+            return Seen(mark, html, "", not (batch.running or batch.queued))
+
+        return _stream(look, "", EVERY * 2)
+
+    return feed
+
+
+def _stream(look: Callable[[], Seen | None], status: str, every: float) -> Response:
+    async def events() -> AsyncIterator[dict[str, str]]:
+        last: tuple[Any, ...] | None = None
+        said = status
+        while True:
+            seen = await run_in_threadpool(look)
+            if seen is None:
+                yield {"event": "end", "data": "gone"}
+                return
+            if seen.mark != last:
+                yield {"event": "update", "data": seen.html}
+                last = seen.mark
+            if seen.status != said:
+                yield {"event": "status", "data": seen.status}
+                said = seen.status
+            if seen.over:
+                yield {"event": "end", "data": seen.status}
+                return
+            await asyncio.sleep(every)
+
+    return EventSourceResponse(events(), ping=PING, headers={"cache-control": "no-store"})

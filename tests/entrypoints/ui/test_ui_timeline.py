@@ -1,0 +1,62 @@
+"""A run's timeline and plan changes as `aeon ui` draws them, from the records of real scripted runs: passes, phases,
+the kind of every step (tool, LLM, subplan, denied …) placed on the run's clock, and the plan's diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from durable_harness import aeon
+from ui_harness import CONFIG
+
+from aeon.entrypoints.ui.passes import diff
+from aeon.entrypoints.ui.timeline import build
+
+
+def _records(tmp_path: Path, request: str, config: str) -> list[dict[str, object]]:
+    log = tmp_path / "log.jsonl"
+    done = aeon(tmp_path, "run", request, "--config", CONFIG / config, "--no-durable", "--log-file", log, "-q")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_a_subplan_run_shows_its_passes_phases_and_the_substeps_as_subplan_steps(tmp_path: Path) -> None:
+    records = _records(tmp_path, "add 5 and 10 and explain whether it is odd", "scripted-subplan.yaml")
+
+    line = build(records)
+
+    assert [p.number for p in line.passes] == [1, 2]
+    assert [ph.letter for ph in line.passes[0].phases] == ["A", "B", "C", "D"]
+    steps = [i for p in line.passes for ph in p.phases for i in ph.items if i.kind == "step"]
+    assert [(s.label.split(" · ")[:2], s.step_kind) for s in steps] == [
+        (["step s1", "complete"], "tool"),
+        (["step s2", "invalid"], "llm"),  # blocked, then decomposed
+        (["step s2.1", "complete"], "subplan"),
+        (["step s2.2", "complete"], "subplan"),
+    ]
+    refinement = next(i for ph in line.passes[0].phases for i in ph.items if i.kind == "refinement")
+    assert refinement.label.startswith("refinement SUBPLAN_CREATE s2: applied — s2 is too broad")
+    assert [i.label for i in line.ending] == ["run ended: completed"]
+    every = [i for p in line.passes for ph in p.phases for i in ph.items]
+    assert all(0 <= i.start <= line.total and (i.seconds or 0) <= line.total + 1e-3 for i in every)
+    assert sum(1 for i in line.llm_calls if i.facts["purpose"] == "evaluate") == 2
+
+
+def test_the_plan_diff_names_added_changed_kept_and_removed_steps() -> None:
+    before = [
+        {"step_id": "s1", "description": "Add", "tool": "calculator", "args": {"expression": "5 + 10"}},
+        {"step_id": "s2", "description": "Say it", "agent": "llm"},
+        {"step_id": "s3", "description": "Check", "tool": "echo", "args": {"text": "a"}},
+    ]
+    after = [
+        {"step_id": "s1", "description": "Add", "tool": "calculator", "args": {"expression": "5 + 10"}},
+        {"step_id": "s3", "description": "Check", "tool": "echo", "args": {"text": "b"}},
+        {"step_id": "s4", "description": "State the sum", "agent": "llm"},
+    ]
+
+    changes = diff(before, after)
+
+    assert [(c.step_id, c.change) for c in changes] == [
+        ("s1", "kept"), ("s3", "changed"), ("s4", "added"), ("s2", "removed")
+    ]  # fmt: skip
+    assert changes[1].was == {"args": {"text": "a"}} and changes[1].now == {"args": {"text": "b"}}
