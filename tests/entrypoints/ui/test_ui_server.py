@@ -88,7 +88,7 @@ def test_the_runs_page_lists_what_aeon_runs_lists(recorded: Recorded, server: Se
         assert f'href="/runs/{row["id"]}"' in page
 
 
-def test_off_loopback_every_request_needs_the_token_printed_once(recorded: Recorded) -> None:
+def test_off_loopback_every_request_needs_the_token_printed_once_and_ctrl_c_stops_it(recorded: Recorded) -> None:
     running = start(recorded.folder, "--host", "0.0.0.0")
     try:
         said = "".join(running.lines)
@@ -114,6 +114,7 @@ def test_off_loopback_every_request_needs_the_token_printed_once(recorded: Recor
     assert page.status_code == 200 and "Runs" in page.text
     assert bearer.status_code == 200
     assert output.count(token.group(1)) == 1
+    assert output.rstrip().endswith("aeon: ui stopped") and running.process.returncode == 0
     assert _status(recorded, run_id) == "awaiting_approval"
 
 

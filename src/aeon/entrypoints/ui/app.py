@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from aeon.application.redaction import Redactor
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.terminal import terminal_safe
 from aeon.entrypoints.ui import live
@@ -31,15 +32,20 @@ MAX_FORM = 2 * 1024 * 1024  # a decision's form: edited arguments are at most 1 
 
 @dataclass
 class Ui:
-    """What the handlers share: the runs index, the run reader, the decisions, the templates, the form secret."""
+    """What the handlers share: the runs index, the run reader, the decisions, the templates, the form secret and
+    the redaction every message shown passes through."""
 
     index: RunIndex
     runs: Runs
     decisions: Decisions
     env: Environment
     csrf: str
+    redactor: Redactor
 
     def render(self, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+        for said in ("error", "message"):  # what went wrong may quote what was sent: redacted as every output
+            if isinstance(context.get(said), str):
+                context[said] = self.redactor.text(context[said])
         html = self.env.get_template(name).render(csrf=self.csrf, statuses=STATUSES, **context)
         return HTMLResponse(html, status_code=code, headers={"cache-control": "no-store"})
 

@@ -93,7 +93,8 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
         heads = RunHeads(url, RUN_WORKFLOW)
         index = RunIndex(engine, heads, redactor)
         decisions = Decisions(engine)
-        ui = Ui(index=index, runs=Runs(engine, redactor), decisions=decisions, env=environment(), csrf=_secret())
+        runs = Runs(engine, redactor)
+        ui = Ui(index, runs, decisions, env=environment(), csrf=_secret(), redactor=redactor)
         hosts = loopback_hosts(host, port) if loopback else None
         app = create_app(ui, token=token, hosts=hosts, cookie=f"aeon_ui_{port}", debug=debug)
         threading.Thread(target=_warm, args=(index,), name="aeon-ui-index", daemon=True).start()
