@@ -17,6 +17,7 @@ import os
 import pickle
 import re
 import secrets
+import signal
 import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 import typer
 import yaml
@@ -250,6 +252,40 @@ def _mcp(audit: Audit) -> None:
     audit.streams["mcp: stderr"] = (audit.folder / "mcp-stderr.txt").read_text()
 
 
+def _ui(audit: Audit) -> None:
+    """`aeon ui` over everything the commands before recorded, and one more run left waiting for approval (its
+    pending call shown with its arguments): the runs page, the batches, every run's page and every record it links
+    to, the live feed of the waiting run, and the server's stderr."""
+    approval = audit.folder / "inputs" / "approval.yaml"  # written by _approvals: fetch needs approval
+    out = audit.aeon("run (left waiting)", "run", REQUEST, "--plan", audit.plan, "--config", approval, "--json",
+                     codes=(6,))  # fmt: skip
+    waiting = json.loads(out)["correlation_id"]
+    server = subprocess.Popen([*AEON, "ui", "--port", "0", "--config", str(audit.config)], cwd=audit.folder,
+                              env=audit.env(), stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert server.stderr is not None
+    said = server.stderr.readline()
+    try:
+        found = re.search(r"(http://\S+)/ ", said)
+        assert found is not None, said
+        with httpx.Client(base_url=found.group(1), timeout=60) as client:
+            pages = {path: client.get(path).text for path in ("/", "/batches")}
+            links = set(re.findall(r'href="(/(?:runs|batches)/[^"?#]+)"', pages["/"] + pages["/batches"]))
+            pages |= {path: client.get(path).text for path in sorted(links)}
+            records = {
+                r for text in list(pages.values()) for r in re.findall(r'href="(/runs/[^"]+/records/\d+)"', text)
+            }
+            pages |= {path: client.get(path).text for path in sorted(records)}
+            with client.stream("GET", f"/runs/{waiting}/live?status=pending") as feed:
+                pages["live feed"] = next(feed.iter_text())
+        assert f"/runs/{waiting}" in links and records, sorted(links)
+        assert "Waiting for your decision" in pages[f"/runs/{waiting}"]
+        audit.streams |= {f"ui {path}": text for path, text in pages.items()}
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, rest = server.communicate(timeout=60)
+        audit.streams["ui: stderr"] = said + rest
+
+
 # Every command that shows or stores run data, in the order they run (later ones read what earlier ones wrote).
 SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
@@ -262,6 +298,7 @@ SINKS: dict[str, Callable[[Audit], None]] = {
     "batch": _batch,
     "validate": _validate,
     "mcp": _mcp,
+    "ui": _ui,
 }
 # Commands that write no run data, and why.
 NO_RUN_DATA = {
