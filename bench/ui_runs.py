@@ -2,10 +2,10 @@
 
 A folder gets a few real scripted runs (converged, two-pass, TTL-expired, stopped by the cost cap, a batch of 3),
 then their records on the SQLite system database are copied, as they are, into --runs runs in all (new ids, start
-times a second apart): 10,000 real runs take about 25 minutes here, and the pages read records, not how they were
-made. `aeon ui` is started on it and each page is fetched over HTTP: the first runs page right after start (the
-index of every run is built in the background meanwhile), the first filtered page (it waits for that index), then
-the median of 5 fetches of each page. Run: `.venv/bin/python bench/ui_runs.py [--runs 10000]`.
+times a second apart): making 10,000 real runs takes tens of minutes here, and the pages read records, not how
+they were made. `aeon ui` is started on it and each page is fetched over HTTP: the first runs page right after start
+(the index of every run is built in the background meanwhile), the first filtered page (it waits for that index),
+then the median of 5 fetches of each page. Run: `.venv/bin/python bench/ui_runs.py [--runs 10000]`.
 """
 
 from __future__ import annotations
