@@ -111,17 +111,17 @@ def main() -> None:
     f = statistics.median(bare)
     print(f"runs: {args.runs} × {STEPS}-step plan (instant scripted LLM, JSONL log on), SQLite system database")
     kinds = {k: sum(s.startswith(k) for s in steps) for k in ("llm", "tool", "checkpoint")}
-    print(f"DBOS steps recorded per durable run: {len(steps)} ({kinds})")
+    print(f"DBOS steps written per durable run: {len(steps)} ({kinds})")
     print(f"median µs per executed step, plain:    {p:9.1f}")
     print(f"median µs per executed step, durable:  {q:9.1f}")
     print(f"durability overhead ratio (durable / plain, per executed step): {q / p:.2f}x (target ≤ 1.3x)")
     print(
-        f"durability adds {q - p:.0f} µs per executed step, {(q - p) * STEPS / len(steps):.0f} µs per recorded "
-        f"DBOS step; building settings and container is {b:.0f} µs of the plain figure"
+        f"durability adds {q - p:.0f} µs per executed step ({(q - p) * STEPS / 1000:.1f} ms per run); building "
+        f"settings and container is {b:.0f} µs of the plain figure"
     )
     print(
         f"DBOS floor (a bare recorded step, same process): {f:.0f} µs; a durable run adds "
-        f"{(q - p) * STEPS / f:.1f} of them to the plain run ({len(steps)} recorded steps, plus the workflow's start "
+        f"{(q - p) * STEPS / f:.1f} of them to the plain run ({len(steps)} written steps, plus the workflow's start "
         "and end)"
     )
 
