@@ -103,6 +103,9 @@ class Live:
     waiting: dict[str, Callable[[Pending], None]] = {}  # noqa: RUF012 — process-wide on purpose
     # the direct runs this process has started and not yet begun executing: their first execution, nothing recorded
     fresh: set[str] = set()  # noqa: RUF012 — process-wide on purpose
+    # the runs executing here that asked for a decision nobody here could give (a batch reads it instead of asking
+    # the system database whether each of its runs executing here waits)
+    asked: set[str] = set()  # noqa: RUF012 — process-wide on purpose
 
 
 @dataclass
@@ -152,7 +155,7 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
         container.checkpoint.override(providers.Object(DurableCheckpoint(recorder, redactor=redactor)))
         approver = DurableApprover(
             inline=Live.inline.get(spec.run_id),
-            waiting=Live.waiting.get(spec.run_id),
+            waiting=partial(_waits, spec.run_id),
             redactor=redactor,
             before_wait=recorder.flush,
         )
@@ -161,6 +164,13 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
         ids = itertools.count(1)
         orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
         yield Built(orchestrator=orchestrator, log=log, recorder=recorder)
+
+
+def _waits(run_id: str, pending: Pending) -> None:
+    """Run `run_id`, executing here, waits for a decision nobody here can give."""
+    Live.asked.add(run_id)
+    if (told := Live.waiting.get(run_id)) is not None:
+        told(pending)
 
 
 _MODELS: dict[str, LLMPort] = {}
