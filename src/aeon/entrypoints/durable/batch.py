@@ -138,9 +138,7 @@ class Tally:
         asked = [
             r
             for r, executor in pending.items()
-            if r in self.awaiting
-            or r in Live.asked
-            or (executor != here and now - self._pending_since[r] >= ASK_AFTER)
+            if r in self.awaiting or r in Live.asked or (executor != here and now - self._pending_since[r] >= ASK_AFTER)
         ]
         self.awaiting = {r: p for r in asked if (p := waiting_on(self._engine.client, r))}
         self.running = len(pending) - len(self.awaiting)
