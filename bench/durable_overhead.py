@@ -96,7 +96,7 @@ def floor_step(i: int, steps: int = 100) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
-    ap.add_argument("--defer", type=float, default=None, help="durable.defer_answers_under (default: the base config's)")
+    ap.add_argument("--defer", type=float, default=None, help="durable.defer_answers_under (default: base.yaml's)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
