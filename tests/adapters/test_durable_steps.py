@@ -51,11 +51,24 @@ class Record:
         return self.outputs[name]
 
 
-def _durable_run(record: Record, llm: Any, log: ReplayLog, tools: ToolRegistry) -> Any:
-    """A one-pass run with every LLM call, every tool call but a pure tool's, and its checkpoint a step on `record`."""
-    recorder = Recorder(log, step=record.step)
-    durable_llm = DurableLLM(llm, recorder)
-    durable_tools = DurableTools(tools, recorder, idempotent=tools.is_idempotent, pure=tools.is_pure, recorded=_nothing)
+def _durable_run(
+    record: Record,
+    llm: Any,
+    log: ReplayLog,
+    tools: ToolRegistry,
+    *,
+    recorder: Recorder | None = None,
+    defer: float = 0.0,
+) -> Any:
+    """A one-pass run with every LLM call, every tool call but a pure tool's, and its checkpoint a step on `record`
+    (some deferred, with a `recorder` told what the record holds and `defer`)."""
+    recorder = recorder or Recorder(log, step=record.step)
+    durable_llm = DurableLLM(llm, recorder, defer=defer)
+
+    async def written() -> set[str]:
+        return set(record.outputs)
+
+    durable_tools = DurableTools(tools, recorder, idempotent=tools.is_idempotent, pure=tools.is_pure, recorded=written)
     orchestrator = testing.orchestrator(
         durable_llm,
         run=testing.RunSettings(ttl=1, evaluate=False),
@@ -161,6 +174,8 @@ async def _invoke(tools: DurableTools, pass_number: int, name: str) -> Any:
 
 
 class _Seq:
+    """A log that numbers nothing and never holds records."""
+
     def mark(self) -> int:
         return 0
 
@@ -169,6 +184,9 @@ class _Seq:
 
     def settle(self, *, again: bool) -> None:
         return None
+
+    def holding(self) -> bool:
+        return False
 
 
 def test_call_keys_restart_at_every_phase_boundary() -> None:

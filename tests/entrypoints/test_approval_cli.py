@@ -258,3 +258,25 @@ def test_a_batch_where_some_runs_wait_for_approval_and_the_rest_finish(tmp_path:
         assert approved.returncode == 0, approved.stderr
         assert json.loads(approved.stdout)["status"] == "completed"
     assert _effects(tmp_path).count("published news") == 1
+
+
+def test_what_a_run_deferred_is_written_before_it_waits_for_a_decision(tmp_path: Path) -> None:
+    """The reasoning step's answer came at once, so it waited for the next written step; a run that leaves to wait
+    for a person writes it first: the record shows the pass and the answer while it waits, and the resumed run does
+    not need the model for it."""
+    cfg = _setup(tmp_path)
+    plan = {"goal": "draft, then publish", "steps": [{"step_id": "s1", "description": "Draft it", "agent": "llm"}]}
+    plan["steps"].append(PLAN["steps"][1])
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"responses": ["Drafted.", verdict(True)]}))
+    done = aeon(tmp_path, "run", "draft, then publish", "--plan", "plan.json", "--ttl", "1", *cfg, "--json")
+    assert done.returncode == 6, done.stderr
+    run_id = json.loads(done.stdout)["correlation_id"]
+    [listed] = [r for r in runs(tmp_path) if r["id"] == run_id]
+    assert (listed["status"], listed["passes"], listed["calls"]) == ("awaiting_approval", 1, 1)
+
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"responses": ["another draft", verdict(True)]}))
+    approved = aeon(tmp_path, "approve", run_id, "--config", "cfg.yaml", "--json")
+    assert approved.returncode == 0, approved.stderr
+    result = json.loads(approved.stdout)
+    assert result["status"] == "completed" and result["outputs"]["s1"]["output"] == "Drafted."  # not asked again

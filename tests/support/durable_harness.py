@@ -78,7 +78,17 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {**clean, "AEON_TEST_EFFECTS": str(tmp_path / "effects.txt"), "PYTHONPATH": path}
 
 
-def config(tmp_path: Path, name: str, llm: dict[str, Any], database_url: str | None = None, **run: Any) -> Path:
+def config(
+    tmp_path: Path,
+    name: str,
+    llm: dict[str, Any],
+    database_url: str | None = None,
+    defer: float | None = None,
+    **run: Any,
+) -> Path:
+    """A config for the test's folder. `defer` is durable.defer_answers_under; by default the base config's for a
+    scripted model, and 0 for the fake provider: it answers within a millisecond where a real model takes hundreds,
+    so that its answers are written one by one, as a real model's are."""
     (tmp_path / "durable_test_tools.py").write_text(TOOLS)
     doc: dict[str, Any] = {
         "llm": llm,
@@ -86,8 +96,15 @@ def config(tmp_path: Path, name: str, llm: dict[str, Any], database_url: str | N
         "tools": {"modules": ["durable_test_tools"]},
         "log": {"path": str(tmp_path / "runs.jsonl")},
     }
+    durable: dict[str, Any] = {}
     if database_url:
-        doc["durable"] = {"database_url": database_url}
+        durable["database_url"] = database_url
+    if defer is None and llm.get("adapter") != "scripted":
+        defer = 0.0
+    if defer is not None:
+        durable["defer_answers_under"] = defer
+    if durable:
+        doc["durable"] = durable
     path = tmp_path / name
     path.write_text(yaml.safe_dump(doc))
     return path

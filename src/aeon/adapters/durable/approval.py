@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import msgspec
 from dbos import DBOS, DBOSClient
@@ -37,13 +37,17 @@ class DurableApprover:
         inline: ApproverPort | None = None,
         waiting: Callable[[Pending], None] | None = None,
         redactor: Redactor = NO_SECRETS,
+        before_wait: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._inline, self._waiting, self._redactor = inline, waiting, redactor
+        self._before_wait = before_wait
 
     async def decide(
         self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
     ) -> ApprovalDecision | None:
         pending = Pending(request=request, plan=snapshot.plan, budget=snapshot.budget)
+        if self._before_wait is not None:  # what the run deferred is written before it waits (maybe for days)
+            await self._before_wait()
         await DBOS.set_event_async(APPROVAL_EVENT, self._redactor.json(msgspec.json.encode(pending)).decode())
         workflow_id = DBOS.workflow_id or request.run_id
         answer = asyncio.create_task(DBOS.recv_async(approval_topic(request.key), timeout_seconds=wait_seconds))

@@ -21,9 +21,10 @@ from aeon.application.errors import SystemDatabaseUnavailable
 APP_NAME = "aeon"
 # One fixed version: DBOS recovers and dequeues only workflows of its own application version, and every Aeon
 # process on a system database must be able to take over every other's runs. It changes when what a run records
-# changes (2: one checkpoint per pass, no step for a pure tool's call nor a "begin" step), so that no process
-# executes a run again over a record of another shape.
-APP_VERSION = "aeon-durable-2"
+# changes (2: one checkpoint per pass, no step for a pure tool's call nor a "begin" step; 3: outputs deferred and
+# carried by the next written step, checkpoints among them), so that no process executes a run again over a record
+# of another shape.
+APP_VERSION = "aeon-durable-3"
 BATCH_QUEUE = "aeon-batch"
 DEFAULT_DATABASE = Path(".aeon") / "aeon.sqlite"
 DBOS_CONSOLE = "__dbos_console_log_handler__"  # the name DBOS gives its console log handler

@@ -56,6 +56,10 @@ class ReplayLog:
         for event, fields in held:
             self.emit(event, **fields)
 
+    def holding(self) -> bool:
+        """Whether the records are still held (the run has not settled yet whether it executes again)."""
+        return self._held is not None
+
     def mark(self) -> int:
         return self._inner.next_seq + len(self._held or ())
 

@@ -20,7 +20,7 @@ from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
 from aeon.domain.approval import Pending
 from aeon.entrypoints.durable.ops import decode_outcome
-from aeon.entrypoints.durable.runner import RunSpec, recorded_input, run_workflow
+from aeon.entrypoints.durable.runner import Live, RunSpec, recorded_input, run_workflow
 from aeon.entrypoints.render import result_document
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
@@ -140,8 +140,14 @@ class Tally:
         now = self._clock()
         self._pending_since = {r: self._pending_since.get(r, now) for r in pending}
         # whether it waits for a decision is asked of a run pending for ASK_AFTER or more (so a waiting run is seen
-        # that much later): asking every running run at every poll cost a batch about 10 ms of CPU per run
-        asked = [r for r in pending if r in self.awaiting or now - self._pending_since[r] >= ASK_AFTER]
+        # that much later): asking every running run at every poll cost a batch about 10 ms of CPU per run. A run
+        # executing in this process is asked only once it said it waits (Live.asked): it would have.
+        here = self._engine.executor_id
+        asked = [
+            r
+            for r, executor in pending.items()
+            if r in self.awaiting or r in Live.asked or (executor != here and now - self._pending_since[r] >= ASK_AFTER)
+        ]
         self.awaiting = {r: p for r in asked if (p := waiting_on(self._engine.client, r))}
         self.running = len(pending) - len(self.awaiting)
         for w in self._engine.client.list_workflows(workflow_ids=ended, load_input=False) if ended else []:

@@ -15,7 +15,7 @@ from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable.approval import approval_topic, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
-from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe
+from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe, recorded_outputs
 from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
@@ -124,6 +124,8 @@ def start(
     settled = Settled()
     if leave_when_waiting:
         Live.waiting[spec.run_id] = settled.waiting
+    spec = msgspec.structs.replace(spec, direct=True)
+    Live.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
     with SetWorkflowID(spec.run_id):
         handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
     return settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
@@ -345,26 +347,27 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
 def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
     """An unfinished run's pass, calls and tokens: its last checkpoint's (one per pass), and the LLM calls recorded
     since."""
-    steps = engine.steps(run_id)
-    found = last_checkpoint(steps)
+    made = recorded_outputs(engine.steps(run_id))
+    found = last_checkpoint(made)
     if found is None:
         return
     at, state = found
     row.passes, row.calls = state.pass_number, state.budget.llm_calls
     row.tokens = state.budget.prompt_tokens + state.budget.completion_tokens
-    for step in steps[at + 1 :]:
-        if step["function_name"].startswith("llm ") and step["output"] is not None:
+    for name, output in made[at + 1 :]:
+        if name.startswith("llm ") and output is not None:
             row.calls += 1
-            text = step["output"][0][0]
+            text = output[0]
             if text is not None:
                 usage = msgspec.json.decode(text, type=Completion).usage
                 row.tokens += usage.prompt_tokens + usage.completion_tokens
 
 
-def last_checkpoint(steps: list[dict[str, Any]]) -> tuple[int, RunState] | None:
-    """The position among a run's recorded `steps` (engine.steps) of its last checkpoint, and the run state it holds."""
-    names = checkpoint_passes([s["function_name"] for s in steps])
-    at = max((i for i, s in enumerate(steps) if s["function_name"] in names and s["output"] is not None), default=None)
+def last_checkpoint(made: list[tuple[str, Any]]) -> tuple[int, RunState] | None:
+    """The position among a run's recorded outputs (recorded_outputs of engine.steps) of its last checkpoint, and
+    the run state it holds."""
+    names = checkpoint_passes([name for name, _ in made])
+    at = max((i for i, (name, output) in enumerate(made) if name in names and output is not None), default=None)
     if at is None:
         return None
-    return at, RunState.decode(str(steps[at]["output"][0]).encode())
+    return at, RunState.decode(str(made[at][1]).encode())

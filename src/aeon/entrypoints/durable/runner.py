@@ -3,6 +3,7 @@ phase checkpoints as recorded steps (adapters/durable) and a log a re-execution 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import itertools
@@ -28,6 +29,7 @@ from aeon.adapters.durable.steps import (
     Supplier,
     UnsafeToolInFlight,
     checkpoint_passes,
+    recorded_outputs,
 )
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import InputError
@@ -54,7 +56,10 @@ class RunSpec(msgspec.Struct, kw_only=True):
     """A durable run's input, recorded by DBOS: what to run and how to rebuild its services in any process.
 
     `config` and `overrides` (never the settings themselves: keys stay in the environment) are loaded again by the
-    process that executes the run. `source` and `from_pass` make a replay: a fork of run `source` at that pass."""
+    process that executes the run. `source` and `from_pass` make a replay: a fork of run `source` at that pass.
+    `direct`: started at once by the process that made it (aeon run, the Python API, aeon mcp), not from a queue —
+    that first execution knows it is one, defers what it may from its first call and writes its log as it goes, so
+    any later execution of it reads the log for what it holds."""
 
     run_id: str
     request: str
@@ -64,6 +69,7 @@ class RunSpec(msgspec.Struct, kw_only=True):
     plan: str | None = None
     source: str | None = None
     from_pass: int | None = None
+    direct: bool = False
 
 
 class Stopped(msgspec.Struct, kw_only=True):
@@ -80,6 +86,8 @@ class Outcome(msgspec.Struct, kw_only=True):
     result: RunResult | None = None
     stopped: Stopped | None = None
     awaiting: Pending | None = None
+    # the checkpoints deferred until the run's end, (step name, run state): what a replay of a finished run forks from
+    carried: list[tuple[str, str]] = msgspec.field(default_factory=list)
 
 
 class Live:
@@ -93,6 +101,11 @@ class Live:
     inline: dict[str, ApproverPort] = {}  # noqa: RUF012 — process-wide on purpose
     # told when a run executing here waits for a decision that nobody here can give (the caller may leave)
     waiting: dict[str, Callable[[Pending], None]] = {}  # noqa: RUF012 — process-wide on purpose
+    # the direct runs this process has started and not yet begun executing: their first execution, nothing recorded
+    fresh: set[str] = set()  # noqa: RUF012 — process-wide on purpose
+    # the runs executing here that asked for a decision nobody here could give (a batch reads it instead of asking
+    # the system database whether each of its runs executing here waits)
+    asked: set[str] = set()  # noqa: RUF012 — process-wide on purpose
 
 
 @dataclass
@@ -126,7 +139,8 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
         recorder = Recorder(log)
         redactor = container.redactor()
         model = await provided(container.llm)
-        container.llm.override(providers.Object(DurableLLM(model, recorder, redactor=redactor)))
+        defer = settings.durable.defer_answers_under
+        container.llm.override(providers.Object(DurableLLM(model, recorder, redactor=redactor, defer=defer)))
         tools = DurableTools(
             registry,
             recorder,
@@ -140,13 +154,23 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
         container.tools.override(providers.Object(tools))
         container.checkpoint.override(providers.Object(DurableCheckpoint(recorder, redactor=redactor)))
         approver = DurableApprover(
-            inline=Live.inline.get(spec.run_id), waiting=Live.waiting.get(spec.run_id), redactor=redactor
+            inline=Live.inline.get(spec.run_id),
+            waiting=partial(_waits, spec.run_id),
+            redactor=redactor,
+            before_wait=recorder.flush,
         )
         container.approver.override(providers.Object(approver))
         orchestrator = await provided(container.orchestrator)
         ids = itertools.count(1)
         orchestrator.new_id = lambda: f"{spec.run_id}.{next(ids)}"  # the same ids when the run is re-executed
         yield Built(orchestrator=orchestrator, log=log, recorder=recorder)
+
+
+def _waits(run_id: str, pending: Pending) -> None:
+    """Run `run_id`, executing here, waits for a decision nobody here can give."""
+    Live.asked.add(run_id)
+    if (told := Live.waiting.get(run_id)) is not None:
+        told(pending)
 
 
 _MODELS: dict[str, LLMPort] = {}
@@ -252,6 +276,7 @@ async def run_workflow(spec_json: str) -> str:
     )
     try:
         async with scope as built:
+            await _start(built.recorder, workflow_id, direct=spec.direct)
             if spec.source is not None:
                 result = await _replay(spec, built)
             else:
@@ -259,6 +284,7 @@ async def run_workflow(spec_json: str) -> str:
                 result = await built.orchestrator.run(
                     spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
                 )
+            carried = await built.recorder.finish()
     except UnsafeToolInFlight as exc:
         message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
@@ -266,7 +292,22 @@ async def run_workflow(spec_json: str) -> str:
     if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     result.warnings.extend(built.recorder.diverged)
-    return msgspec.json.encode(Outcome(result=result)).decode()
+    return msgspec.json.encode(Outcome(result=result, carried=carried)).decode()
+
+
+async def _start(recorder: Recorder, workflow_id: str, *, direct: bool) -> None:
+    """Tell the recorder what the record holds before the run's first call. A direct run's first execution knows
+    it (nothing); any other execution reads the run's steps — one query — and a direct run's, or one that finds
+    steps, reads the log for what it holds. A queued run that finds none holds its records until its first written
+    step, as it always has (so that its log holds nothing of it until a step is written)."""
+    if workflow_id in Live.fresh:
+        Live.fresh.discard(workflow_id)
+        recorder.start(again=False)
+        return
+    engine = Live.engine
+    assert engine is not None, "a durable run executes only in a process with a DurableEngine"
+    steps = await asyncio.to_thread(engine.steps, workflow_id)
+    recorder.start(steps, again=True if steps or direct else None)
 
 
 def what_next(run_id: str) -> str:
@@ -305,11 +346,13 @@ def checkpoint_at(run_id: str, pass_number: int) -> str:
     """The run state recorded at the first phase boundary of pass `pass_number` of run `run_id`."""
     engine = Live.engine
     assert engine is not None
-    steps = engine.steps(run_id)
-    checkpoints = checkpoint_passes([step["function_name"] for step in steps])
-    for step in steps:  # in order: the first checkpoint of the pass is the boundary that starts it
-        if checkpoints.get(step["function_name"]) == pass_number and step["output"] is not None:
-            encoded: str = step["output"][0]
-            return encoded
-    passes = len({checkpoints[s["function_name"]] for s in steps if s["function_name"] in checkpoints})
+    made = recorded_outputs(engine.steps(run_id))
+    status = engine.client.list_workflows(workflow_ids=[run_id], load_input=False)
+    if status and status[0].status == "SUCCESS":
+        made += msgspec.json.decode(str(status[0].output), type=Outcome).carried
+    checkpoints = checkpoint_passes([name for name, _ in made])
+    for name, output in made:  # in order: the first checkpoint of the pass is the boundary that starts it
+        if checkpoints.get(name) == pass_number and output is not None:
+            return str(output)
+    passes = len({checkpoints[name] for name, _ in made if name in checkpoints})
     raise InputError(f"run {run_id} has no pass {pass_number} to replay from (it reached {passes} pass(es))")

@@ -13,6 +13,7 @@ import msgspec
 
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.kernel.result import RunResult
 from aeon.application.redaction import Redactor
@@ -103,7 +104,7 @@ class Runs:
 
     def _so_far(self, run_id: str, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any] | None:
         """A history document of the passes an unfinished run has closed, from its last checkpoint."""
-        found = ops.last_checkpoint(self._engine.steps(run_id))
+        found = ops.last_checkpoint(recorded_outputs(self._engine.steps(run_id)))
         if found is None:
             return None
         state = self._redactor.struct(found[1], type(found[1]))
