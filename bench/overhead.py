@@ -15,6 +15,7 @@ import json
 import statistics
 import tempfile
 import time
+import timeit
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
+from aeon.application.redaction import Redactor
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 
@@ -146,6 +148,15 @@ def log_records(path: Path, n: int) -> float:
     return elapsed / n
 
 
+def scan_per_step(path: Path) -> tuple[float, int]:
+    """µs per step the secret scan (Redactor.may_hold, as the log runs it on every record) takes over one run's
+    log, and the bytes it reads: the best of 20 passes."""
+    records = path.read_bytes().splitlines()
+    redactor = Redactor()
+    best = min(timeit.repeat(lambda: [redactor.may_hold(r) for r in records], number=1, repeat=20))
+    return best / STEPS * 1e6, sum(map(len, records))
+
+
 def _langgraph() -> tuple[Any, Any]:
     """LangGraph's loop, lean and typical variants, when the [bench] extra is installed."""
     try:
@@ -176,6 +187,7 @@ def main() -> None:
             if typical is not None and i % 4 == 0:
                 lg_typical.append(typical(plan, i) / STEPS * 1e6)
         record_only = [log_records(Path(d) / f"log{i}.jsonl", 2000) * 1e6 for i in range(5)]
+        scan, scanned = scan_per_step(Path(d) / f"run{args.runs - 1}.jsonl")
         mp_step, mp_phase = [], []
         for i in range(max(args.runs // 4, 10)):
             elapsed, steps, phases = multipass_run(Path(d) / f"mp{i}.jsonl")
@@ -203,6 +215,7 @@ def main() -> None:
     sink = statistics.median(no_log)
     added = statistics.median(per_step) - sink
     print(f"median µs per executed step with the log a sink:   {sink:9.1f} (the log adds {added:.1f})")
+    print(f"  of which the secret scan of the run's {scanned // 1024} KiB of records, alone: {scan:9.1f}")
     print(
         f"median µs per log record (JsonlEventLog.emit alone, full plan snapshot): "
         f"{statistics.median(record_only):9.1f}"
