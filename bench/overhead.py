@@ -2,7 +2,9 @@
 beside LangGraph's plan-and-execute loop with a fake model (bench/langgraph_loop.py) when the [bench] extra is in.
 
 Prints the median microseconds per executed step (everything the kernel does around a step: validation, tool call,
-memory, progress, cycle record) and per JSONL log record. Run: `.venv/bin/python bench/overhead.py [--runs N]`.
+memory, progress, cycle record) and per JSONL log record, and the same runs with the log a sink (records counted,
+never encoded, redacted or written): what the kernel costs without its log, and what the log adds.
+Run: `.venv/bin/python bench/overhead.py [--runs N]`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import statistics
 import tempfile
 import time
+import timeit
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
+from aeon.application.redaction import Redactor
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 
@@ -66,10 +70,12 @@ LOOP = asyncio.Runner()
 async def _timed(orch: Orchestrator) -> tuple[float, RunResult]:
     t0 = time.perf_counter()
     result = await orch.run("benchmark")
+    await asyncio.sleep(0)  # the loop's next turn, where the log writes the records it holds: timed with the run
     return time.perf_counter() - t0, result
 
 
-def one_run(log_path: Path) -> tuple[float, int]:
+def one_run(log_path: Path | None) -> tuple[float, int]:
+    """Seconds for one run and the records it wrote; with `log_path` None the log is a sink that only counts."""
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
     log = JsonlEventLog(log_path)
     one_pass = RunSettings(ttl=1, max_llm_calls=50, evaluate=False, max_plan_steps=STEPS)
@@ -77,7 +83,7 @@ def one_run(log_path: Path) -> tuple[float, int]:
     elapsed, result = LOOP.run(_timed(orch))
     log.close()
     assert result.status == "completed", result.error
-    return elapsed, len(log_path.read_text().splitlines())
+    return elapsed, len(log_path.read_text().splitlines()) if log_path is not None else log.next_seq
 
 
 def _multipass_answers() -> list[str]:
@@ -142,6 +148,15 @@ def log_records(path: Path, n: int) -> float:
     return elapsed / n
 
 
+def scan_per_step(path: Path) -> tuple[float, int]:
+    """µs per step the secret scan (Redactor.may_hold, as the log runs it on every record) takes over one run's
+    log, and the bytes it reads: the best of 20 passes."""
+    records = path.read_bytes().splitlines()
+    redactor = Redactor()
+    best = min(timeit.repeat(lambda: [redactor.may_hold(r) for r in records], number=1, repeat=20))
+    return best / STEPS * 1e6, sum(map(len, records))
+
+
 def _langgraph() -> tuple[Any, Any]:
     """LangGraph's loop, lean and typical variants, when the [bench] extra is installed."""
     try:
@@ -161,16 +176,18 @@ def main() -> None:
     plan = json.loads(_plan())["steps"]
     lean, typical = _langgraph()
     with tempfile.TemporaryDirectory() as d:
-        per_step, per_record_in_run, lg_lean, lg_typical = [], [], [], []
+        per_step, per_record_in_run, lg_lean, lg_typical, no_log = [], [], [], [], []
         for i in range(args.runs):  # alternating, so that a noisy moment hits both
             elapsed, records = one_run(Path(d) / f"run{i}.jsonl")
             per_step.append(elapsed / STEPS * 1e6)
             per_record_in_run.append(elapsed / records * 1e6)
+            no_log.append(one_run(None)[0] / STEPS * 1e6)
             if lean is not None:
                 lg_lean.append(lean(plan, i) / STEPS * 1e6)
             if typical is not None and i % 4 == 0:
                 lg_typical.append(typical(plan, i) / STEPS * 1e6)
         record_only = [log_records(Path(d) / f"log{i}.jsonl", 2000) * 1e6 for i in range(5)]
+        scan, scanned = scan_per_step(Path(d) / f"run{args.runs - 1}.jsonl")
         mp_step, mp_phase = [], []
         for i in range(max(args.runs // 4, 10)):
             elapsed, steps, phases = multipass_run(Path(d) / f"mp{i}.jsonl")
@@ -192,8 +209,13 @@ def main() -> None:
             f"Aeon per-step overhead as a ratio to LangGraph lean (log on): {aeon / lean_step:.2f}x "
             f"(typical: {aeon / statistics.median(lg_typical):.2f}x)"
         )
+        print(f"  the same with the log a sink (the kernel alone): {statistics.median(no_log) / lean_step:.2f}x")
     else:
         print("LangGraph not installed (pip install -e '.[bench]'): no ratio")
+    sink = statistics.median(no_log)
+    added = statistics.median(per_step) - sink
+    print(f"median µs per executed step with the log a sink:   {sink:9.1f} (the log adds {added:.1f})")
+    print(f"  of which the secret scan of the run's {scanned // 1024} KiB of records, alone: {scan:9.1f}")
     print(
         f"median µs per log record (JsonlEventLog.emit alone, full plan snapshot): "
         f"{statistics.median(record_only):9.1f}"

@@ -15,4 +15,4 @@ result = aeon.run("what is the weather in Paris?", tools=[weather], model="scrip
 
 print(result.status)  # completed
 print(result.answer)  # sunny in Paris
-print(f"{result.budget.llm_calls} LLM calls, {result.passes} pass")  # 3 LLM calls, 1 pass
+print(f"{result.budget.llm_calls} LLM calls, {result.passes} pass")  # 2 LLM calls, 1 pass

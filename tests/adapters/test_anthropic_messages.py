@@ -137,7 +137,9 @@ def test_system_messages_go_top_level_and_same_role_neighbours_merge() -> None:
     server = Server(reply(text("ok")))
     llm, _ = make(server)
     complete(llm, messages)
-    assert server.body()["system"] == "Rule one.\n\nRule two."
+    # one system block marked for Anthropic's prompt cache: the run's shared prompt prefix is its system text
+    cached = {"type": "text", "text": "Rule one.\n\nRule two.", "cache_control": {"type": "ephemeral"}}
+    assert server.body()["system"] == [cached]
     assert server.body()["messages"] == turns
 
 

@@ -188,15 +188,17 @@ def answer_for(request: httpx.Request) -> httpx.Response:
             "explanation": "15 is the sum of 5 and 10.",
         },
     }
-    if name == "task_profile":
-        answers[name] = {
+    if name in ("task_profile", "profile_and_plan"):
+        dims = schema["properties"]["profile"] if name == "profile_and_plan" else schema
+        profile = {
             "reasoning_depth": 1,
             "information_sufficiency": 1.0,
-            "expected_tool_usage": enum_first(schema, "expected_tool_usage"),
-            "output_breadth": enum_first(schema, "output_breadth"),
-            "confidence_requirement": enum_first(schema, "confidence_requirement"),
+            "expected_tool_usage": enum_first(dims, "expected_tool_usage"),
+            "output_breadth": enum_first(dims, "output_breadth"),
+            "confidence_requirement": enum_first(dims, "confidence_requirement"),
             "raw_inference": "one addition",
         }
+        answers[name] = {"profile": profile, "plan": PLAN} if name == "profile_and_plan" else profile
     assert name in answers, f"the run asked for a new schema {name!r}: teach this fake provider a sound answer"
     return chat(json.dumps(answers[name]))
 

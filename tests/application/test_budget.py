@@ -17,7 +17,7 @@ from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.tools import ToolResult, ToolSpec
 
 from harness import SUM_STEP, FakeClock, document, plan_json, run
-from multipass import profile, verdict
+from multipass import first, profile, verdict
 
 REASON = {"step_id": "s2", "description": "Explain the result of s1", "agent": "llm"}
 
@@ -132,11 +132,10 @@ def test_a_tool_cut_by_max_seconds_ends_the_run_expired_with_that_cap_even_as_th
     assert records[-1]["event"] == "run_end" and records[-1]["status"] == "ttl_expired"
 
 
-@pytest.mark.parametrize("slow", ["task_profile", "plan", "step_result", "evaluation"])
+@pytest.mark.parametrize("slow", ["profile_and_plan", "step_result", "evaluation"])
 def test_a_run_cut_by_max_seconds_during_any_llm_call_ends_expired_with_that_cap(slow: str) -> None:
     texts = {
-        "task_profile": profile(),
-        "plan": plan_json(SUM_STEP, REASON),
+        "profile_and_plan": first(profile(), plan_json(SUM_STEP, REASON)),
         "step_result": '{"answer": "15", "clarity_state": "CLEAR", "handoff_to_next": ""}',
         "evaluation": verdict(True),
     }

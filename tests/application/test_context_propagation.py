@@ -16,7 +16,7 @@ from aeon.domain.phases import Phase, Stage
 from aeon.testing import new_run
 
 from harness import FinishedRun, plan_json, run
-from multipass import SUM_PLAN, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, first, profile, two_pass_script, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
 LLM_PLAN = plan_json({"step_id": "s1", "description": "State the sum of 5 and 10", "agent": "llm"})
@@ -143,7 +143,7 @@ def test_changed_invariants_a_transformed_request_a_wrong_phase_and_prohibited_f
 # -- a real two-pass run ----------------------------------------------------------------------------------------------
 def test_every_llm_call_is_preceded_by_a_context_check(two_passes):
     r, checked, _ = two_passes
-    assert len(checked) == len(r.llm.requests) == 6
+    assert len(checked) == len(r.llm.requests) == 5
     assert {k for k, _ in checked} == {"A", "C1", "C2", "C3"}  # B and D make no LLM call
 
 
@@ -251,16 +251,16 @@ def assert_context_abort(r: FinishedRun, *, phase: str) -> None:
 
 def test_a_changed_correlation_id_aborts_before_the_first_llm_call(tmp_path, monkeypatch):
     inject(monkeypatch, "A", {"correlation_id": str(uuid.uuid4())})
-    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="A")
     assert r.llm.requests == []  # the call with a broken context was never sent
 
 
 def test_a_prohibited_field_in_the_evaluation_context_aborts_phase_c(tmp_path, monkeypatch):
     inject(monkeypatch, "C2", {"refinement_changes": [{"applied": True}]})
-    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="C")
-    assert len(r.llm.requests) == 2
+    assert len(r.llm.requests) == 1  # phase A's one call; the evaluation was never sent
 
 
 def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path, monkeypatch):
@@ -272,15 +272,15 @@ def test_a_null_task_profile_aborts_at_the_first_llm_call_that_needs_it(tmp_path
             self.context["task_profile"] = None
 
     monkeypatch.setattr(ContextGuard, "enter", enter)
-    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), verdict(True)], evaluate=True, ttl=3)
     assert_context_abort(r, phase="C")
-    assert len(r.llm.requests) == 2  # profile and plan (phase A needs no profile); validation was never sent
+    assert len(r.llm.requests) == 1  # profile and plan in one call (phase A needs no profile); no evaluation sent
 
 
 @pytest.mark.parametrize(
     ("key", "change", "script"),
     [
-        ("C1", {"evaluation_results": {"converged": True}}, [profile(3), LLM_PLAN, "15", verdict(True)]),
+        ("C1", {"evaluation_results": {"converged": True}}, [first(profile(3), LLM_PLAN), "15", verdict(True)]),
         ("C3", {"correlation_id": "not-the-run"}, two_pass_script()),
     ],
     ids=["evaluation_results-in-C1", "correlation_id-changed-in-C3"],

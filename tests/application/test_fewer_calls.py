@@ -1,5 +1,5 @@
-"""Fewer calls for the same answers: one evaluation call per pass, and no profiling call when the user gives both
-the TTL and the plan."""
+"""Fewer calls for the same answers: the profile and the plan in one call, one evaluation call per pass, and no
+profiling call when the user gives both the TTL and the plan."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cli_harness import REQUEST, SUM_STEP, assert_exit, invoke, log_of, plan_json, records, scripted_config
-from multipass import profile, verdict
+from multipass import first, profile, verdict
 
 PROFILE = profile(1, sufficiency=1.0, breadth="narrow", confidence="low")
 EVALUATION = verdict(True)
@@ -40,10 +40,10 @@ def test_a_given_plan_without_a_ttl_is_still_profiled_for_its_depth(tmp_path: Pa
 
 
 def test_a_pass_is_evaluated_in_one_call_that_sees_the_outputs_and_the_facts(tmp_path: Path) -> None:
-    config = scripted_config(tmp_path, [PROFILE, plan_json(SUM_STEP), EVALUATION], run={"evaluate": True})
+    config = scripted_config(tmp_path, [first(PROFILE, plan_json(SUM_STEP)), EVALUATION], run={"evaluate": True})
     out = invoke("run", REQUEST, "--config", config, "--json", "-q")
     assert_exit(out, 0)
-    assert purposes(tmp_path) == ["profile", "plan", "evaluate"]
+    assert purposes(tmp_path) == ["profile_and_plan", "evaluate"]
     [evaluation] = [r for r in records(log_of(tmp_path)) if r["event"] == "llm_call" and r["purpose"] == "evaluate"]
     assert evaluation["phase"] == "EVALUATE"
     doc = json.loads(out.stdout)

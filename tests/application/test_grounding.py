@@ -14,7 +14,7 @@ from aeon.application.judges.grounding import grounding_issues
 from aeon.domain.records import ToolCall
 
 from harness import SUM_STEP, plan_json, run
-from multipass import profile, verdict
+from multipass import first, profile, verdict
 
 TOOLS = ("calculator", "echo")
 
@@ -185,7 +185,7 @@ def test_a_claim_negated_from_further_back_is_not_a_hallucination():
 
 def run_answering(tmp_path, answer: str):
     """One evaluated pass: s1 adds 5 and 10 on the calculator (15), s2 answers `answer`, the judge is satisfied."""
-    script = [profile(3), plan_json(SUM_STEP, REASON), answer, verdict(True)]
+    script = [first(profile(3), plan_json(SUM_STEP, REASON)), answer, verdict(True)]
     return run(tmp_path, script, evaluate=True, ttl=1)
 
 

@@ -13,7 +13,7 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.domain.llm import Completion
 
 from harness import SUM_STEP, plan_json, run
-from multipass import profile
+from multipass import first, profile
 
 REASON = {"step_id": "s2", "description": "State the sum from s1", "agent": "llm"}
 
@@ -55,7 +55,7 @@ def test_an_internal_error_after_run_start_still_ends_the_log_with_run_end(
 
 
 def test_an_internal_error_in_a_later_pass_ends_the_log_with_run_end(tmp_path: Path) -> None:
-    llm = BuggyLLM([profile(), plan_json(SUM_STEP)], bug_at=3)  # the first call after the plan ran
+    llm = BuggyLLM([first(profile(), plan_json(SUM_STEP))], bug_at=2)  # the first call after the plan ran
     with pytest.raises(UnicodeEncodeError):
         run(tmp_path, [], llm=llm, evaluate=True)
     assert _records(tmp_path)[-1]["event"] == "run_end"

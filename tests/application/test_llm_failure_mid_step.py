@@ -16,7 +16,7 @@ from aeon.domain.ledger import estimate_prompt_tokens
 from aeon.domain.llm import Usage
 
 from harness import SUM_STEP, FailingLLM, FinishedRun, plan_json, run
-from multipass import profile
+from multipass import first, profile
 
 REASON = {"step_id": "s2", "description": "State the sum from s1", "agent": "llm"}
 PLAN = plan_json(SUM_STEP, REASON)
@@ -80,9 +80,9 @@ def test_a_reasoning_answer_cut_off_or_refused_fails_the_step_not_leaves_it_runn
 
 
 def test_in_a_multi_pass_run_the_step_fails_and_the_run_ends_without_another_pass(tmp_path):
-    r = run(tmp_path, [profile(3), PLAN, {"error": "rejected"}], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), PLAN), {"error": "rejected"}], evaluate=True, ttl=3)
     assert r.result.status == "error" and r.result.converged is False
-    assert len(r.llm.requests) == 3  # no evaluation, no refinement after the failed step
+    assert len(r.llm.requests) == 2  # no evaluation, no refinement after the failed step
     end = assert_s2_failed_everywhere(r)
     assert end["status"] == "error" and end["error"]["pass_number"] == 1
 

@@ -85,6 +85,11 @@ def _fixed(answer: Answer) -> Callable[[Texts], Answer]:
     return lambda t: answer
 
 
+def _both(profile: Callable[[Texts], Answer], plan: Callable[[Texts], Answer]) -> Callable[[Texts], Answer]:
+    """Phase A's one answer on a first pass: a profile answer and a plan answer, joined."""
+    return lambda t: json.dumps({"profile": json.loads(str(profile(t))), "plan": json.loads(str(plan(t)))})
+
+
 HIGH_ISSUE = [{"type": "specificity", "severity": "HIGH", "step_id": "s1", "description": "too vague", "repair": "x"}]
 UNAVAILABLE: Answer = {"error": "unavailable"}
 REJECTED: Answer = {"error": "rejected"}
@@ -92,6 +97,16 @@ INVALID: Answer = {"error": "invalid"}
 GARBAGE = "I am not sure what you mean."
 
 VARIANTS: dict[str, list[Callable[[Texts], Answer]]] = {
+    "profile_and_plan": [
+        _both(_profile(1), _plan(_sum)),
+        _both(_profile(3), _plan(_sum, _say)),
+        _both(_profile(5), _plan(_say)),
+        _both(_fixed(json.dumps({"reasoning_depth": 3})), _plan(_sum)),  # an incomplete profile half
+        _both(_profile(3), _fixed(json.dumps({"goal": "g", "steps": []}))),  # a plan half with no steps
+        _fixed(GARBAGE),
+        _fixed(UNAVAILABLE),
+        _fixed(REJECTED),
+    ],
     "task_profile": [
         _profile(1),
         _profile(3),
@@ -234,7 +249,7 @@ def test_the_picking_model_reaches_deep_runs():
     """The strategy is not vacuous: the default picks refine through every pass; one pick converges in pass 2."""
     o = drive([], TEXTS, ttl=3, max_llm_calls=40)
     assert o.phases() == "ABCDBCDBCD" and o.result.status is RunStatus.TTL_EXPIRED and o.result.passes == 3
-    first = ["task_profile", "plan", "evaluation", "refinement"]
-    assert o.requests[:6] == [*first, "reason", "evaluation"]
-    o = drive([0, 0, 0, 0, 0, 1], TEXTS, ttl=3, max_llm_calls=40)
+    first = ["profile_and_plan", "evaluation", "refinement"]
+    assert o.requests[:5] == [*first, "reason", "evaluation"]
+    o = drive([0, 0, 0, 0, 1], TEXTS, ttl=3, max_llm_calls=40)
     assert o.phases() == "ABCDBCD" and o.result.status is RunStatus.COMPLETED and o.result.converged is True

@@ -33,7 +33,7 @@ from aeon.domain.run_state import RefinementLedger
 from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import document, run
-from multipass import SUM_PLAN, profile, refine, verdict
+from multipass import SUM_PLAN, first, profile, refine, verdict
 from responder import prompt_of, run_with
 
 PLAN_WITH_VAGUE_STEP = {
@@ -153,17 +153,17 @@ def test_a_refinement_targeting_a_completed_step_is_rejected_and_the_output_is_u
     )
     r = run(
         tmp_path,
-        [profile(3), SUM_PLAN, verdict(False), hijack, verdict(True)],
+        [first(profile(3), SUM_PLAN), verdict(False), hijack, verdict(True)],
         evaluate=True,
         ttl=3,
     )
     res = r.result
-    first, second = res.history.passes
-    (change,) = first.refinement_changes
+    one, two = res.history.passes
+    (change,) = one.refinement_changes
     assert change.applied is False and change.advisory is True and "executed step s1" in change.reason
     assert [a.kind for a in res.advisories if a.kind == "refinement_rejected"] == ["refinement_rejected"]
     assert any(x["event"] == "refinement" and not x["applied"] for x in r.records())
-    for p in (first, second):
+    for p in (one, two):
         s1 = next(s for s in (p.final_plan_state or p.plan_state).steps if s.step_id == "s1")
         assert s1.step_output == 15 and s1.args == {"expression": "5 + 10"}
 
@@ -171,13 +171,13 @@ def test_a_refinement_targeting_a_completed_step_is_rejected_and_the_output_is_u
 def test_a_simple_request_gets_less_ttl_than_an_ambiguous_complex_one_within_the_cap(tmp_path):
     simple = run(
         tmp_path / "a",
-        [profile(1, sufficiency=1.0, breadth="narrow", confidence="low"), SUM_PLAN, verdict(True)],
+        [first(profile(1, sufficiency=1.0, breadth="narrow", confidence="low"), SUM_PLAN), verdict(True)],
         evaluate=True,
         ttl=4,
     )
     hard = run(
         tmp_path / "b",
-        [profile(5, sufficiency=0.1, breadth="broad", confidence="high"), SUM_PLAN, verdict(True)],
+        [first(profile(5, sufficiency=0.1, breadth="broad", confidence="high"), SUM_PLAN), verdict(True)],
         evaluate=True,
         ttl=4,
     )

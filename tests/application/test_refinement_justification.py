@@ -22,7 +22,7 @@ from aeon.domain.refinement import RefinementAction, RefinementActionType, Subpl
 from aeon.domain.run_state import RefinementLedger
 
 from harness import run, tool_specs
-from multipass import SUM_PLAN, add_step, profile, refine, verdict
+from multipass import SUM_PLAN, add_step, first, profile, refine, verdict
 
 A = RefinementActionType
 BLANKS = ["", " ", "\n\t  "]
@@ -119,7 +119,7 @@ BLANK_ADD = refine({**add_step("s2", "State the sum from s1", agent="llm"), "jus
 
 def test_in_a_run_an_unjustified_refinement_is_rejected_recorded_as_advisory_and_the_plan_kept(tmp_path):
     # pass 1 fails convergence; the refiner answers without a justification, and so do both LLM repairs
-    script = [profile(3), SUM_PLAN, verdict(False), BLANK_ADD, BLANK_ADD, BLANK_ADD]
+    script = [first(profile(3), SUM_PLAN), verdict(False), BLANK_ADD, BLANK_ADD, BLANK_ADD]
     r = run(tmp_path, [*script, verdict(True)], evaluate=True, ttl=3)
     res = r.result
     assert res.status == "completed" and res.passes == 2 and r.llm.remaining == 0
@@ -129,7 +129,7 @@ def test_in_a_run_an_unjustified_refinement_is_rejected_recorded_as_advisory_and
     assert [p.refinement_changes for p in res.history.passes] == [[], []]
     assert res.plan is not None and [s.step_id for s in res.plan.steps] == ["s1"]  # the ADD never reached the plan
     assert res.counts.llm_repairs == 2
-    repair_prompts = [q.messages[-1].content for q in r.llm.requests[4:6]]
+    repair_prompts = [q.messages[-1].content for q in r.llm.requests[3:5]]
     assert all("'justification' is a required property" in p for p in repair_prompts)  # the repair is told why
     recs = r.records()
     assert [x["detail"] for x in recs if x["event"] == "refinement_failed"] == [advisory.detail]
@@ -138,8 +138,7 @@ def test_in_a_run_an_unjustified_refinement_is_rejected_recorded_as_advisory_and
 
 def test_in_a_run_a_justification_supplied_by_the_repair_lets_the_refinement_apply(tmp_path):
     script = [
-        profile(3),
-        SUM_PLAN,
+        first(profile(3), SUM_PLAN),
         verdict(False),
         BLANK_ADD,
         refine(add_step("s2", "State it", agent="llm")),

@@ -19,7 +19,7 @@ from aeon.domain.run_state import RunState
 from aeon.entrypoints.render import result_document
 
 from harness import SUM_STEP, plan_json
-from multipass import add_step, no_issues, profile, refine, verdict
+from multipass import add_step, first, no_issues, profile, refine, verdict
 
 
 class Checkpoints:
@@ -34,7 +34,7 @@ class Checkpoints:
 
 def script(failing: int, answers: list[str]) -> list[str]:
     """`failing` passes whose answer is judged incomplete (each adds an LLM step), then one that converges."""
-    out = [profile(3), plan_json(SUM_STEP), no_issues(), verdict(False) if failing else verdict(True)]
+    out = [first(profile(3), plan_json(SUM_STEP)), no_issues(), verdict(False) if failing else verdict(True)]
     for n in range(failing):
         out += [refine(add_step(f"x{n}", f"State the result, take {n + 1}", agent="llm")), answers[n], no_issues()]
         out.append(verdict(n == failing - 1))

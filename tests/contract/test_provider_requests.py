@@ -1,10 +1,12 @@
 """Every request body Aeon sends, in every dialect, checked against the providers' published contracts (wire/).
 
 A whole two-pass `aeon run` goes through the CLI to a fake provider (respx, no network). The run is scripted so that
-it sends every prompt kind: profile, plan, step repair, evaluation, JSON repair, refinement, reasoning
-step. The fake provider checks each body with `wire_rules` and answers the way that provider would: under a strict
-or native structured-output schema, the scripted answer is put into the schema's wire form (free-form objects as
-JSON text, absent optional fields as null) and validated against that schema, as the provider guarantees.
+it sends every prompt kind of a run: profile and plan, step repair, evaluation, JSON repair, refinement, reasoning
+step (the profile alone and the plan alone are asked only on a re-profiling pass and without evaluation; their schemas
+are the two halves of the first). The fake provider checks each body with `wire_rules` and answers the way that
+provider would: under a strict or native structured-output schema, the scripted answer is put into the schema's wire
+form (free-form objects as JSON text, absent optional fields as null) and validated against that schema, as the
+provider guarantees.
 """
 
 from __future__ import annotations
@@ -58,8 +60,11 @@ def verdict(ok: bool, explanation: str) -> dict[str, Any]:
 
 # (prompt kind, answer): the scripted model's side of the run, in call order.
 SCRIPT: list[tuple[str, Any]] = [
-    ("profile", PROFILE),
-    ("plan", {"goal": REQUEST, "steps": [{**STEP, "args": {"expr": "5 + 10"}}]}),  # wrong argument name
+    # the profile and the plan in one answer; the plan's step has a wrong argument name
+    (
+        "profile_and_plan",
+        {"profile": PROFILE, "plan": {"goal": REQUEST, "steps": [{**STEP, "args": {"expr": "5 + 10"}}]}},
+    ),
     ("repair_step", {**STEP, "args": {"expression": "5 + 10"}}),
     ("evaluate", verdict(False, "")),  # an empty explanation: the supervisor asks for a JSON repair
     ("repair_json", verdict(False, "the sum is computed but never stated")),
@@ -80,7 +85,7 @@ SCRIPT: list[tuple[str, Any]] = [
     ("step", {"answer": "The sum of 5 and 10 is 15.", "clarity_state": "CLEAR", "handoff_to_next": "15"}),
     ("evaluate", verdict(True, "the sum is computed and stated")),
 ]
-PROMPT_KINDS = {"profile", "plan", "step", "evaluate", "refine", "repair_json", "repair_step"}
+PROMPT_KINDS = {"profile_and_plan", "step", "evaluate", "refine", "repair_json", "repair_step"}
 
 
 def wire_value(value: Any, schema: Mapping[str, Any]) -> Any:
@@ -265,6 +270,34 @@ def test_every_prompt_kind_in_every_dialect_validates_against_the_published_requ
     assert run.exit_code == 0, (run.stderr, run.doc.get("error"))
     assert provider.problems == []
     assert len(provider.bodies) == len(SCRIPT)
+    assert_one_cacheable_prefix(provider.bodies)
+
+
+def assert_one_cacheable_prefix(bodies: list[dict[str, Any]]) -> None:
+    """Every request opens with the same static text (instructions, tool schemas, examples of every prompt kind)
+    and puts what changes after it; on Anthropic that text is one system block marked for the prompt cache."""
+    if "messages" in bodies[0] and "system" not in bodies[0]:  # OpenAI: the first message; cached automatically
+        heads = {json.dumps(b["messages"][0]) for b in bodies}
+        assert all(b["messages"][0]["role"] == "system" and len(b["messages"]) == 2 for b in bodies)
+    else:
+        heads = {json.dumps(b["system"]) for b in bodies}
+        [block] = bodies[0]["system"]
+        assert block["cache_control"] == {"type": "ephemeral"} and block["type"] == "text"
+        assert all(len(b["messages"]) == 1 for b in bodies)  # the per-call part is the one user turn after it
+    (head,) = heads
+    assert "calculator" in head and "## Profile and plan" in head and "## Evaluate" in head
+
+
+@pytest.mark.block_network
+def test_an_anthropic_format_server_that_refuses_cache_control_gets_the_prefix_as_plain_text(run_through: Any) -> None:
+    message = "system.0.cache_control: Extra inputs are not permitted"
+    refusal = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    provider = FakeProvider("anthropic", "anthropic", "claude-haiku-5-5", refuse_once=refusal)
+    env = {"ANTHROPIC_API_KEY": "sk-test-key", "AEON_LLM_MODEL": "claude-haiku-5-5"}
+    run = run_through(provider, CONFIG / "anthropic.yaml", ANTHROPIC_URL, env)
+    assert run.exit_code == 0 and provider.problems == []
+    assert all(isinstance(body["system"], str) for body in provider.bodies)  # every later call, not just the retry
+    assert [r["refused"] for r in run.records if r["event"] == "llm_downgrade"] == ["cache_control"]
 
 
 @pytest.mark.block_network

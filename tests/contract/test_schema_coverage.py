@@ -97,7 +97,7 @@ def _schema_expressions() -> list[tuple[str, str]]:
 def test_every_schema_argument_is_enumerated() -> None:
     # A schema reaches the port only through a `*_SCHEMA` constant, a `*_schema()` builder (kept on `self`), or a
     # parameter passing one of those on; an inline literal would escape `aeon_schemas`.
-    allowed = {"schema", "self.schema", "self._schema"}
+    allowed = {"schema", "self.schema", "self._schema", "self._both_schema"}  # the last: profile_and_plan_schema()
     strays = [
         (where, expr) for where, expr in _schema_expressions() if expr not in allowed and not expr.endswith("_SCHEMA")
     ]
@@ -109,6 +109,7 @@ def test_the_enumeration_finds_every_prompt_kinds_schema() -> None:
     names = set(aeon_schemas())
     for expected in (
         "aeon.application.plans.validation.plan_schema()",
+        "aeon.application.llm.planner.profile_and_plan_schema()",
         "aeon.application.plans.validation.step_schema()",
         "aeon.application.llm.profiler.PROFILE_SCHEMA",
         "aeon.application.judges.evaluator.EVALUATION_SCHEMA",

@@ -21,7 +21,7 @@ from aeon.domain.phases import PassPhase
 from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
 
 from harness import FinishedRun, document, run
-from multipass import SUM_PLAN, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, first, profile, two_pass_script, verdict
 
 START = "2026-01-01T10:00:00+00:00"
 END = "2026-01-01T10:00:02.500000+00:00"
@@ -209,7 +209,7 @@ def test_refinement_changes_are_recorded_on_the_pass_that_refined(two):
 
 def test_llm_usage_per_pass_adds_up_to_the_run(two):
     passes = two.result.history.passes
-    assert [p.llm_usage.calls for p in passes] == [4, 2]
+    assert [p.llm_usage.calls for p in passes] == [3, 2]  # pass 1: profile and plan, evaluation, refinement
     for key, budget_key in (("calls", "llm_calls"), ("prompt_tokens", "prompt_tokens")):
         assert sum(getattr(p.llm_usage, key) for p in passes) == document(two.result)["budget"][budget_key]
 
@@ -227,13 +227,13 @@ def test_overall_statistics_match_the_passes(two):
     assert stats.total_passes == len(h.passes) == 2
     assert stats.total_refinements == 1
     assert stats.convergence_achieved is True and h.final_result.converged is True
-    assert stats.llm_calls == 6 and stats.total_time_seconds >= 0
+    assert stats.llm_calls == 5 and stats.total_time_seconds >= 0
     assert h.execution_id == two.result.correlation_id and h.task_input == "calculate the sum of 5 and 10"
     assert h.configuration.ttl == 3 and h.final_result.output == "The sum is 15."
 
 
 def test_a_run_that_never_converges_counts_no_convergence_and_no_applied_refinement(tmp_path):
-    script = [profile(3), SUM_PLAN, verdict(False), "junk", "junk", "junk", verdict(False)]
+    script = [first(profile(3), SUM_PLAN), verdict(False), "junk", "junk", "junk", verdict(False)]
     r = run(tmp_path, script, evaluate=True, ttl=2)
     h = r.result.history
     assert r.result.status == "ttl_expired"
@@ -244,7 +244,7 @@ def test_a_run_that_never_converges_counts_no_convergence_and_no_applied_refinem
 
 def test_a_pass_that_breaks_its_exit_checks_aborts_the_run_without_retry(tmp_path, monkeypatch):
     monkeypatch.setattr(ExecutionPass, "exit_problems", lambda self: ["execution_results[s1] has no status"])
-    r = run(tmp_path, [profile(3), SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), verdict(True)], evaluate=True, ttl=3)
     res = r.result
     assert res.status == "error" and res.error is not None
     assert res.error.code == "AEON.PHASE_TRANSITION.PASS_CONSISTENCY" and res.error.severity == "CRITICAL"

@@ -11,7 +11,7 @@ from aeon.domain.phases import CONTRACTS, Component, Phase, PhaseTransitionError
 from aeon.domain.plan import Plan, PlanStep
 
 from harness import FinishedRun, plan_json, run
-from multipass import SUM_PLAN, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, first, profile, two_pass_script, verdict
 
 ERROR_FIELDS = ("error_code", "severity", "affected_component", "failure_condition", "correlation_id", "phase")
 
@@ -161,8 +161,9 @@ def test_a_phase_transition_error_has_the_structured_error_shape():
 
 # -- phase A ----------------------------------------------------------------------------------------------------------
 def test_an_incomplete_profile_aborts_phase_a_without_a_phase_retry(tmp_path):
-    # the profile answer stays broken through the supervisor's two repairs: 1 call + 2 repair calls, then abort
-    r = run(tmp_path, [INCOMPLETE_PROFILE] * 6, evaluate=True, ttl=3)
+    # the profile half of phase A's one answer stays broken through the supervisor's two repairs (the plan half is
+    # fine): 1 call + 2 repair calls, then abort
+    r = run(tmp_path, [first(INCOMPLETE_PROFILE, SUM_PLAN)] * 6, evaluate=True, ttl=3)
     err = assert_structured_abort(r, "INCOMPLETE_PROFILE", phase="A", component="profiler", retried=False)
     assert err["retryable"] is False and err["severity"] == "ERROR"
     assert len(r.llm.requests) == 3  # no second attempt of the phase
@@ -171,27 +172,27 @@ def test_an_incomplete_profile_aborts_phase_a_without_a_phase_retry(tmp_path):
 
 
 def test_a_plan_answer_that_is_not_json_is_retried_once_and_the_run_goes_on(tmp_path):
-    script = [profile(3), "no plan here", "still no plan", "nope", SUM_PLAN, verdict(True)]
+    script = ["no plan here", "still no plan", "nope", first(profile(3), SUM_PLAN), verdict(True)]
     r = run(tmp_path, script, evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     (retry,) = events(r, "phase_retry")
     assert retry["error_code"] == "AEON.PHASE_TRANSITION.MALFORMED_PLAN" and retry["phase"] == "A"
     assert retry["retryable"] is True and retry["affected_component"] == "planner"
     assert events(r, "phase_error") == []
-    assert len(r.llm.requests) == 6
+    assert len(r.llm.requests) == 5  # profile and plan + 2 repairs, the phase retry's call, the evaluation
 
 
 def test_a_plan_answer_that_stays_unparseable_aborts_after_exactly_one_phase_retry(tmp_path):
-    r = run(tmp_path, [profile(3), *["no plan here"] * 8], evaluate=True, ttl=3)
+    r = run(tmp_path, ["no plan here"] * 8, evaluate=True, ttl=3)
     assert_structured_abort(r, "MALFORMED_PLAN", phase="A", component="planner", retried=True)
-    assert len(r.llm.requests) == 1 + 3 + 3  # profile, then plan + 2 repairs, twice
+    assert len(r.llm.requests) == 3 + 3  # profile and plan + 2 repairs, twice
 
 
 def test_a_structurally_invalid_plan_is_not_retried(tmp_path):
     no_steps = json.dumps({"goal": "calculate the sum of 5 and 10", "steps": []})
-    r = run(tmp_path, [profile(3), *[no_steps] * 8], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), no_steps)] * 8, evaluate=True, ttl=3)
     assert_structured_abort(r, "INVALID_PLAN_STRUCTURE", phase="A", component="planner", retried=False)
-    assert len(r.llm.requests) == 1 + 3
+    assert len(r.llm.requests) == 3
 
 
 # -- phase B ----------------------------------------------------------------------------------------------------------
@@ -220,7 +221,7 @@ def test_an_invalid_plan_fragment_aborts_phase_b_and_is_retried_only_if_its_cond
 
 # -- phase C ----------------------------------------------------------------------------------------------------------
 def test_a_malformed_validation_answer_is_retried_once_then_the_pass_goes_on(tmp_path):
-    script = [profile(3), SUM_PLAN, "looks fine", "looks fine", "looks fine", verdict(True)]
+    script = [first(profile(3), SUM_PLAN), "looks fine", "looks fine", "looks fine", verdict(True)]
     r = run(tmp_path, script, evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     (retry,) = events(r, "phase_retry")
@@ -231,48 +232,50 @@ def test_a_malformed_validation_answer_is_retried_once_then_the_pass_goes_on(tmp
 
 def test_a_validation_answer_missing_its_issues_list_aborts_after_one_retry(tmp_path):
     missing = json.dumps({k: v for k, v in json.loads(verdict(True)).items() if k != "issues"})
-    r = run(tmp_path, [profile(3), SUM_PLAN, *[missing] * 6], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), *[missing] * 6], evaluate=True, ttl=3)
     assert_structured_abort(r, "MALFORMED_EVALUATION", phase="C", component="evaluator", retried=True)
-    assert len(r.llm.requests) == 2 + 3 + 3
+    assert len(r.llm.requests) == 1 + 3 + 3  # phase A's one call, then the evaluation + 2 repairs, twice
     assert entered(r) == ["A", "B", "C"]
 
 
 def test_a_structurally_invalid_validation_answer_aborts_without_retry(tmp_path):
-    r = run(tmp_path, [profile(3), SUM_PLAN, *[BAD_ISSUE_TYPE] * 6], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), *[BAD_ISSUE_TYPE] * 6], evaluate=True, ttl=3)
     assert_structured_abort(r, "INVALID_EVALUATION_STRUCTURE", phase="C", component="evaluator", retried=False)
-    assert len(r.llm.requests) == 2 + 3
+    assert len(r.llm.requests) == 1 + 3
 
 
 # -- provider failures -------------------------------------------------------------------------------------------------
 def test_a_provider_unavailable_twice_aborts_with_provider_unavailable(tmp_path):
-    r = run(tmp_path, [UNAVAILABLE, UNAVAILABLE, profile(3), SUM_PLAN], evaluate=True, ttl=3)
-    assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="A", component="profiler", retried=False)
+    r = run(tmp_path, [UNAVAILABLE, UNAVAILABLE, first(profile(3), SUM_PLAN)], evaluate=True, ttl=3)
+    # phase A's one call asks for the profile and the plan; its failures other than an incomplete profile are the
+    # planner's
+    assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="A", component="planner", retried=False)
     assert len(r.llm.requests) == 2  # the call and its one retry; the phase is not run again
     assert [x["error_code"] for x in events(r, "llm_error")] == ["AEON.LLM.UNAVAILABLE"] * 2
 
 
 def test_a_provider_unavailable_once_is_retried_and_the_run_completes(tmp_path):
-    r = run(tmp_path, [profile(3), UNAVAILABLE, SUM_PLAN, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [UNAVAILABLE, first(profile(3), SUM_PLAN), verdict(True)], evaluate=True, ttl=3)
     assert r.result.status == "completed" and r.result.converged is True
     assert len(events(r, "llm_error")) == 1 and events(r, "phase_error") == []
 
 
 def test_a_rejected_request_is_not_retried(tmp_path):
-    r = run(tmp_path, [profile(3), SUM_PLAN, {"error": "rejected"}, verdict(True)], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), {"error": "rejected"}, verdict(True)], evaluate=True, ttl=3)
     assert_structured_abort(r, "PROVIDER_REJECTED", phase="C", component="evaluator", retried=False)
-    assert len(r.llm.requests) == 3
+    assert len(r.llm.requests) == 2
 
 
 def test_a_provider_unavailable_during_evaluation_is_a_phase_c_failure(tmp_path):
-    r = run(tmp_path, [profile(3), SUM_PLAN, UNAVAILABLE, UNAVAILABLE], evaluate=True, ttl=3)
+    r = run(tmp_path, [first(profile(3), SUM_PLAN), UNAVAILABLE, UNAVAILABLE], evaluate=True, ttl=3)
     assert_structured_abort(r, "PROVIDER_UNAVAILABLE", phase="C", component="evaluator", retried=False)
 
 
 @pytest.mark.parametrize(
     "script",
     [
-        [profile(3), LLM_PLAN, UNAVAILABLE, UNAVAILABLE],  # C1: the reasoning step
-        [profile(3), SUM_PLAN, verdict(False), UNAVAILABLE, UNAVAILABLE],  # C3: the refiner
+        [first(profile(3), LLM_PLAN), UNAVAILABLE, UNAVAILABLE],  # C1: the reasoning step
+        [first(profile(3), SUM_PLAN), verdict(False), UNAVAILABLE, UNAVAILABLE],  # C3: the refiner
     ],
     ids=["C1-execute", "C3-refine"],
 )

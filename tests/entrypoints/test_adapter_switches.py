@@ -20,7 +20,7 @@ PLAN = {"goal": REQUEST, "steps": [{"step_id": "s1", "description": "Add", "tool
 PLAN["steps"][0]["args"] = json.dumps({"expression": "5 + 10"})  # strict structured outputs send it as JSON text
 VERDICT = {"completeness_score": 1, "coherence_score": 1, "consistent": True, "explanation": "done", "issues": []}
 ANSWERS = {
-    "task_profile": json.loads(profile(1, 1.0, "narrow", "low")),
+    "profile_and_plan": {"profile": json.loads(profile(1, 1.0, "narrow", "low")), "plan": PLAN},
     "plan": PLAN,
     "evaluation": {"issues": [], **VERDICT},
 }

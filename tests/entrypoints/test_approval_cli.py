@@ -229,10 +229,11 @@ class _ByRequest(FakeProvider):
         super().answer_for(body)
         schema = (json.loads(body).get("response_format") or {}).get("json_schema") or {}
         kind = schema.get("name", "")
-        if kind == "plan":
+        if kind == "profile_and_plan":
             wanted = "please publish" in body.decode()
             steps = PLAN["steps"] if wanted else PLAN["steps"][:1]
-            return json.dumps({"goal": "record (and publish)", "steps": steps})
+            plan = {"goal": "record (and publish)", "steps": steps}
+            return json.dumps({"profile": json.loads(profile(1, 1.0, "narrow", "low")), "plan": plan})
         return {"task_profile": profile(1, 1.0, "narrow", "low"), "evaluation": verdict(True)}.get(kind, "ok")
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from aeon.entrypoints.cli import app
 
-from multipass import SUM_PLAN, add_step, profile, refine, verdict
+from multipass import SUM_PLAN, add_step, first, profile, refine, verdict
 
 REQUEST = "calculate the sum of 5 and 10"
 VAGUE = {
@@ -49,8 +49,7 @@ def invoke(*args: str | Path) -> Result:
 
 def two_pass_script() -> list[str]:
     return [
-        profile(3),
-        SUM_PLAN,
+        first(profile(3), SUM_PLAN),
         verdict(False, issues=[VAGUE]),  # VAGUE is LOW: not a blocker, but it is what triggers the refinement
         refine(add_step("s2", "State the sum from s1", agent="llm")),
         "The sum is 15.",
@@ -91,7 +90,7 @@ def test_live_progress_on_stderr_shows_passes_phases_and_evaluations(history):
 
 def test_a_never_converging_run_cut_by_ttl_1_exits_3_and_still_writes_its_history(tmp_path):
     h = tmp_path / "h.json"
-    cfg = config(tmp_path, [profile(3), SUM_PLAN, verdict(False)])
+    cfg = config(tmp_path, [first(profile(3), SUM_PLAN), verdict(False)])
     result = invoke("run", REQUEST, "--config", cfg, "--ttl", "1", "--history", h)
     assert result.exit_code == 3, (result.stdout, result.stderr)
     doc = json.loads(h.read_text(encoding="utf-8"))

@@ -14,7 +14,7 @@ from fake_provider import FakeProvider, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = yaml.safe_load((ROOT / "config/scripts/sum-5-and-10.yaml").read_text())["responses"]
-KINDS = dict(zip(["task_profile", "plan", "step_result", "evaluation"], SCRIPT, strict=True))
+KINDS = dict(zip(["profile_and_plan", "step_result", "evaluation"], SCRIPT, strict=True))
 N = 200
 
 

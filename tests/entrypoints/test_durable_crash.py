@@ -29,15 +29,14 @@ PROFILE = {
 }
 CONVERGED = {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok", "issues": []}
 ANSWERS = [
-    json.dumps(PROFILE),
-    json.dumps(PLAN),
+    json.dumps({"profile": PROFILE, "plan": PLAN}),  # phase A: the profile and the plan in one answer
     "s1 recorded one.",
     "s3 recorded two.",
     json.dumps({"issues": []}),
     json.dumps(CONVERGED),
 ]
 REQUEST = "record two things"
-HELD = 3  # the fourth call (s4's reasoning) is in flight when the run is killed
+HELD = 2  # the third call (s4's reasoning) is in flight when the run is killed
 
 
 def _llm(url: str) -> dict[str, str]:

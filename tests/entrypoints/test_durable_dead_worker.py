@@ -11,15 +11,14 @@ from pathlib import Path
 import yaml
 from durable_harness import AEON, env, scripted, start, wait_for
 
-from multipass import profile
+from multipass import first, profile
 
 PLAN = {
     "goal": "wait",
     "steps": [{"step_id": "s1", "description": "Wait", "tool": "wait_for_release", "args": {"text": "done"}}],
 }
 ANSWERS = [
-    profile(1, 1.0, "narrow", "low"),
-    json.dumps(PLAN),
+    first(profile(1, 1.0, "narrow", "low"), json.dumps(PLAN)),
     json.dumps({"issues": []}),
     json.dumps(
         {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok", "issues": []}

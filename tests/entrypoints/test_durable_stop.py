@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from durable_harness import aeon, records, runs, scripted, start, wait_for
 
-from multipass import profile
+from multipass import first, profile
 
 PLAN = {
     "goal": "wait",
     "steps": [{"step_id": "s1", "description": "Wait", "tool": "wait_for_release", "args": {"text": "done"}}],
 }
 CONVERGED = {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok", "issues": []}
-ANSWERS = [profile(1, 1.0, "narrow", "low"), json.dumps(PLAN), json.dumps({"issues": []}), json.dumps(CONVERGED)]
+ANSWERS = [first(profile(1, 1.0, "narrow", "low"), json.dumps(PLAN)), json.dumps({"issues": []}), json.dumps(CONVERGED)]
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

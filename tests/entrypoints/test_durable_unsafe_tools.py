@@ -15,7 +15,7 @@ from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 
 from cli_harness import assert_exit, invoke, one_line
-from multipass import profile
+from multipass import first, profile
 
 PLAN = {
     "goal": "record slowly",
@@ -25,8 +25,7 @@ PLAN = {
     ],
 }
 ANSWERS = [
-    profile(1, 1.0, "narrow", "low"),
-    json.dumps(PLAN),
+    first(profile(1, 1.0, "narrow", "low"), json.dumps(PLAN)),
     json.dumps({"issues": []}),
     json.dumps(
         {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": True, "explanation": "ok", "issues": []}

@@ -19,7 +19,7 @@ from cli_harness import ROOT, readme_files
 EXAMPLES = ROOT / "examples"
 # What each example prints (the stream's token counts change with the prompts: its first and last lines and a step)
 PRINTS = {
-    "quickstart.py": ["completed", "sunny in Paris", "3 LLM calls, 1 pass"],
+    "quickstart.py": ["completed", "sunny in Paris", "2 LLM calls, 1 pass"],
     "async_run.py": ["completed sunny in Paris ['Paris']"],
     "stream_events.py": ["pass 1 · phase A", "  s1 complete: sunny in Paris", "completed: sunny in Paris"],
 }

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cli_harness import CONFIG_DIR, DEMO_CONFIG, REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
-from multipass import profile, verdict
+from multipass import first, profile, verdict
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
 DEMOS = sorted(CONFIG_DIR.glob("scripted-*.yaml"))
@@ -34,13 +34,13 @@ def test_a_run_stopped_by_the_llm_call_cap_says_so_not_ttl_expired(tmp_path: Pat
 def test_a_one_pass_run_reports_passes_used_not_ttl_left(tmp_path: Path) -> None:
     result = invoke("run", REQUEST, "--config", DEMO_CONFIG)
     assert_exit(result, 0)
-    assert "completed · 1 pass (cap 3) · 4 LLM calls (cap 30)" in result.stdout
+    assert "completed · 1 pass (cap 3) · 3 LLM calls (cap 30)" in result.stdout
     assert "TTL" not in result.stdout
 
 
 def test_a_verdict_names_the_fact_behind_incomplete_beside_the_models_scores(tmp_path: Path) -> None:
     failing = {**SUM_STEP, "args": {"expression": "5 +"}}
-    script = [profile(1, 1.0), plan_json(failing), json.dumps({"issues": []}), verdict(True)]
+    script = [first(profile(1, 1.0), plan_json(failing)), json.dumps({"issues": []}), verdict(True)]
     config = scripted_config(tmp_path, script, run={"evaluate": True, "ttl": 1})
     result = invoke("run", REQUEST, "--config", config)
     assert_exit(result, 3)

@@ -107,6 +107,7 @@ PROFILE = {
     "raw_inference": "a service call",
 }
 KINDS = {
+    "profile_and_plan": json.dumps({"profile": PROFILE, "plan": PLAN}),
     "task_profile": json.dumps(PROFILE),
     "plan": json.dumps(PLAN),
     "step_result": json.dumps({"answer": ANSWER, "clarity_state": "CLEAR", "handoff_to_next": ANSWER}),

@@ -91,3 +91,32 @@ def test_ttl_allocation_demos_stay_within_the_cap_and_say_why(tmp_path, name):
     assert 1 <= depth["allocated_ttl"] <= 4 and "complexity" in shown
     expected = 1 if name == "simple-request" else 4
     assert depth["allocated_ttl"] == expected
+
+
+def test_the_simple_request_demo_converges_in_two_llm_calls_with_every_phase_on_record(tmp_path):
+    code, doc, history, shown = demo(tmp_path, "simple-request", "calculate the sum of 5 and 10")
+    assert code == 0 and doc["converged"] is True and doc["outputs"]["s1"]["output"] == 15
+    # phase A asks for the profile and the plan in one call; the evaluation is the other
+    assert doc["budget"]["llm_calls"] == 2
+    assert [(c["purpose"], c["phase"]) for c in doc["ledger"]["calls"]] == [
+        ("profile_and_plan", "A"),
+        ("evaluate", "C"),
+    ]
+    records = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    assert [r["phase"] for r in records if r["event"] == "phase_entry"] == ["A", "B", "C", "D"]
+    assert [r["outcome"] for r in records if r["event"] == "phase_exit"] == ["success"] * 4
+    # phase A still produced both contracts' outputs, and the record says where the profile came from
+    [allocated] = [r for r in records if r["event"] == "ttl_allocated"]
+    assert allocated["profile_source"] == "inferred with the plan in one call (profile_and_plan)"
+    assert allocated["profile_version"] == 1 and allocated["allocated_ttl"] == 1
+    [profile] = history["profiles"]
+    assert profile["reasoning_depth"] == 1 and profile["raw_inference"] == "depth 1 task"
+    assert history["passes"][0]["task_profile"] == profile
+    assert [s["step_id"] for s in history["passes"][0]["plan_state"]["steps"]] == ["s1"]
+    assert "pass 1 " in shown
+
+
+def test_the_demo_with_a_reasoning_step_takes_three_calls_one_per_phase_a_step_and_evaluation(tmp_path):
+    code, doc, _, _ = demo(tmp_path, "demo", "calculate the sum of 5 and 10")
+    assert code == 0 and doc["converged"] is True
+    assert [c["purpose"] for c in doc["ledger"]["calls"]] == ["profile_and_plan", "reason:s2", "evaluate"]

@@ -21,6 +21,11 @@ def profile(depth: int = 3, sufficiency: float = 0.6, breadth: str = "moderate",
     )
 
 
+def first(profile_answer: str, plan_answer: str) -> str:
+    """Phase A's one answer on a first pass: the task profile and the plan together (two JSON answers joined)."""
+    return json.dumps({"profile": json.loads(profile_answer), "plan": json.loads(plan_answer)})
+
+
 def no_issues() -> str:
     return json.dumps({"issues": []})
 
@@ -67,10 +72,10 @@ SUM_PLAN = plan_json(SUM_STEP)
 
 
 def two_pass_script() -> list[str]:
-    """Pass 1: profile + plan (A), validation + failed convergence (C2), one ADD (C3); pass 2 runs it and converges."""
+    """Pass 1: profile and plan in one answer (A), validation + failed convergence (C2), one ADD (C3); pass 2 runs it
+    and converges."""
     return [
-        profile(3),
-        SUM_PLAN,
+        first(profile(3), SUM_PLAN),
         verdict(False),
         refine(add_step("s2", "State the sum from s1", agent="llm")),
         "The sum is 15.",

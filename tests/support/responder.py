@@ -24,6 +24,10 @@ def responder(answers: Mapping[str, Answer]) -> testing.FunctionLLM:
     asked: list[str] = []
 
     def answer(call: testing.LLMCall) -> str:
+        if call.schema_name == "profile_and_plan" and "profile_and_plan" not in answers:
+            nth_profile, nth_plan = asked.count("task_profile"), asked.count("plan")
+            asked.extend(("task_profile", "plan"))
+            return profile_and_plan(answers, call.messages, nth_profile, nth_plan)
         nth = asked.count(call.schema_name)
         asked.append(call.schema_name)
         if call.schema_name == "evaluation" and "evaluation" not in answers:
@@ -34,11 +38,10 @@ def responder(answers: Mapping[str, Answer]) -> testing.FunctionLLM:
     return testing.FunctionLLM(answer, name="responder")
 
 
-def evaluation(answers: Mapping[str, Answer], messages: Sequence[Message], nth: int) -> str:
-    """The one evaluation call of a pass, answered from a test's `validation` and `convergence` answers: the issue
-    list of the one and the judgement of the other; either answer unusable (not a JSON object) is the answer."""
+def _objects(answers: Mapping[str, Answer], messages: Sequence[Message], asked: Sequence[tuple[str, int]]) -> Any:
+    """The answers of `asked` ((kind, nth) pairs) as JSON objects; the first that is not one, as the answer text."""
     parts = []
-    for kind in ("validation", "convergence"):
+    for kind, nth in asked:
         value = answers[kind](messages, nth)
         if isinstance(value, str):
             try:
@@ -48,6 +51,27 @@ def evaluation(answers: Mapping[str, Answer], messages: Sequence[Message], nth: 
         if not isinstance(value, dict):
             return json.dumps(value)
         parts.append(value)
+    return parts
+
+
+def profile_and_plan(
+    answers: Mapping[str, Answer], messages: Sequence[Message], nth_profile: int, nth_plan: int
+) -> str:
+    """Phase A's one call of a first pass, answered from a test's `task_profile` and `plan` answers (each counted as
+    a call of its own kind); either answer unusable (not a JSON object) is the answer."""
+    parts = _objects(answers, messages, [("task_profile", nth_profile), ("plan", nth_plan)])
+    if isinstance(parts, str):
+        return parts
+    profile, plan = parts
+    return json.dumps({"profile": profile, "plan": plan})
+
+
+def evaluation(answers: Mapping[str, Answer], messages: Sequence[Message], nth: int) -> str:
+    """The one evaluation call of a pass, answered from a test's `validation` and `convergence` answers: the issue
+    list of the one and the judgement of the other; either answer unusable (not a JSON object) is the answer."""
+    parts = _objects(answers, messages, [("validation", nth), ("convergence", nth)])
+    if isinstance(parts, str):
+        return parts
     validation, convergence = parts
     if "issues" not in validation:
         return json.dumps(validation)

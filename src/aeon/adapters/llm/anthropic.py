@@ -190,7 +190,11 @@ class AnthropicLLM:
         body: dict[str, Any] = {"model": self._model, "max_tokens": limit, "messages": turns}
         if dialect.temperature and "temperature" not in adjust.dropped:
             body["temperature"] = self._temperature
-        if system is not None:
+        if system is not None and "cache_control" not in adjust.dropped:
+            # The run's shared prompt prefix, identical on every call (prompts/layout.py): Anthropic caches up to this
+            # breakpoint, llama.cpp's /v1/messages reuses it from its KV cache; a server refusing the field gets text.
+            body["system"] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
+        elif system is not None:
             body["system"] = system
         if stop and dialect.max_stop and "stop_sequences" not in adjust.dropped:
             body["stop_sequences"] = list(stop)[: dialect.max_stop]

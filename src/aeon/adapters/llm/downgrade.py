@@ -52,7 +52,16 @@ _WEAKER: dict[Structured, Structured] = {
     "forced_tool": "none",
 }
 _STRUCTURED_PARAMS = ("response_format", "output_config", "tool_choice", "tools")
-_DROPPABLE = ("temperature", "top_p", "top_k", "stop", "stop_sequences", "reasoning_effort", "thinking")
+_DROPPABLE = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop",
+    "stop_sequences",
+    "reasoning_effort",
+    "thinking",
+    "cache_control",
+)
 _TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
 MAX_DOWNGRADES = 4  # per call; every downgrade removes something new, so this only bounds a pathological provider
 
@@ -78,11 +87,21 @@ def _mentions(text: str, names: tuple[str, ...]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def _nested(body: Mapping[str, Any]) -> set[str]:
+    """Parameters sent inside another one: Anthropic's `cache_control` on the system block."""
+    system = body.get("system")
+    blocks = system if isinstance(system, list) else []
+    return {"cache_control"} if any(isinstance(b, dict) and "cache_control" in b for b in blocks) else set()
+
+
 def plan(exc: LLMRejected, body: Mapping[str, Any], adjust: Adjustments, dialect: Dialect) -> tuple[str, str] | None:
     """(what to change, the parameter/keyword it is about) for a refusal we can work around; None otherwise."""
     message = exc.provider_message or ""
     if exc.status not in _DOWNGRADABLE_STATUS or not _REFUSAL_WORDS.search(message):
         return None
+    for name in _nested(body):  # named by its path ("system.0.cache_control: Extra inputs are not permitted")
+        if re.search(rf"(?<![\w]){name}(?![\w])", message):
+            return "drop", name
     sent = set(body)
     schema_sent = {k for key in ("response_format", "output_config", "tools") for k in schema_keywords(body.get(key))}
     for _, keyword in _mentions(message, _SCHEMA_KEYWORDS):

@@ -17,7 +17,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
-from aeon.application.llm.prompts import templates
+from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.ports import ApproverPort, LLMPort, MemoryPort, ToolPort
@@ -74,8 +74,8 @@ def wire(
     approver: ApproverPort | None = None,
 ) -> RunServices:
     specs = tools.list()
-    preamble = templates.PREAMBLE.render({"tools": describe_tools(specs)})
-    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=preamble, prices=settings.prices)
+    prefix = shared_prefix(describe_tools(specs), evaluate=settings.evaluate)
+    gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)

@@ -1,16 +1,35 @@
-"""The planner: one LLM call that turns a request into a Plan, supervised into shape."""
+"""The planner: one LLM call that turns a request into a Plan (or, at the start of a run, into its TaskProfile and its
+Plan together), supervised into shape."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from aeon.application.llm.lax_plan import coerce_plan
+from aeon.application.errors import OutputFault, OutputProblem, UnrecoverableOutput, missing_field
+from aeon.application.llm.lax_plan import Coerced, coerce_plan
+from aeon.application.llm.profiler import PROFILE_SCHEMA, build_profile, profile_problems
 from aeon.application.llm.prompts import templates
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import build_plan, plan_schema, structural_problems
 from aeon.domain.plan import Plan
+from aeon.domain.profile import TaskProfile
 from aeon.domain.tools import ToolSpec
+
+PROFILE_TARGET = "task_profile"  # the target an unrepairable profile half is reported under (an incomplete profile)
+
+
+def profile_and_plan_schema(tool_names: Sequence[str], *, max_steps: int) -> dict[str, Any]:
+    """The schema of phase A's one answer: the task profile first, then the plan (so the answer ends with the plan)."""
+    plan = plan_schema(tool_names, max_steps=max_steps)
+    return {"type": "object", "properties": {"profile": PROFILE_SCHEMA, "plan": plan}, "required": ["profile", "plan"]}
+
+
+def _within(half: str, problems: Sequence[str]) -> list[str]:
+    """`problems` of one half of a combined answer, named by that half, each keeping its fault kind."""
+    return [
+        OutputProblem(f"{half}: {p}", p.kind if isinstance(p, OutputProblem) else OutputFault.INVALID) for p in problems
+    ]
 
 
 class Planner:
@@ -19,19 +38,60 @@ class Planner:
     def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, max_steps: int) -> None:
         self._supervisor = supervisor
         self._schema = plan_schema([t.name for t in tools], max_steps=max_steps)
+        self._both_schema = profile_and_plan_schema([t.name for t in tools], max_steps=max_steps)
         self._max_steps = max_steps
 
-    async def plan(self, request: str) -> Plan:
-        def validate(obj: Any) -> list[str]:
-            return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
+    def _plan_problems(self, obj: Any) -> list[str]:
+        return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
 
+    async def plan(self, request: str) -> Plan:
         obj = await self._supervisor.ask_json(
             "plan",
             templates.PLAN,
             {"request": request},
             schema=self._schema,
             target="plan",
-            validate=validate,
+            validate=self._plan_problems,
             coerce=coerce_plan,
         )
         return build_plan(obj)
+
+    async def profile_and_plan(self, request: str) -> tuple[TaskProfile, Plan]:
+        """Phase A in one call: the task profile (version 1) and the plan, asked together and checked half by half.
+
+        Raises UnrecoverableOutput with target `task_profile` when, after repair, the profile half is still
+        incomplete; with target `plan` otherwise (an answer that is not JSON is a malformed plan)."""
+        failing: set[str] = set()
+
+        def validate(obj: Any) -> list[str]:
+            failing.clear()
+            if not isinstance(obj, dict):
+                return ["the answer must be a JSON object with 'profile' and 'plan'"]
+            problems: list[str] = []
+            for half, check in (("profile", profile_problems), ("plan", self._plan_problems)):
+                found = _within(half, check(obj[half])) if half in obj else [missing_field(f"'{half}' is required")]
+                if found:
+                    failing.add(half)
+                problems += found
+            return problems
+
+        def coerce(obj: Any) -> Coerced | None:
+            lax = coerce_plan(obj.get("plan")) if isinstance(obj, dict) else None
+            return None if lax is None else Coerced({**obj, "plan": lax.value}, lax.changes)
+
+        try:
+            obj = await self._supervisor.ask_json(
+                "profile_and_plan",
+                templates.PROFILE_AND_PLAN,
+                {"request": request},
+                schema=self._both_schema,
+                target="profile_and_plan",
+                validate=validate,
+                coerce=coerce,
+            )
+        except UnrecoverableOutput as exc:
+            # an answer left unreadable is a malformed plan (retryable), whichever half was wrong before
+            unread = exc.faults <= {OutputFault.NOT_JSON, OutputFault.CUT_OFF}
+            target = PROFILE_TARGET if "profile" in failing and not unread else "plan"
+            raise UnrecoverableOutput(str(exc), target=target, errors=exc.errors, llm_repairs=exc.llm_repairs) from exc
+        return build_profile(obj["profile"], version=1), build_plan(obj["plan"])

@@ -40,13 +40,14 @@ def profile_problems(obj: Any) -> list[str]:
     if missing:
         return [missing_field(f"'{k}' is a required property") for k in missing]
     try:
-        profile = _build(obj, version=1)
+        profile = build_profile(obj, version=1)
     except (msgspec.ValidationError, TypeError, ValueError) as exc:
         return [f"invalid profile: {exc}"]
     return profile.problems()
 
 
-def _build(obj: dict[str, Any], *, version: int) -> TaskProfile:
+def build_profile(obj: dict[str, Any], *, version: int) -> TaskProfile:
+    """A TaskProfile from an answer that `profile_problems` found complete."""
     data = {k: obj[k] for k in PROFILE_SCHEMA["required"]}
     return msgspec.convert({**data, "profile_version": version}, TaskProfile, strict=False)
 
@@ -60,8 +61,8 @@ def describe(profile: TaskProfile) -> str:
     )
 
 
-def static_profile(version: int = 1) -> TaskProfile:
-    """The profile used when evaluation is off: no LLM call, stated as such."""
+def static_profile(reason: str, version: int = 1) -> TaskProfile:
+    """The profile used when there is nothing for a profile to decide (`reason`): no LLM call, stated as such."""
     return TaskProfile(
         profile_version=version,
         reasoning_depth=1,
@@ -69,7 +70,7 @@ def static_profile(version: int = 1) -> TaskProfile:
         expected_tool_usage=ToolUsage.MINIMAL,
         output_breadth=Breadth.NARROW,
         confidence_requirement=Confidence.LOW,
-        raw_inference="not inferred: single pass without evaluation (run.evaluate is false)",
+        raw_inference=f"not inferred: {reason}",
     )
 
 
@@ -90,4 +91,4 @@ class Profiler:
             target="task_profile",
             validate=profile_problems,
         )
-        return stabilize(_build(obj, version=version), previous)
+        return stabilize(build_profile(obj, version=version), previous)

@@ -1,12 +1,15 @@
-"""Phase A: profile the task (re-profile it at a later pass boundary), allocate TTL within the cap, make the plan."""
+"""Phase A: profile the task and make the plan (in one call on a first pass; a later pass boundary re-profiles alone),
+allocate TTL within the cap."""
 
 from __future__ import annotations
 
 import msgspec
 
+from aeon.application.errors import UnrecoverableOutput
 from aeon.application.judges.adaptive_depth import allocate
 from aeon.application.kernel.run import PlanningRun, RunSettings
 from aeon.application.kernel.wiring import Planning
+from aeon.application.llm.planner import PROFILE_TARGET
 from aeon.application.llm.profiler import static_profile
 from aeon.domain.advisories import ProfileClamped
 from aeon.domain.context import ProfileAndPlanInput
@@ -34,14 +37,20 @@ async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | N
     state, settings = run.state, services.settings
     run.enter(ProfileAndPlanInput())
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
-    if fixed is None:
-        profile = await _profile(run, services)
+    if fixed is not None:  # nothing for a profile to decide: no profiling call
+        profile, depth = static_profile(fixed.adjustment_reason), fixed
+        source = "not inferred (no profiling call)"
+    else:
+        if state.plan is None and given is None and not state.profiles:  # the first profile and plan: one call
+            profile, given = await _profile_with_plan(run, services)
+            source = "inferred with the plan in one call (profile_and_plan)"
+        else:  # a plan is given, or kept by a re-profiling pass
+            profile = await _profile(run, services)
+            source = "inferred alone (profile)"
         depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
-    else:  # nothing for a profile to decide: no profiling call
-        profile, depth = static_profile(), fixed
     state.profiled(profile, depth)
     run.meter.allocate(depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
-    run.record.depth("ttl_allocated", depth)
+    run.record.depth("ttl_allocated", depth, profile_version=profile.profile_version, profile_source=source)
     run.enter(ProfileAndPlanInput(task_profile=profile))
     if state.plan is None:  # a re-profiling pass keeps the plan it refines
         ask = services.planner.plan
@@ -59,6 +68,22 @@ async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | N
         ttl_remaining=ttl if ttl > 0 else None,
         next_pass_state=state,
     )
+
+
+async def _profile_with_plan(run: PlanningRun, services: Planning) -> tuple[TaskProfile, Plan]:
+    """The profile and the plan from one call; a profile half left incomplete fails as the profiler's (not
+    retryable), anything else as the planner's."""
+    runner, request = services.runner, run.state.request
+
+    async def ask() -> tuple[TaskProfile, Plan]:
+        try:
+            return await services.planner.profile_and_plan(request)
+        except UnrecoverableOutput as exc:
+            if exc.target == PROFILE_TARGET:
+                raise runner.classify(exc, Transition.A_TO_B, Component.PROFILER) from exc
+            raise
+
+    return await runner.step(Transition.A_TO_B, Component.PLANNER, ask)
 
 
 async def _profile(run: PlanningRun, services: Planning) -> TaskProfile:

@@ -16,10 +16,15 @@ class PromptSlotError(ApplicationError):
 
 
 class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
-    """A prompt whose static part comes first (so a provider's prompt cache can reuse it) and slots last."""
+    """One prompt kind in two parts: `guide`, what the kind asks for and its worked examples (static), and `text`, the
+    per-call part (short labels and slots), always last. A `shared` kind is asked in every pass of the runs that use
+    it: its guide is part of the run's shared prefix (prompts/layout.py) and `render` gives the per-call part alone;
+    any other kind renders its guide, then its per-call part."""
 
     name: str
     text: str
+    guide: str = ""
+    shared: bool = False
     stop: tuple[str, ...] = ()  # sequences that end one answer: the label that opens the next example
 
     @property
@@ -30,7 +35,8 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
         missing = sorted(s for s in self.slots if not str(values.get(s) or "").strip())
         if missing:
             raise PromptSlotError(f"prompt {self.name!r}: empty or missing slot(s) {', '.join(missing)}")
-        return string.Template(self.text).substitute({k: str(v) for k, v in values.items()})
+        filled = string.Template(self.text).substitute({k: str(v) for k, v in values.items()})
+        return filled if self.shared or not self.guide else f"{self.guide}\n\n{filled}"
 
 
 @functools.lru_cache(maxsize=256)  # a template is parsed once, not on every render

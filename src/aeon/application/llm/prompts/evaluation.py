@@ -1,5 +1,5 @@
-"""The evaluation prompt: one call per pass, the validation issues and the convergence judgement together. Static part
-first, slots last."""
+"""The evaluation prompt: one call per pass, the validation issues and the convergence judgement together. Asked in
+every pass, its guide is part of the run's shared prefix; a call sends only its labelled slots."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from aeon.application.llm.prompts import PromptTemplate
 # One example: measured on Gemma 3 270M (bench/local_model.py), a second, unfinished example was copied into the
 # answers of finished tasks (completeness 0.5, "the sum was not doubled"); the base model copies what it is shown.
 EVALUATE = PromptTemplate(
+    shared=True,
     stop=("\nRequest:",),
     name="evaluate",
-    text="""\
+    guide="""\
+## Evaluate
 Judge whether a task is finished and answer with JSON only. completeness_score, from 0 to 1: how fully the final \
 answer covers every part of the request. coherence_score, from 0 to 1: how free of contradictions and logical \
 gaps the outputs are. consistent: true when the plan, the step outputs and the final answer agree. Take the \
@@ -28,8 +30,8 @@ Final answer: 20
 Validation issues:
 (none)
 Assessment: {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": true, "explanation": "The product \
-20 answers the request.", "issues": []}
-
+20 answers the request.", "issues": []}""",
+    text="""\
 Request: ${request}
 Profile: ${profile}
 Plan:
