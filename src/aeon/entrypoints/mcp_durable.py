@@ -81,10 +81,10 @@ class DurableCalls:
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""
-        from aeon.entrypoints.durable import ops as ops
+        from aeon.entrypoints.durable import listing
 
         engine = await self._engine_open()
-        rows = await asyncio.to_thread(ops.list_runs, engine, most if status else limit)
+        rows = await asyncio.to_thread(listing.list_runs, engine, most if status else limit)
         redactor = redactor_for(load_settings(self.config))
         return [redactor.struct(row, RunRow) for row in rows if status in (None, row.status)][:limit]
 

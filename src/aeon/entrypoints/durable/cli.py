@@ -162,12 +162,12 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
     """
     with reported(as_json=as_json, debug=debug):
-        from aeon.entrypoints.durable import ops as ops
+        from aeon.entrypoints.durable import listing, ops
         from aeon.entrypoints.secrets import redactor_for
 
         settings = _settings(config)
         with ops.engine_for(settings, "runs") as engine:
-            rows = [redactor_for(settings).struct(row, RunRow) for row in ops.list_runs(engine)]
+            rows = [redactor_for(settings).struct(row, RunRow) for row in listing.list_runs(engine)]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return

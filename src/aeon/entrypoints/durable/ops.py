@@ -1,4 +1,4 @@
-"""The durable use cases behind the CLI: start, resume and replay a run, list runs. One engine per command."""
+"""The durable use cases behind the CLI: start, resume, replay and answer a run. One engine per command."""
 
 from __future__ import annotations
 
@@ -15,14 +15,11 @@ from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable.approval import approval_topic, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
-from aeon.adapters.durable.steps import UNSAFE_CODE, checkpoint_passes, in_flight_unsafe, recorded_outputs
+from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
 from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
-from aeon.domain.llm import Completion
-from aeon.domain.run_state import RunState
 from aeon.entrypoints.approval import schema_problem
-from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
     MARK_DONE_TOPIC,
@@ -301,73 +298,3 @@ def replay(
         from_pass=from_pass,
     )
     return start(spec, progress)
-
-
-def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
-    """The most recent runs, newest first. An unfinished run shows what its last checkpoint recorded."""
-    return [run_row(engine, w) for w in engine.client.list_workflows(name=RUN_WORKFLOW, sort_desc=True, limit=limit)]
-
-
-def run_row(engine: DurableEngine, w: Any) -> RunRow:
-    """One recorded run (a DBOS WorkflowStatus read with its input and output) as `aeon runs` lists it."""
-    spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
-    row = RunRow(
-        id=w.workflow_id,
-        request=spec.request if spec else "",
-        status=w.status.lower(),
-        passes=0,
-        calls=0,
-        tokens=0,
-        started=spec.started_at if spec else "",
-        duration=None,
-        replay_of=spec.source if spec else None,
-    )
-    if w.status == "SUCCESS":
-        _finished(row, decode_outcome(w.output))
-    else:
-        _so_far(row, engine, w.workflow_id)
-        row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
-        if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
-            row.status = "awaiting_approval"
-    return row
-
-
-def _finished(row: RunRow, outcome: Outcome) -> None:
-    if outcome.stopped is not None:
-        row.status = "stopped"
-        return
-    result = outcome.result
-    assert result is not None
-    row.status, row.passes, row.calls = result.status.value, result.passes, result.budget.llm_calls
-    row.tokens = result.budget.prompt_tokens + result.budget.completion_tokens
-    if result.history is not None:  # the execution that finished it (a resumed run: the resumed part)
-        row.duration = round(result.history.overall_statistics.total_time_seconds, 3)
-
-
-def _so_far(row: RunRow, engine: DurableEngine, run_id: str) -> None:
-    """An unfinished run's pass, calls and tokens: its last checkpoint's (one per pass), and the LLM calls recorded
-    since."""
-    made = recorded_outputs(engine.steps(run_id))
-    found = last_checkpoint(made)
-    if found is None:
-        return
-    at, state = found
-    row.passes, row.calls = state.pass_number, state.budget.llm_calls
-    row.tokens = state.budget.prompt_tokens + state.budget.completion_tokens
-    for name, output in made[at + 1 :]:
-        if name.startswith("llm ") and output is not None:
-            row.calls += 1
-            text = output[0]
-            if text is not None:
-                usage = msgspec.json.decode(text, type=Completion).usage
-                row.tokens += usage.prompt_tokens + usage.completion_tokens
-
-
-def last_checkpoint(made: list[tuple[str, Any]]) -> tuple[int, RunState] | None:
-    """The position among a run's recorded outputs (recorded_outputs of engine.steps) of its last checkpoint, and
-    the run state it holds."""
-    names = checkpoint_passes([name for name, _ in made])
-    at = max((i for i, (name, output) in enumerate(made) if name in names and output is not None), default=None)
-    if at is None:
-        return None
-    return at, RunState.decode(str(made[at][1]).encode())

@@ -16,7 +16,7 @@ import msgspec
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.listing import Head, RunHeads
 from aeon.application.redaction import Redactor
-from aeon.entrypoints.durable import ops
+from aeon.entrypoints.durable import listing
 from aeon.entrypoints.durable.batch import batch_of
 from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW
@@ -204,7 +204,7 @@ class RunIndex:
 
 def summary_of(engine: DurableEngine, redactor: Redactor, w: Any, head: Head | None, now: float) -> RunSummary:
     """Run `w` (a DBOS WorkflowStatus read with its input and output) as the table lists it, redacted."""
-    row = redactor.struct(ops.run_row(engine, w), RunRow)
+    row = redactor.struct(listing.run_row(engine, w), RunRow)
     cost = cap = error = None
     if w.status == "SUCCESS":
         result = msgspec.json.decode(str(w.output), type=Ending).result

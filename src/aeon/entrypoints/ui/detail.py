@@ -19,7 +19,7 @@ from aeon.application.kernel.result import RunResult
 from aeon.application.redaction import Redactor
 from aeon.domain.approval import Pending
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.durable import ops
+from aeon.entrypoints.durable import listing, ops
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW, RunSpec
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.ui import passes
@@ -104,7 +104,7 @@ class Runs:
 
     def _so_far(self, run_id: str, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any] | None:
         """A history document of the passes an unfinished run has closed, from its last checkpoint."""
-        found = ops.last_checkpoint(recorded_outputs(self._engine.steps(run_id)))
+        found = listing.last_checkpoint(recorded_outputs(self._engine.steps(run_id)))
         if found is None:
             return None
         state = self._redactor.struct(found[1], type(found[1]))
