@@ -128,7 +128,7 @@ def test_a_two_pass_run_shows_passes_phases_steps_calls_scores_and_how_the_plan_
     assert timeline.locator(".i-step svg.bar rect").count() >= 4  # durations drawn to the run's scale
     calls = page.locator("#llm-calls tbody tr")
     assert [calls.nth(i).locator("td").nth(1).inner_text() for i in range(calls.count())] == [
-        "profile", "plan", "evaluate", "refine", "reason:s2", "evaluate"
+        "profile_and_plan", "evaluate", "refine", "reason:s2", "evaluate"
     ]  # fmt: skip
     scores = page.locator("#scores")
     assert scores.locator("svg.chart polyline").count() == 2 and scores.locator("svg.chart line").count() == 3
@@ -139,7 +139,7 @@ def test_a_two_pass_run_shows_passes_phases_steps_calls_scores_and_how_the_plan_
     assert change.locator(".d-added").inner_text().startswith("+ s2 State the sum from s1")
     _shot(page, "ui-run.png")
 
-    page.locator("#llm-calls tbody tr").nth(2).locator("a.src").click()
+    page.locator("#llm-calls tbody tr").nth(1).locator("a.src").click()
     assert page.locator("h1").inner_text().startswith("llm_call")
     assert '"purpose": "evaluate"' in page.inner_text("#record")
 
