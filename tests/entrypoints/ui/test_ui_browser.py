@@ -22,6 +22,7 @@ FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
 DOCS = ROOT / "docs"
+SHOTS = os.environ.get("AEON_UI_SCREENSHOTS") == "1"  # read at import: some fixtures clear AEON_* variables
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
 if CHROMIUM is None:
@@ -61,7 +62,10 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def _shot(page: Any, name: str) -> None:
-    page.screenshot(path=str(DOCS / name), full_page=True)
+    """The page as the README shows it, written to docs/ when AEON_UI_SCREENSHOTS=1 (a test run leaves the
+    checkout as it found it otherwise)."""
+    if SHOTS:
+        page.screenshot(path=str(DOCS / name), full_page=True)
 
 
 def test_the_runs_page_lists_the_runs_awaiting_approval_first_then_every_run_newest_first(
