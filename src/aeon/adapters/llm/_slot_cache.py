@@ -153,11 +153,11 @@ class SlotCache:
 
     def _evict(self, *, keep: Path) -> None:
         """Delete the least recently used files (of every layout) until the cache fits `max_bytes`."""
-        try:
+        try:  # another process may be evicting too: a file gone meanwhile is no error, only a smaller cache
             files = [(p.stat(), p) for p in self.root.glob(f"*/*{SUFFIX}*") if p.is_file() and p != keep]
+            total = keep.stat().st_size + sum(st.st_size for st, _ in files)
         except OSError:
             return
-        total = keep.stat().st_size + sum(st.st_size for st, _ in files)
         for st, p in sorted(files, key=lambda f: f[0].st_mtime):
             if total <= self._max_bytes:
                 break
