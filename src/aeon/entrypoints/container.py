@@ -53,7 +53,7 @@ from aeon.entrypoints.unwired import containers, providers
 
 # Package data, so a non-editable install finds it: the first layer under every --config file.
 BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
-_PATH_KEYS = ("script", "model_path", "cache_dir")
+_PATH_KEYS = ("script", "model_path", "cache_dir", "slot_cache_dir")
 T = TypeVar("T")
 
 if TYPE_CHECKING:  # each model adapter is imported when it is chosen: the HTTP ones load httpx, a scripted one not
@@ -213,7 +213,22 @@ def local_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], N
         temperature=llm.temperature,
         logger=logger,
         progress=status,
+        slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
+        slot_cache_bytes=llm.slot_cache_mb * 2**20,
     )
+
+
+def default_slot_cache_dir(cache_dir: Path | None) -> Path | None:
+    """Where the local server's slot files go unless llm.slot_cache_dir says: beside the model when llm.cache_dir
+    names a folder, else the user's cache folder ($XDG_CACHE_HOME, or ~/.cache); None without a home folder."""
+    if cache_dir is not None:
+        return cache_dir / "llama-slots"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        base = Path(xdg) if Path(xdg).is_absolute() else Path.home() / ".cache"
+    except RuntimeError:  # no home folder to be found
+        return None
+    return base / "aeon" / "llama-slots"
 
 
 def scripted_llm(llm: LLMSettings) -> ScriptedLLM:

@@ -60,11 +60,25 @@ class LLMSettings(_Section):
     # local adapter (llama.cpp's llama-server with Gemma 3 270M)
     model_path: Path | None = None
     cache_dir: Path | None = None
+    # the local server's saved KV cache of the shared prompt prefix (README "Prompt caching"); unset: the default
+    # folder (container.py); slot_cache_mb 0 keeps none
+    slot_cache_dir: Path | None = None
+    slot_cache_mb: int = Field(256, ge=0)
     ctx_size: int = Field(8192, ge=512)
     threads: int | None = Field(None, ge=1)
     startup_timeout: float = Field(120.0, gt=0)
 
-    @field_validator("api_key", "base_url", "model", "script", "model_path", "cache_dir", "dialect", mode="before")
+    @field_validator(
+        "api_key",
+        "base_url",
+        "model",
+        "script",
+        "model_path",
+        "cache_dir",
+        "slot_cache_dir",
+        "dialect",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, v: Any) -> Any:
         return None if isinstance(v, str) and not v.strip() else v

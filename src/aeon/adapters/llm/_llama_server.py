@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -135,13 +137,33 @@ def free_loopback_port() -> int:
         return port
 
 
+# Flags that shape the KV cache (and so what a saved slot file holds); see LlamaServer for why each is there.
+KV_FLAGS = ("--no-repack", "--swa-full", "--parallel", str(SLOTS), "--kv-unified")
+_SLOT_FORMAT = 1  # bump when what Aeon puts in a slot file changes
+
+
+def layout_key(binary: Path, model: Path, *, ctx_size: int) -> str:
+    """A name for the KV layout a slot file is valid for: the server build and the model (path, size, mtime), the
+    chat template, the context size and KV_FLAGS. A rebuilt llama.cpp or another model gets a folder of its own."""
+
+    def identity(path: Path) -> list[object]:
+        st = path.stat()
+        return [str(path.resolve()), st.st_size, st.st_mtime_ns]
+
+    material = [_SLOT_FORMAT, identity(binary), identity(model), GEMMA_TEMPLATE, ctx_size, KV_FLAGS]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
+
+
 class LlamaServer:
     """One llama-server process in its own session (so Ctrl-C in the terminal does not reach it; we stop it).
 
-    Its Jinja template and log live in a private temp dir, removed by `stop`.
+    Its Jinja template and log live in a private temp dir, removed by `stop`. With `slot_dir`, the server may save
+    and restore slots there (`--slot-save-path`: adapters/llm/_slot_cache.py).
     """
 
-    def __init__(self, binary: Path, model: Path, *, ctx_size: int, threads: int, alias: str) -> None:
+    def __init__(
+        self, binary: Path, model: Path, *, ctx_size: int, threads: int, alias: str, slot_dir: Path | None = None
+    ) -> None:
         self._workdir = Path(tempfile.mkdtemp(prefix="aeon-llama-"))
         self.log_path = self._workdir / "llama-server.log"
         self.port = free_loopback_port()
@@ -160,8 +182,10 @@ class LlamaServer:
         self.argv = [
             str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
             "-t", str(threads), "-c", str(ctx_size), "--jinja", "--chat-template-file", str(template),
-            "--alias", alias, "--no-repack", "--swa-full", "--parallel", str(SLOTS), "--kv-unified",
+            "--alias", alias, *KV_FLAGS,
         ]  # fmt: skip
+        if slot_dir is not None:
+            self.argv += ["--slot-save-path", str(slot_dir)]
         self._process: subprocess.Popen[bytes] | None = None
 
     @property

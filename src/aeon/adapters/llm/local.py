@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 
-from aeon.adapters.llm._llama_server import LlamaServer, missing_install, resolve_binary, resolve_model
+from aeon.adapters.llm._llama_server import LlamaServer, layout_key, missing_install, resolve_binary, resolve_model
+from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LoggerPort
@@ -44,6 +45,10 @@ class LocalLlamaLLM:
     Raises LLMUnavailable (status None) when the [local] extra is missing, the server exits before it is ready or is
     not ready within `startup_timeout` (the message carries the tail of its log); otherwise whatever
     OpenAICompatLLM raises.
+
+    With `slot_cache_dir` (and `slot_cache_bytes` > 0), the KV cache of the first call's system message (the run's
+    shared prompt prefix) is kept there between processes: restored into the new server before the first call, or
+    primed and saved when it is not there yet (adapters/llm/_slot_cache.py). Failures there only leave the run cold.
     """
 
     def __init__(
@@ -60,6 +65,9 @@ class LocalLlamaLLM:
         logger: LoggerPort | None = None,
         progress: Callable[[str], None] | None = None,
         binary: Path | None = None,
+        slot_cache_dir: Path | None = None,
+        slot_cache_bytes: int = 256 * 2**20,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._model_path = model_path
         self._cache_dir = cache_dir
@@ -72,6 +80,9 @@ class LocalLlamaLLM:
         self._logger = logger
         self._progress = progress
         self._binary = binary
+        self._slot_cache_dir = slot_cache_dir if slot_cache_bytes > 0 else None
+        self._slot_cache_bytes = slot_cache_bytes
+        self._clock = clock
         self._lock = asyncio.Lock()
         self._server: LlamaServer | None = None
         self._inner: OpenAICompatLLM | None = None
@@ -111,7 +122,7 @@ class LocalLlamaLLM:
         max_tokens: int | None = None,
         stop: Sequence[str] = (),
     ) -> Completion:
-        inner = await self._ensure_started()
+        inner = await self._ensure_started(messages)
         return await inner.complete(messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop)
 
     async def aclose(self) -> None:
@@ -133,7 +144,7 @@ class LocalLlamaLLM:
             server.stop()
             self._emit("local_server_stopped", pid=pid)
 
-    async def _ensure_started(self) -> OpenAICompatLLM:
+    async def _ensure_started(self, messages: Sequence[Message]) -> OpenAICompatLLM:
         async with self._lock:
             if self._closed:
                 raise LLMUnavailable("the local model adapter is closed")
@@ -141,34 +152,42 @@ class LocalLlamaLLM:
                 raise LLMUnavailable(self._failure)
             if self._inner is None:
                 try:
-                    self._inner = await self._start()
+                    prefix = messages[0].content if messages and messages[0].role == "system" else None
+                    self._inner = await self._start(prefix)
                 except LLMUnavailable as exc:
                     self._failure = str(exc)
                     raise
             return self._inner
 
-    async def _start(self) -> OpenAICompatLLM:
+    async def _start(self, prefix: str | None) -> OpenAICompatLLM:
         binary = resolve_binary(self._binary)
         model = await asyncio.to_thread(resolve_model, self._model_path, self._cache_dir)
+        cache = self._slot_cache(binary, model) if prefix is not None else None
+        slot_dir = await asyncio.to_thread(cache.prepare) if cache is not None else None
         if self._progress is not None:
             self._progress("starting local model (Gemma 3 270M) …")
         began = time.monotonic()
         threads = self._threads or _default_threads()
         try:
-            server = LlamaServer(binary, model, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
+            server = LlamaServer(
+                binary, model, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS, slot_dir=slot_dir
+            )
         except OSError as exc:  # no temp dir or no free port
             raise LLMUnavailable(f"could not prepare the local model server: {exc}") from exc
         server.start()
         atexit.register(server.stop)
         try:
             await server.wait_ready(self._startup_timeout)
+            seconds = round(time.monotonic() - began, 2)
+            self._emit("local_server_started", pid=server.pid, port=server.port, model=str(model), seconds=seconds)
+            if cache is not None and slot_dir is not None and prefix is not None:
+                async with httpx.AsyncClient(base_url=server.base_url, trust_env=False) as control:
+                    await cache.warm(control, prefix)  # before the first call: restore, or prime and save
         except BaseException:  # also CancelledError/KeyboardInterrupt while waiting: never leave it running
             atexit.unregister(server.stop)
             server.stop()
             raise
         self._server = server
-        seconds = round(time.monotonic() - began, 2)
-        self._emit("local_server_started", pid=server.pid, port=server.port, model=str(model), seconds=seconds)
         return OpenAICompatLLM(
             f"{server.base_url}/v1",
             MODEL_ALIAS,
@@ -180,6 +199,24 @@ class LocalLlamaLLM:
             logger=self._logger,
             status=self._progress,
             transport=httpx.AsyncHTTPTransport(),  # an explicit transport makes httpx ignore proxy variables
+        )
+
+    def _slot_cache(self, binary: Path, model: Path) -> SlotCache | None:
+        if self._slot_cache_dir is None:
+            return None
+        try:
+            layout = layout_key(binary, model, ctx_size=self._ctx_size)
+        except OSError as exc:  # the binary or model vanished: the server start will say so
+            self._emit("local_slot_cache_skipped", step="folder", reason=str(exc))
+            return None
+        return SlotCache(
+            self._slot_cache_dir,
+            layout,
+            max_bytes=self._slot_cache_bytes,
+            model=MODEL_ALIAS,
+            prime_timeout=self._read_timeout,
+            logger=self._logger,
+            clock=self._clock,
         )
 
     def _emit(self, event: str, **fields: Any) -> None:
