@@ -24,6 +24,11 @@ def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:
 
 def run_row(engine: DurableEngine, w: Any) -> RunRow:
     """One recorded run (a DBOS WorkflowStatus read with its input and output) as `aeon runs` lists it."""
+    return read_run(engine, w)[0]
+
+
+def read_run(engine: DurableEngine, w: Any) -> tuple[RunRow, Outcome | None]:
+    """Run `w` as `aeon runs` lists it, and its outcome when it finished (decoded once, for whoever shows more)."""
     spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
     row = RunRow(
         id=w.workflow_id,
@@ -37,13 +42,14 @@ def run_row(engine: DurableEngine, w: Any) -> RunRow:
         replay_of=spec.source if spec else None,
     )
     if w.status == "SUCCESS":
-        _finished(row, decode_outcome(w.output))
-    else:
-        _so_far(row, engine, w.workflow_id)
-        row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
-        if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
-            row.status = "awaiting_approval"
-    return row
+        outcome = decode_outcome(w.output)
+        _finished(row, outcome)
+        return row, outcome
+    _so_far(row, engine, w.workflow_id)
+    row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
+    if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
+        row.status = "awaiting_approval"
+    return row, None
 
 
 def _finished(row: RunRow, outcome: Outcome) -> None:

@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.listing import Head, RunHeads
 from aeon.application.redaction import Redactor
@@ -29,31 +27,6 @@ FAILED = ("error", "failed", "stopped", "cancelled", "max_recovery_attempts_exce
 _LIVE = ("PENDING", "ENQUEUED")
 _FRESH = 2.0  # seconds a running run's summary (pass, calls, tokens so far; awaiting or not) is shown before re-reading
 _CHUNK = 250  # runs read per query while indexing
-
-
-class _Cap(msgspec.Struct):
-    cap: str = "ttl"
-
-
-class _Error(msgspec.Struct):
-    code: str = ""
-    message: str = ""
-
-
-class _Budget(msgspec.Struct):
-    cost: float | None = None
-
-
-class _Result(msgspec.Struct):
-    budget: _Budget
-    ttl_expiration: _Cap | None = None
-    error: _Error | None = None
-
-
-class Ending(msgspec.Struct):
-    """What `aeon runs` leaves out of an Outcome that the runs table shows: cost, the cap, the error."""
-
-    result: _Result | None = None
 
 
 @dataclass(frozen=True)
@@ -204,14 +177,13 @@ class RunIndex:
 
 def summary_of(engine: DurableEngine, redactor: Redactor, w: Any, head: Head | None, now: float) -> RunSummary:
     """Run `w` (a DBOS WorkflowStatus read with its input and output) as the table lists it, redacted."""
-    row = redactor.struct(listing.run_row(engine, w), RunRow)
+    found, outcome = listing.read_run(engine, w)
+    row = redactor.struct(found, RunRow)
     cost = cap = error = None
-    if w.status == "SUCCESS":
-        result = msgspec.json.decode(str(w.output), type=Ending).result
-        if result is not None:
-            cost = result.budget.cost
-            cap = result.ttl_expiration.cap if result.ttl_expiration is not None else None
-            error = f"{result.error.code}: {result.error.message}" if result.error is not None else None
+    if outcome is not None and (result := outcome.result) is not None:
+        cost = result.budget.cost
+        cap = result.ttl_expiration.cap.value if result.ttl_expiration is not None else None
+        error = f"{result.error.code}: {result.error.message}" if result.error is not None else None
     elif w.status not in _LIVE and w.error is not None:
         error = str(w.error)
     if head is None or head.status != w.status:

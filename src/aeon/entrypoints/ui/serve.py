@@ -136,9 +136,8 @@ def prime_decoders() -> None:
     from aeon.domain.run_state import RunState
     from aeon.entrypoints.durable.rows import RunRow
     from aeon.entrypoints.durable.runner import Outcome, RunSpec
-    from aeon.entrypoints.ui.catalog import Ending
 
-    for kind in (Outcome, RunSpec, RunResult, RunState, Pending, Completion, RunRow, Ending):
+    for kind in (Outcome, RunSpec, RunResult, RunState, Pending, Completion, RunRow):
         msgspec.json.Decoder(kind)
 
 
