@@ -147,9 +147,10 @@ class Recorder:
             self._log.jump(seq)
             return output, False
         if defer > 0 and self._written is not None and name not in self._written:
-            began = self._clock() if math.isfinite(defer) else 0.0
+            timed = math.isfinite(defer)  # an unbounded one (a checkpoint) is free to make again: not timed
+            began = self._clock() if timed else 0.0
             made = await fn()
-            took = self._clock() - began if math.isfinite(defer) else 0.0  # an unbounded one is free to make again
+            took = self._clock() - began if timed else 0.0
             if self._at_stake + took < defer:
                 self._pending.append((name, made, self._log.mark()))
                 self._at_stake += took
