@@ -110,7 +110,8 @@ def run(
     durably on the record for `aeon approve RUN_ID` / `aeon deny RUN_ID` from any process.
 
     Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL, budget or approval time expired (result still
-    printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
+    printed), 4 unrecoverable error (structured error printed) or failed: no step succeeded, or the last step or last
+    tool step did not complete (result still printed), 5 unverified: a tool step's tool never ran and LLM
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
     """
     import asyncio

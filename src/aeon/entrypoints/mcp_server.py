@@ -44,7 +44,8 @@ from aeon.entrypoints.terminal import request_problem
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
 INSTRUCTIONS = (
     "Aeon runs a request as a plan of steps (tool calls and LLM reasoning) under a budget, and returns a structured "
-    "result whatever happens: completed, ttl_expired, error, interrupted, unverified, or awaiting_approval when a "
+    "result whatever happens: completed, failed (no step succeeded, or the last one failed), ttl_expired, error, "
+    "interrupted, unverified, or awaiting_approval when a "
     "tool call waits for a person. Use run for a request; validate to check a hand-written plan before running it; "
     "runs and resume for durable runs."
 )

@@ -30,10 +30,11 @@ from aeon.domain.history import (
 )
 from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PhaseTransitionError
-from aeon.domain.plan import Plan
+from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.records import Counters, LostRecords
 
 LOG_LOST = "AEON.EVENTLOG.LOST"
+STEP_FAILED = "AEON.STEP.FAILED"
 
 
 class RunStatus(enum.StrEnum):
@@ -46,6 +47,7 @@ class RunStatus(enum.StrEnum):
     UNVERIFIED = "unverified"  # ran to its end, but a tool step's output is LLM fallback text: the tool never ran
     AWAITING_APPROVAL = "awaiting_approval"  # a durable run waits for a person (aeon approve / aeon deny)
     APPROVAL_EXPIRED = "approval_expired"  # no decision came within run.approval_timeout: the call never made
+    FAILED = "failed"  # ran to its end, but no step succeeded, or the last step or the last tool step did not
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -240,6 +242,29 @@ def tool_calls_not_made(plan: Plan | None) -> list[MissingToolCall]:
     ]
 
 
+def failure(plan: Plan | None) -> tuple[str, str] | None:
+    """The step to blame and why, when a run that went to its end did not do what it was asked: no step succeeded,
+    or the last step (the answer's) or the last tool step did not complete (failed, or held back by one that
+    failed); an earlier step's output would otherwise pass for the answer. None when it did."""
+    steps = plan.steps if plan is not None else []
+    if not steps:
+        return None
+    tools = [st for st in steps if st.tool is not None]
+    if all(st.status is not StepStatus.COMPLETE for st in steps):
+        culprit, why = steps[-1], "no step succeeded"
+    elif tools and tools[-1].status is not StepStatus.COMPLETE:
+        culprit, why = tools[-1], "the last tool step did not complete"
+    elif steps[-1].status is not StepStatus.COMPLETE:
+        culprit, why = steps[-1], "the last step did not complete"
+    else:
+        return None
+    failed = [st for st in steps if st.status is StepStatus.FAILED]
+    first = culprit if culprit.status is StepStatus.FAILED or not failed else failed[0]  # else what it waited on
+    said = "; ".join(first.errors) or first.status.value
+    name = f"step {first.step_id}" + (f" ({first.tool})" if first.tool else "")
+    return first.step_id, f"{why}; {name} {first.status.value} — {said}"
+
+
 def assemble(
     run: Run,
     settings: RunSettings,
@@ -252,6 +277,16 @@ def assemble(
     s, b = run.state, run.state.budget
     run.meter.tick(run.clock.monotonic())
     not_made = tool_calls_not_made(s.plan)
+    if status is RunStatus.COMPLETED and (failed := failure(s.plan)) is not None:  # `aeon run … && next` stops
+        status, (step_id, message) = RunStatus.FAILED, failed
+        error = ErrorInfo(
+            code=STEP_FAILED,
+            message=message,
+            phase=run.phase.value,
+            step_id=step_id,
+            correlation_id=s.correlation_id,
+            pass_number=s.pass_number,
+        )
     if status is RunStatus.COMPLETED and not_made:  # a script's `aeon run … && next` must not go on as if it ran
         status = RunStatus.UNVERIFIED
     last = s.assessments[-1] if s.assessments else None

@@ -175,7 +175,7 @@ class Tally:
         assert outcome.result is not None
         budget = outcome.result.budget
         self.tokens += budget.prompt_tokens + budget.completion_tokens
-        self.failed += outcome.result.status.value == "error"
+        self.failed += outcome.result.status.value in ("error", "failed")
         return {**line, **result_document(outcome.result)}
 
     @property
