@@ -80,7 +80,11 @@ def test_aeon_run_on_the_local_adapter_replays_the_real_model_and_leaves_no_serv
         started.append(self)
 
     monkeypatch.setattr(local_module.LocalLlamaLLM, "__init__", with_fake_binary)
-    config = {"llm": {"adapter": "local", "model_path": str(model)}, "log": {"path": str(tmp_path / "run.jsonl")}}
+    config = {
+        "llm": {"adapter": "local", "model_path": str(model)},
+        "run": {"max_plan_steps": 8},  # the plan schema's maxItems when the cassette was recorded
+        "log": {"path": str(tmp_path / "run.jsonl")},
+    }
     cfg = tmp_path / "aeon.yaml"
     cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
     monkeypatch.chdir(tmp_path)

@@ -44,6 +44,7 @@ def test_aeon_run_completes_through_the_http_adapter(adapter: str, tmp_path: Pat
             "dialect": dialect(adapter),
             "max_attempts": 1,
         },
+        "run": {"max_plan_steps": 8},  # the plan schema's maxItems when these cassettes were recorded
         "log": {"path": str(tmp_path / "run.jsonl")},
     }
     cfg = tmp_path / "aeon.yaml"

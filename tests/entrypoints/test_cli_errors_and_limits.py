@@ -53,6 +53,25 @@ def test_max_plan_steps_can_be_set_above_ten_for_model_plans(tmp_path: Path) -> 
     assert len(json.loads(result.stdout)["outputs"]) == 12
 
 
+def test_a_model_plan_of_nineteen_steps_runs_under_the_default_cap(tmp_path: Path) -> None:
+    result = invoke("run", REQUEST, "--config", scripted_config(tmp_path, [plan_json(*steps(19))]), "--json")
+
+    assert_exit(result, 0)
+    assert len(json.loads(result.stdout)["outputs"]) == 19
+
+
+def test_a_model_plan_that_stays_over_the_cap_names_the_setting_to_raise(tmp_path: Path) -> None:
+    too_long = plan_json(*steps(21))
+    config = scripted_config(tmp_path, [too_long] * 3)  # the plan, then both repairs, all over the default 20
+    result = invoke("run", REQUEST, "--config", config, "--json")
+
+    assert_exit(result, 4)
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "AEON.PHASE_TRANSITION.INVALID_PLAN_STRUCTURE"
+    assert "has 21 items, more than the 20 allowed" in error["message"]
+    assert "run.max_plan_steps is 20: raise it in the config's run section" in error["message"]
+
+
 def test_a_refused_plan_is_one_short_line_that_does_not_dump_its_steps(tmp_path: Path) -> None:
     result = invoke("run", "add", "--config", scripted_config(tmp_path, []), "--plan", write_plan(tmp_path, 201))
 

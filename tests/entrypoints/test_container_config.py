@@ -130,7 +130,7 @@ def test_cli_overrides_win_over_the_config_file_and_base_yaml(tmp_path: Path) ->
 
     assert settings.run.ttl == 1
     assert settings.run.max_llm_calls == 5  # from the file, over base.yaml's 30
-    assert settings.run.max_plan_steps == 8  # from base.yaml
+    assert settings.run.max_plan_steps == 20  # from base.yaml
     assert settings.log.path == tmp_path / "x.jsonl"
 
 

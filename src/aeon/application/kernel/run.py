@@ -29,7 +29,7 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_llm_calls: int = 30
     max_tokens: int | None = None
     max_seconds: float | None = None
-    max_plan_steps: int = 8
+    max_plan_steps: int = 20  # what the model's plan is asked to stay under (real tasks take 9-19 tool steps)
     llm_max_tokens: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
     ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given

@@ -44,16 +44,27 @@ class Planner:
     def _plan_problems(self, obj: Any) -> list[str]:
         return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
 
+    def _setting_named(self, exc: UnrecoverableOutput, target: str) -> UnrecoverableOutput:
+        """`exc`, saying which setting to change when the plan stayed longer than run.max_plan_steps allows (the
+        model was told the cap; the user may raise it)."""
+        message = str(exc)
+        if f"more than the {self._max_steps} allowed" in message:
+            message += f" (run.max_plan_steps is {self._max_steps}: raise it in the config's run section)"
+        return UnrecoverableOutput(message, target=target, errors=exc.errors, llm_repairs=exc.llm_repairs)
+
     async def plan(self, request: str) -> Plan:
-        obj = await self._supervisor.ask_json(
-            "plan",
-            templates.PLAN,
-            {"request": request},
-            schema=self._schema,
-            target="plan",
-            validate=self._plan_problems,
-            coerce=coerce_plan,
-        )
+        try:
+            obj = await self._supervisor.ask_json(
+                "plan",
+                templates.PLAN,
+                {"request": request},
+                schema=self._schema,
+                target="plan",
+                validate=self._plan_problems,
+                coerce=coerce_plan,
+            )
+        except UnrecoverableOutput as exc:
+            raise self._setting_named(exc, exc.target) from exc
         return build_plan(obj)
 
     async def profile_and_plan(self, request: str) -> tuple[TaskProfile, Plan]:
@@ -93,5 +104,5 @@ class Planner:
             # an answer left unreadable is a malformed plan (retryable), whichever half was wrong before
             unread = exc.faults <= {OutputFault.NOT_JSON, OutputFault.CUT_OFF}
             target = PROFILE_TARGET if "profile" in failing and not unread else "plan"
-            raise UnrecoverableOutput(str(exc), target=target, errors=exc.errors, llm_repairs=exc.llm_repairs) from exc
+            raise self._setting_named(exc, target) from exc
         return build_profile(obj["profile"], version=1), build_plan(obj["plan"])
