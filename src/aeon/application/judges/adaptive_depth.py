@@ -147,3 +147,28 @@ def decide(
     if signals:
         why += f"; escalation wanted ({'; '.join(signals)}) but the TTL cap {cap} is reached"
     return DepthOutcome(decision=DepthDecision.CONTINUE, configuration=current, reason=why, revise_profile=revise)
+
+
+def passes_after(
+    current: AdaptiveDepthConfiguration,
+    *,
+    assessment: ConvergenceAssessment,
+    report: SemanticValidationReport | None,
+    history: Sequence[ConvergenceAssessment],
+    passes_done: int,
+    cap: int,
+    ttl_remaining: int,
+) -> int:
+    """How many passes phase D will let follow this one (0: the run ends with it), known once the pass is evaluated:
+    `decide` asked ahead, before a refinement that only a later pass can use. What D decides does not depend on the
+    refinement (it only adds reasons to re-profile), and no pass boundary adds passes once the TTL is spent."""
+    outcome = decide(
+        current,
+        assessment=assessment,
+        report=report,
+        history=history,
+        passes_done=passes_done,
+        cap=cap,
+        ttl_remaining=ttl_remaining,
+    )
+    return 0 if outcome.decision is DepthDecision.HALT else max(ttl_remaining + outcome.ttl_delta - 1, 0)

@@ -155,7 +155,8 @@ class PlanningRun(StageRun, Protocol):
 
 
 class ExecutingRun(StageRun, Protocol):
-    """Phase C1 also checks the caps before each step and names its pass phase in each step's cycle record."""
+    """Phase C1 also checks the caps before each step and names its pass phase in each step's cycle record; C3
+    asks for the seconds left before a refinement."""
 
     current_step: str | None
 
@@ -163,6 +164,8 @@ class ExecutingRun(StageRun, Protocol):
     def label(self) -> PassPhase: ...
 
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None: ...
+
+    def remaining_seconds(self) -> float | None: ...
 
 
 class ToolTurn(Protocol):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import msgspec
 
+from aeon.application.errors import BudgetExhausted
 from aeon.application.kernel.run import ExecutingRun
 from aeon.application.kernel.stages.evaluate import evaluate_pass
 from aeon.application.kernel.stages.execute import execute_steps
-from aeon.application.kernel.stages.refine import refine_plan
+from aeon.application.kernel.stages.refine import refine_plan, unusable
 from aeon.application.kernel.wiring import Working
 from aeon.domain.context import EVALUATION_OFF
 from aeon.domain.history import Evaluation, ExecutionPass, StepResult
@@ -36,9 +37,12 @@ async def work_pass(run: ExecutingRun, services: Working, current: ExecutionPass
     evaluation = await evaluate_pass(run, runner, services.evaluator, results)
     current.evaluation_results = evaluation
     refinements: list[ActionOutcome] = []
-    if not evaluation.convergence.converged and run.state.pass_number < services.settings.ttl:
-        refinements = await refine_plan(
-            run, runner, services.refiner, services.gate, results, evaluation
-        )  # a cycle can follow: refine for it
+    if not evaluation.convergence.converged:
+        if (skip := unusable(run, services.settings)) is None:  # a later pass can run the refined plan
+            refinements = await refine_plan(run, runner, services.refiner, services.gate, results, evaluation)
+        else:
+            run.record.event("refinement_skipped", reason=skip.reason, cap=skip.cap.cap if skip.cap else "ttl")
+            if skip.cap is not None:  # the run cannot improve: it ends now rather than at the cap
+                raise BudgetExhausted.mid_phase(skip.cap, f"before a refinement it could not use: {skip.reason}")
     current.refinement_changes = refinements
     return PassWork(execution_results=results, evaluation_results=evaluation, refinements=refinements)
