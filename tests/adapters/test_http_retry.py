@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from aeon.adapters.llm._http import JsonPoster
-from aeon.application.errors import LLMBadResponse, LLMRejected, LLMUnavailable
+from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTooSlow, LLMUnavailable
 
 from harness import ListLog
 
@@ -100,22 +100,23 @@ def post(
 
 
 @pytest.mark.parametrize(
-    ("error", "cause"),
+    ("error", "cause", "what"),
     [
-        (httpx.ConnectTimeout, "connect timeout"),
-        (httpx.ReadTimeout, "read timeout"),
-        (httpx.ConnectError, "connection error"),
-        (httpx.ReadError, "connection error"),
-        (httpx.RemoteProtocolError, "connection error"),
+        (httpx.ConnectTimeout, "connect timeout", "provider unavailable"),
+        (httpx.ReadTimeout, "read timeout", "answers too slow"),  # the request was sent: slow, not down
+        (httpx.ConnectError, "connection error", "provider unavailable"),
+        (httpx.ReadError, "connection error", "provider unavailable"),
+        (httpx.RemoteProtocolError, "connection error", "provider unavailable"),
     ],
 )
 def test_transport_failures_are_retried_then_reported_unavailable(
-    error: type[httpx.TransportError], cause: str
+    error: type[httpx.TransportError], cause: str, what: str
 ) -> None:
     script = Script(error, error, error)
     result, sleep = post(script)
     assert isinstance(result, LLMUnavailable)
-    assert str(result) == f"provider unavailable after 3 attempts ({cause}; waited 0.5 s, 1.0 s)"
+    assert isinstance(result, LLMTooSlow) is (error is httpx.ReadTimeout)
+    assert str(result) == f"{what} after 3 attempts ({cause}; waited 0.5 s, 1.0 s)"
     assert result.attempts == 3
     assert result.status is None
     assert len(script.requests) == 3

@@ -99,8 +99,10 @@ def test_a_run_calls_mcp_tools_end_to_end_and_records_what_they_answer(tmp_path:
 
     out = invoke("run", "use the MCP tools", "--config", config, "--plan", plan, "--json")
 
-    assert_exit(out, 0)
-    steps = {s["step_id"]: s for s in json.loads(out.stdout)["plan"]["steps"]}
+    assert_exit(out, 4)  # its last tool step failed: the run did not do what it was asked
+    doc = json.loads(out.stdout)
+    assert doc["status"] == "failed" and doc["error"]["step_id"] == "s6"
+    steps = {s["step_id"]: s for s in doc["plan"]["steps"]}
     assert steps["s1"]["status"] == "complete" and steps["s1"]["step_output"] == {"result": 5}
     image, caption = steps["s2"]["step_output"]
     assert (image["type"], image["mime_type"], image["bytes"]) == ("image", "image/png", 70)

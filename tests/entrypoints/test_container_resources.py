@@ -22,6 +22,7 @@ from aeon.application.kernel.run import RunSettings
 from aeon.application.kernel.tracing import NullTracer
 from aeon.entrypoints.container import Container, build_container, load_settings
 from aeon.entrypoints.durable import runner as durable_runner
+from aeon.entrypoints.settings import MAX_SECONDS_BY_ADAPTER
 
 from cli_harness import CONFIG_DIR, REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
 
@@ -36,9 +37,10 @@ def test_the_container_reads_no_string_config_paths() -> None:
 
 def test_run_settings_defaults_are_the_shipped_base_config() -> None:
     """A test's RunSettings() is what `aeon run` gets from base.yaml (llm.max_tokens and the price table come from
-    other sections, and RunSettings() leaves them unset on purpose)."""
+    other sections, and run.max_seconds from the adapter: RunSettings() leaves them unset on purpose)."""
     shipped = build_container(load_settings(None)).run_settings()
-    assert msgspec.structs.replace(shipped, llm_max_tokens=None, prices={}) == RunSettings()
+    assert shipped.max_seconds == MAX_SECONDS_BY_ADAPTER["local"]
+    assert msgspec.structs.replace(shipped, llm_max_tokens=None, prices={}, max_seconds=None) == RunSettings()
 
 
 def _texts(value: Any, seen: set[int]) -> Iterator[str]:

@@ -34,7 +34,7 @@ def _hostile_run(tmp_path: Path, *extra: str | Path) -> tuple[str, str]:
     )
     config = scripted_config(tmp_path, [plan_json(*steps, goal=f"goal {HOSTILE}"), f"answer {HOSTILE}"])
     result = invoke("run", REQUEST, "--config", config, *extra)
-    assert result.exit_code in (0, 3), (result.stdout, result.stderr)
+    assert result.exit_code == 4, (result.stdout, result.stderr)  # the last tool step failed: status failed
     return result.stdout, result.stderr
 
 

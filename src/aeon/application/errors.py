@@ -5,6 +5,7 @@ AeonError (domain.errors)
     ├── LLMError                      provider trouble, raised by LLM adapters
     │   ├── LLMTransient              one failed attempt that may be retried (timeouts, resets, 408/409/429/5xx/529)
     │   ├── LLMUnavailable            transient failures outlasted every attempt
+    │   │   └── LLMTooSlow            …and each was an answer that did not come within llm.read_timeout: slow, not down
     │   ├── LLMRejected               a non-retryable refusal of the request (400/401/403/404/413/422 …)
     │   ├── LLMBadResponse            a 2xx whose body is undecodable, has no choices, or an answer we never asked for
     │   │   └── LLMEmptyAnswer        the model answered with no text at all
@@ -57,13 +58,23 @@ class LLMError(ApplicationError):
 
 
 class LLMTransient(LLMError):
+    """`slow`: the attempt was sent and the answer did not come in time (a read timeout), rather than the provider
+    failing to take it."""
+
     code = "AEON.LLM.TRANSIENT"
 
     def __init__(
-        self, message: str, *, status: int | None = None, attempts: int = 1, retry_after: float | None = None
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        attempts: int = 1,
+        retry_after: float | None = None,
+        slow: bool = False,
     ) -> None:
         super().__init__(message, status=status, attempts=attempts)
         self.retry_after = retry_after
+        self.slow = slow
 
 
 class LLMUnavailable(LLMError):
@@ -83,6 +94,13 @@ class LLMUnavailable(LLMError):
         self.cause = cause or message  # what the last attempt met ("HTTP 503", "read timeout" …)
         self.waits = waits  # the backoff waits between the attempts, in seconds
         self.retry_after = retry_after  # the wait the provider last asked for, if it did
+
+
+class LLMTooSlow(LLMUnavailable):
+    """Every attempt was sent and none was answered within llm.read_timeout: the model is slow, not unreachable
+    (a small local model on a busy machine). Another round after a pause would be as slow: none is made."""
+
+    code = "AEON.LLM.TOO_SLOW"
 
 
 class LLMRejected(LLMError):

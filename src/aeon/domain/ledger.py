@@ -118,6 +118,19 @@ class Ledger(msgspec.Struct, kw_only=True):
     def total(self) -> Tally:
         return Tally.of(self.calls)
 
+    def pace(self) -> str:
+        """How long the LLM calls took, in words, for an ending caused by slow answers: "12 LLM calls took 540.0 s
+        (mean 45.0 s, last 80.2 s, slowest 98.1 s)"; "no LLM call yet" without one."""
+        if not self.calls:
+            return "no LLM call yet"
+        seconds = [c.seconds for c in self.calls]
+        total, n = sum(seconds), len(seconds)
+        noun = "LLM call" if n == 1 else "LLM calls"
+        return (
+            f"{n} {noun} took {total:.1f} s (mean {total / n:.1f} s, last {seconds[-1]:.1f} s, "
+            f"slowest {max(seconds):.1f} s)"
+        )
+
     def report(self) -> LedgerReport:
         passes = sorted({e.pass_number for e in self.calls})
         keys = list(dict.fromkeys((e.pass_number, e.phase) for e in self.calls))

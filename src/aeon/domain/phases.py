@@ -161,6 +161,11 @@ PROVIDER_UNAVAILABLE = FailureCondition(
     description="the LLM provider stayed unavailable through the HTTP retries",
     retryable=True,
 )
+PROVIDER_TOO_SLOW = FailureCondition(
+    code="PROVIDER_TOO_SLOW",
+    description="the LLM answered nothing within llm.read_timeout through the HTTP retries: slow, not unavailable",
+    retryable=False,
+)
 PROVIDER_REJECTED = FailureCondition(
     code="PROVIDER_REJECTED",
     description="the LLM provider refused the request or its answer is unusable",
@@ -172,7 +177,14 @@ ILLEGAL_TRANSITION = FailureCondition(
     retryable=False,
     severity=Severity.CRITICAL,
 )
-_COMMON = (CONTEXT_PROPAGATION, PASS_CONSISTENCY, PROVIDER_UNAVAILABLE, PROVIDER_REJECTED, ILLEGAL_TRANSITION)
+_COMMON = (
+    CONTEXT_PROPAGATION,
+    PASS_CONSISTENCY,
+    PROVIDER_UNAVAILABLE,
+    PROVIDER_TOO_SLOW,
+    PROVIDER_REJECTED,
+    ILLEGAL_TRANSITION,
+)
 
 
 def _contract(

@@ -32,6 +32,11 @@ PROVIDER_DEFAULTS = {
 }
 # What follows the colon of a "provider:name" model (aeon.run(model=…)): the llm setting it fills.
 MODEL_NAME_KEYS: dict[str, str] = {"openai": "model", "anthropic": "model", "local": "model_path", "scripted": "script"}
+# run.max_seconds when the config leaves it unset, by adapter, so that every run ends (README "Loops that always
+# stop"): the default call cap (30) at what one call may take. A 270M local model on 2 busy cores answers in 10-30 s;
+# a hosted model in seconds, a reasoning one up to ~20 s; a scripted one at once, its tools within tools.timeout (60).
+# `max_seconds: null` in a config file: no time cap.
+MAX_SECONDS_BY_ADAPTER: dict[str, float] = {"local": 900.0, "openai": 600.0, "anthropic": 600.0, "scripted": 120.0}
 KIB = 1024
 # Aeon's tool-name rule (adapters/tools/registry.py), for MCP server names and tool name prefixes
 NAME_RULE = r"^[A-Za-z0-9_-]{1,64}$"
@@ -305,6 +310,14 @@ class Settings(_Section):
                 f"no API key for {url}: set {key_var} (or point AEON_LLM_BASE_URL at a server that needs none)"
             )
         object.__setattr__(self, "llm", filled)  # frozen: the validated tree is completed once, here
+        return self
+
+    @model_validator(mode="after")
+    def _time_cap_by_adapter(self) -> Settings:
+        """run.max_seconds left unset is the adapter's default (MAX_SECONDS_BY_ADAPTER); an explicit null is none."""
+        if "max_seconds" not in self.run.model_fields_set:
+            run = self.run.model_copy(update={"max_seconds": MAX_SECONDS_BY_ADAPTER[self.llm.adapter]})
+            object.__setattr__(self, "run", run)  # frozen: the validated tree is completed once, here
         return self
 
     def secrets(self) -> list[str]:

@@ -92,7 +92,7 @@ def _provider_error(content: bytes) -> tuple[str, str | None, str | None]:
 def _raise_transport_error(exc: httpx.TransportError) -> NoReturn:
     for kind, cause in _TIMEOUT_CAUSES:
         if isinstance(exc, kind):
-            raise LLMTransient(cause) from exc
+            raise LLMTransient(cause, slow=kind is httpx.ReadTimeout) from exc  # sent, then no answer in time
     if isinstance(exc, httpx.TimeoutException):
         raise LLMTransient("timeout") from exc
     if isinstance(exc, httpx.NetworkError | httpx.RemoteProtocolError | httpx.ProxyError):
@@ -167,7 +167,7 @@ class JsonPoster:
             async with asyncio.timeout(self._attempt_seconds):
                 return await self._attempt(path, body, headers)
         except TimeoutError as exc:
-            raise LLMTransient(f"no complete answer within {self._attempt_seconds:g} s") from exc
+            raise LLMTransient(f"no complete answer within {self._attempt_seconds:g} s", slow=True) from exc
 
     async def _attempt(
         self, path: str, body: Mapping[str, Any], headers: Mapping[str, str] | None

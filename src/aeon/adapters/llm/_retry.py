@@ -10,7 +10,7 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_exponential
 from tenacity.wait import wait_base
 
-from aeon.application.errors import LLMTransient, LLMUnavailable
+from aeon.application.errors import LLMTooSlow, LLMTransient, LLMUnavailable
 from aeon.application.ports import LoggerPort
 
 P = ParamSpec("P")
@@ -104,8 +104,10 @@ class RetryPolicy:
         cause = str(failure)
         self._emit("llm_giveup", attempts=attempts, cause=cause, status=failure.status, waits=waits)
         waited = f"; waited {', '.join(f'{w:.1f} s' for w in waits)}" if waits else ""
-        raise LLMUnavailable(
-            f"provider unavailable after {attempts} attempts ({cause}{waited})",
+        # the last attempt decides: a model that answered nothing in time is slow, not down
+        kind, what = (LLMTooSlow, "answers too slow") if failure.slow else (LLMUnavailable, "provider unavailable")
+        raise kind(
+            f"{what} after {attempts} attempt{'' if attempts == 1 else 's'} ({cause}{waited})",
             status=failure.status,
             attempts=attempts,
             cause=cause,

@@ -158,12 +158,21 @@ class Orchestrator:
 
     def _started(self, run: Run, services: RunServices, *, resumed: bool) -> None:
         state, settings = run.state, self.settings
-        fields = {"ttl": settings.ttl, "max_llm_calls": settings.max_llm_calls, "evaluate": settings.evaluate}
+        fields = {"ttl": settings.ttl, "max_llm_calls": settings.max_llm_calls, "max_seconds": settings.max_seconds}
         tools = [t.name for t in services.specs]
         event = "run_resumed" if resumed else "run_start"
         extra = {"from_stage": state.next_stage.value, "pass_number": state.pass_number} if resumed else {}
         llm, given = self.llm.describe(), state.plan_given
-        run.record.event(event, request=state.request, **fields, tools=tools, plan_given=given, llm=llm, **extra)
+        run.record.event(
+            event,
+            request=state.request,
+            **fields,
+            evaluate=settings.evaluate,
+            tools=tools,
+            plan_given=given,
+            llm=llm,
+            **extra,
+        )
 
     # -- the loop -------------------------------------------------------------------------------------------------
     async def _loop(self, run: Run, services: RunServices, given: Plan | None) -> None:

@@ -14,6 +14,7 @@ from aeon.application.errors import (
     LLMContextExceeded,
     LLMEmptyAnswer,
     LLMError,
+    LLMTooSlow,
     LLMTruncated,
     LLMUnavailable,
     OutputFault,
@@ -30,6 +31,7 @@ from aeon.domain.phases import (
     ILLEGAL_TRANSITION,
     PRODUCES_FOR,
     PROVIDER_REJECTED,
+    PROVIDER_TOO_SLOW,
     PROVIDER_UNAVAILABLE,
     SUCCESSORS,
     Component,
@@ -95,6 +97,8 @@ class PhaseRunner:
             return exc
         if isinstance(exc, ContextViolation):
             return self.error(transition, CONTEXT_PROPAGATION, str(exc), component)
+        if isinstance(exc, LLMTooSlow):
+            return self.error(transition, PROVIDER_TOO_SLOW, str(exc), component)
         if isinstance(exc, LLMUnavailable):
             return self.error(transition, PROVIDER_UNAVAILABLE, str(exc), component)
         # A cut-off or empty JSON answer is malformed (retryable); a full context window would only fill up again.

@@ -14,7 +14,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.domain.advisories import Advisory, ManualIntervention
 from aeon.domain.answers import final_answer
 from aeon.domain.approval import ApprovalRequest
-from aeon.domain.budget import BudgetState
+from aeon.domain.budget import BudgetState, Cap
 from aeon.domain.errors import AeonError
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import ExpiryMetrics, TTLExpirationResponse
@@ -164,11 +164,20 @@ def expiration(
         pass_number=s.pass_number,
         plan_state=s.plan,
         execution_results=step_results(s.plan),
-        message=f"stopped, not converged: {exc}",
+        message=f"stopped, not converged: {exc}{_pace(run) if exc.cap is Cap.MAX_SECONDS else ''}",
         latest_pass_result=PassSummary.of(completed[-1]) if completed else None,
         partial_result=PassSummary.of(cut) if cut is not None and not completed else None,
         ttl_expired_metadata=metrics,
     )
+
+
+def _pace(run: Run) -> str:
+    """Where the time of a run stopped by run.max_seconds went, and what to change."""
+    s = run.state
+    elapsed, llm = s.budget.elapsed_seconds, s.usage.total().seconds
+    if s.usage.calls and llm >= elapsed / 2:
+        return f"; the LLM answers were slow: {s.usage.pace()} of the {elapsed:.1f} s: raise run.max_seconds"
+    return f"; {s.usage.pace()} of the {elapsed:.1f} s, the rest in tools and steps: raise run.max_seconds"
 
 
 def error_info(exc: AeonError, run: Run) -> ErrorInfo:

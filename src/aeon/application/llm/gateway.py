@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aeon.application.errors import BudgetExhausted, LLMError, LLMTruncated, LLMUnavailable
+from aeon.application.errors import BudgetExhausted, LLMError, LLMTooSlow, LLMTruncated, LLMUnavailable
 from aeon.application.kernel.accounting import CallAccounts
 from aeon.application.kernel.run import CallingRun
 from aeon.application.llm.retry_budget import GATEWAY_ROUNDS
@@ -124,6 +124,8 @@ class LLMGateway:
         for attempt in range(1, GATEWAY_ROUNDS + 1):
             try:
                 return await self._attempt(purpose, sent, schema, schema_name, stop, attempt)
+            except LLMTooSlow as exc:  # another round would be as slow: say so, with the run's pace
+                raise self._too_slow(exc) from exc
             except LLMUnavailable as exc:
                 if attempt == GATEWAY_ROUNDS:
                     raise _both_rounds(first or exc, exc, pause) from exc
@@ -132,6 +134,19 @@ class LLMGateway:
                 first = first or exc
                 pause = await self._pause(purpose, exc)
         raise AssertionError("unreachable")
+
+    def _too_slow(self, exc: LLMTooSlow) -> LLMTooSlow:
+        """The slow answer's error, saying how slow this run's answers were and what to change."""
+        pace = self._run.state.usage.pace()
+        return LLMTooSlow(
+            f"{exc}; this run's {pace}: raise llm.read_timeout (the seconds one attempt may take) or use a faster "
+            "model or machine",
+            status=exc.status,
+            attempts=exc.attempts,
+            cause=exc.cause,
+            waits=exc.waits,
+            retry_after=exc.retry_after,
+        )
 
     def _redacted(self, messages: Sequence[Message]) -> list[Message]:
         """What the prompts hold (step results, tool outputs, errors, earlier answers) with every secret blanked:
