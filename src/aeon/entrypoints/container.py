@@ -146,6 +146,7 @@ def kernel_settings(settings: Settings) -> RunSettings:
         evaluate=run.evaluate,
         ttl_given=run.ttl_given,
         approval_timeout=run.approval_timeout,
+        output_check=settings.tools.output_check,
         max_cost=run.max_cost,
         prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
         criteria=ConvergenceCriteria(

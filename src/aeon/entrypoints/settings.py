@@ -23,6 +23,7 @@ from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.domain.evaluation import Severity
+from aeon.domain.tools import OutputCheck
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
 # What `AEON_LLM_ADAPTER=openai|anthropic` means without a config file: the provider's own API and a current model.
@@ -199,6 +200,8 @@ class ToolsSettings(_Section):
     import_timeout: float = Field(30.0, gt=0)
     # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
     approval: dict[str, bool] = Field(default_factory=dict)
+    # an output that does not match its Python tool's return annotation: warn (keep it, say so), fail (the step), off
+    output_check: OutputCheck = _RUN.output_check
     # MCP tool servers whose tools join the registry's (README "MCP tool servers")
     mcp: list[McpServerSettings] = Field(default_factory=list)
 

@@ -13,12 +13,13 @@ from aeon.application.llm.jsonfix import parse_json
 from aeon.application.llm.prompts import templates
 from aeon.application.llm.schemas import as_text, clip
 from aeon.application.llm.supervisor import Supervisor
-from aeon.application.plans.validation import ToolCheck, ToolResolver, output_problem
+from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted
 from aeon.domain.records import ToolCall
+from aeon.domain.tools import OutputCheck
 
 MEMORY_PREFIX = "step:"
 REASON_SCHEMA: dict[str, Any] = {
@@ -45,6 +46,7 @@ class Executor:
         supervisor: Supervisor,
         run: ToolTurn,
         approvals: Approvals,
+        output_check: OutputCheck = "warn",
     ) -> None:
         self._tools = tools
         self._resolver = resolver
@@ -54,6 +56,7 @@ class Executor:
         self._run = run
         self._record = run.record
         self._approvals = approvals
+        self._output_check: OutputCheck = output_check
 
     def resolve(self, step: PlanStep) -> ToolCheck:
         """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
@@ -139,12 +142,17 @@ class Executor:
                 output, error = result.output, result.error
             except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
                 result, output, error = None, None, str(exc)
+            mismatch = None
             if result is not None and error is None and spec is not None:
-                error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
+                numbers = [c.path for c in result.converted if c.number]
+                error, mismatch = output_verdict(spec, output, check=self._output_check, numbers=numbers)
             tool_outcome(self._run.tracer, span, output, error)
         call.output, call.error = output, error
         call.supplied_by = result.supplied_by if result is not None else None
         notes = [c.note() for c in result.converted] if result is not None else []
+        if mismatch is not None:  # the return annotation's fault, not the call's: the output stands
+            notes.append(mismatch)
+            self._record.warn(f"step {step.step_id}: tool {step.tool!r} {mismatch}")
         if call.supplied_by is not None:
             step.mode = ExecutionMode.OPERATOR
             notes.append(f"output supplied by the {call.supplied_by}: the tool was not run for it")

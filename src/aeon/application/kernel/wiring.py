@@ -88,6 +88,7 @@ def wire(
         supervisor=supervisor,
         run=run,
         approvals=approvals,
+        output_check=settings.output_check,
     )
     return RunServices(
         specs=specs,

@@ -11,7 +11,7 @@ import msgspec
 
 from aeon.application.llm.schemas import clip, json_kind, preview, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
-from aeon.domain.tools import ToolSpec
+from aeon.domain.tools import OutputCheck, ToolSpec
 
 # Any plan, hand-written or the model's: every cycle record carries the plan, so the log grows with steps².
 # The model is asked for far fewer (run.max_plan_steps); a hand-written plan is bound only by this.
@@ -86,9 +86,24 @@ def output_problem(spec: ToolSpec, output: Any, *, numbers: Sequence[Sequence[st
     if not found:
         return None
     declared = spec.output_schema.get("type") or clip(json.dumps(spec.output_schema), 80)
-    problem = f"output does not match its declared type {declared}: returned {json_kind(output)} {preview(output)}"
+    kind = "annotated" if spec.output_inferred else "declared"
+    problem = f"output does not match its {kind} type {declared}: returned {json_kind(output)} {preview(output)}"
     nested = [f"at {path}: {message}" for path, message in found if path != "(root)"]
     return problem + (f" ({'; '.join(nested)})" if nested else "")
+
+
+def output_verdict(
+    spec: ToolSpec, output: Any, *, check: OutputCheck, numbers: Sequence[Sequence[str | int]] = ()
+) -> tuple[str | None, str | None]:
+    """(error, warning) for `output` against the tool's output_schema: a declared schema's mismatch is an error; one
+    derived from a Python return annotation is what `check` (tools.output_check) makes it: a warning that keeps the
+    output (warn), an error (fail), or nothing at all (off, which skips the check)."""
+    if spec.output_inferred and check == "off":
+        return None, None
+    problem = output_problem(spec, output, numbers=numbers)
+    if problem is None or not spec.output_inferred or check == "fail":
+        return problem, None
+    return None, f"{problem}; kept as returned (tools.output_check: fail would fail the step)"
 
 
 def _as_numbers(output: Any, paths: Sequence[Sequence[str | int]]) -> Any:
