@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+import aeon
+
 from cli_harness import assert_exit, invoke, log_of, records, scripted_config
 
 pytestmark = pytest.mark.usefixtures("isolated_env", "forget_imports")
@@ -59,6 +61,12 @@ def sensor() -> Any:
 def half(x: int) -> float:
     """Half of x, exactly."""
     return Decimal(x) / 2
+
+
+@tool
+def power_of_ten(exponent: int) -> int:
+    """10 to the power of `exponent`."""
+    return 10**exponent
 
 
 @tool
@@ -175,3 +183,46 @@ def test_an_exact_number_passes_a_declared_number_but_not_a_declared_integer_it_
     assert doc["outputs"]["s2"]["status"] == "failed"
     assert "whole_half" in doc["outputs"]["s2"]["errors"][0] and "integer" in doc["outputs"]["s2"]["errors"][0]
     assert (doc["outputs"]["s3"]["status"], doc["outputs"]["s3"]["output"]) == ("complete", "2")
+
+
+# -- integers past Python's limit for numbers as text (4,300 digits) --------------------------------------------------
+
+
+def test_an_int_past_pythons_digit_limit_is_kept_as_its_digits_with_a_note_and_the_run_completes(
+    tmp_path: Path,
+) -> None:
+    doc = run_plan(tmp_path, step("s1", "power_of_ten", exponent=5000), check="fail")
+
+    s1 = doc["outputs"]["s1"]
+    assert (s1["status"], s1["output"]) == ("complete", "1" + "0" * 5000)  # passes its declared int: a whole number
+    assert s1["notes"] == [
+        "output: int recorded as text (it has more digits than Python writes as a number: sys.get_int_max_str_digits())"
+    ]
+    assert tool_call(tmp_path, "s1")["output"] == s1["output"]
+    assert [r["status"] for r in records(log_of(tmp_path)) if r["event"] == "run_end"] == ["completed"]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_plan_file_with_an_int_past_pythons_digit_limit_is_an_input_error_naming_its_line(
+    tmp_path: Path, suffix: str
+) -> None:
+    (tmp_path / "outputs_tools.py").write_text(TOOLS, encoding="utf-8")
+    config = scripted_config(tmp_path, [], tools={"modules": ["outputs_tools"]})
+    text = json.dumps({"goal": "g", "steps": [step("s1", "power_of_ten", exponent=0)]}, indent=1)
+    plan = tmp_path / f"plan{suffix}"
+    plan.write_text(text.replace('"exponent": 0', '"exponent": ' + "7" * 5000), encoding="utf-8")
+    result = invoke("run", "try the tools", "--config", config, "--plan", plan, "--json")
+    assert_exit(result, 2)
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "AEON.INPUT"
+    assert f"plan{suffix}:9: a number of 5000 digits is longer than the 4300 digits Python reads" in error["message"]
+
+
+def test_a_plan_given_as_data_with_an_int_past_pythons_digit_limit_is_an_input_error_naming_the_argument(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "outputs_tools.py").write_text(TOOLS, encoding="utf-8")
+    config = scripted_config(tmp_path, [], tools={"modules": ["outputs_tools"]})
+    plan = {"goal": "g", "steps": [step("s1", "power_of_ten", exponent=[0, {"n": 10**5000}])]}
+    with pytest.raises(aeon.InputError, match=r"step s1: args\.exponent\[1\]\.n is an integer of more than the 4300"):
+        aeon.run("try the tools", plan=plan, config=config, durable=False)

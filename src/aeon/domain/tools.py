@@ -46,6 +46,8 @@ class Conversion(msgspec.Struct, frozen=True, kw_only=True):
     def note(self) -> str:
         where = ".".join(str(p) for p in self.path) or "output"
         what = "exact text (a JSON number would lose digits)" if self.number else "text"
+        if self.number and self.type == "int":  # only an int past Python's limit for numbers as text is converted
+            what = "text (it has more digits than Python writes as a number: sys.get_int_max_str_digits())"
         return f"{where}: {self.type} recorded as {what}"
 
 
