@@ -56,8 +56,9 @@ class RunOptions(TypedDict, total=False):
     """The keyword arguments of aeon.run, aeon.arun and aeon.stream after the request; every one is optional."""
 
     tools: Iterable[object]
-    """`@aeon.tool` functions, `aeon.Toolset` instances and modules (their tools), added to the config's tools (the
-    built-in calculator and echo unless `tools.builtins: false`, and `tools.modules`)."""
+    """Functions (typed, with a docstring: each is a tool as `@aeon.tool` would make it, which adds options),
+    `aeon.Toolset` instances and modules (their `@aeon.tool` tools), added to the config's tools (the built-in
+    calculator and echo unless `tools.builtins: false`, and `tools.modules`)."""
     model: str | LLMPort
     """"openai:gpt-4o-mini", "anthropic:claude-haiku-5-5", "local" (the offline default), "scripted:FILE.yaml", or a
     ready model object (an LLMPort, e.g. `aeon.testing.answers(...)`; yours to close). A name sets `llm.adapter` and

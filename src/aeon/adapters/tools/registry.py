@@ -75,6 +75,10 @@ class ToolRegistry:
             check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
         return [self._add(d) for d in definitions]
 
+    def register_definition(self, definition: ToolDefinition) -> ToolSpec:
+        """Register a tool already derived (`build_definition`): a plain function a program hands over as a tool."""
+        return self._add(definition)
+
     def _add(self, definition: ToolDefinition, *, vetted: bool = False) -> ToolSpec:
         self.register(definition.spec, definition.fn, vetted=vetted)
         self._models[definition.spec.name] = definition.args_model
