@@ -17,6 +17,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
+from aeon.application.llm.prompt_budget import DEFAULT_RESERVE, PromptBudget, context_window
 from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
@@ -77,6 +78,12 @@ def wire(
     prefix = shared_prefix(describe_tools(specs), evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
+    budget = PromptBudget(
+        run,
+        window=context_window(settings.context_window, llm.describe()),
+        reserve=settings.llm_max_tokens or DEFAULT_RESERVE,
+        prefix=prefix,
+    )
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)
     approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout)
@@ -88,6 +95,7 @@ def wire(
         supervisor=supervisor,
         run=run,
         approvals=approvals,
+        budget=budget,
     )
     return RunServices(
         specs=specs,
@@ -102,8 +110,8 @@ def wire(
         working=Working(
             runner=runner,
             executor=executor,
-            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
-            refiner=Refiner(supervisor, specs),
+            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id, budget=budget),
+            refiner=Refiner(supervisor, specs, budget),
             gate=RefinementGate({t.name: t for t in specs}, run.state.ledger, approvals=run.state.approvals),
             settings=settings,
         ),
