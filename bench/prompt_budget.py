@@ -63,7 +63,7 @@ def report_text(size: int) -> str:
         part = f"Sentence {n:07d} of the quarterly report says revenue grew. "
         parts.append(part)
         total += len(part)
-    return "".join(parts)[:size]
+    return "".join(parts)[: size - 1].rstrip().ljust(size - 1, "-") + "."  # no trailing space to collapse
 
 
 def reached(text: str, prompt: str) -> int:

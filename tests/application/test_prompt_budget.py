@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -170,3 +173,19 @@ def test_a_clipped_part_keeps_its_start_ends_with_a_notice_and_stays_within_its_
 )
 def test_the_window_is_the_configured_one_else_the_one_the_model_reports(configured, reported, window):
     assert context_window(configured, reported) == window
+
+
+# == the README's figures ==============================================================================================
+def test_the_readme_bench_command_prints_the_figures_it_quotes():
+    """README "What the model sees of earlier steps": the command as written, and its 5,000-character figures."""
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    command = ".venv/bin/python bench/prompt_budget.py --quick"
+    assert command in readme and "| the step that summarises it | 199 | 5,000 |" in readme
+    out = subprocess.run(
+        [sys.executable, *command.split()[1:]], cwd=root, capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    for kind in ("reason", "evaluate", "refine"):
+        assert re.search(rf"{kind} +prompt: +5,000 of 5,000 characters", out), out
+        assert re.search(rf"{kind} +prompt: +1\d,\d{{3}} of 1,000,000 characters", out), out
+    assert "prompt_clipped reason:s2: s1 " in out
