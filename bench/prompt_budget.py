@@ -5,6 +5,8 @@ For each prompt that should carry the output (the summarising step, the evaluati
 many of the output's characters reach it (the longest start of the text found in the prompt) and the prompt's size,
 then the `prompt_clipped` records of the run (what the prompt budget clipped, for which call).
 Run: `.venv/bin/python bench/prompt_budget.py [--size N ...] [--window TOKENS]`; `--quick` runs 5,000 and 1,000,000.
+`--tokens` (needs the [local] extra) also counts each prompt's tokens with Gemma's own tokenizer (the local
+llama-server's /tokenize, its chat template applied) beside the budget's estimate.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.kernel.run import RunSettings
+from aeon.application.llm.prompt_budget import estimate_tokens
 
 _PROFILE = {
     "reasoning_depth": 2,
@@ -90,6 +93,7 @@ def measure(size: int, window: int | None) -> dict[str, Any]:
     register_builtins(registry)
     registry.register_function(read_report)
     prompts: dict[str, str] = {}
+    requests: dict[str, list[dict[str, str]]] = {}
     answers = iter(
         [
             json.dumps({"profile": _PROFILE, "plan": _PLAN}),
@@ -105,6 +109,7 @@ def measure(size: int, window: int | None) -> dict[str, Any]:
         kind = {"step_result": "reason", "evaluation": "evaluate", "refinement": "refine"}.get(call.schema_name)
         if kind is not None and kind not in prompts:  # the first of each kind: pass 1's
             prompts[kind] = "\n".join(m.content for m in call.messages)
+            requests[kind] = [{"role": m.role, "content": m.content} for m in call.messages]
         return next(answers)
 
     log = testing.ListLog()
@@ -118,7 +123,28 @@ def measure(size: int, window: int | None) -> dict[str, Any]:
         "status": result.status.value,
         "reached": {kind: (reached(text, p), len(p)) for kind, p in prompts.items()},
         "clipped": clipped,
+        "requests": requests,
     }
+
+
+async def gemma_tokens(requests: dict[str, list[dict[str, str]]]) -> dict[str, int]:
+    """Each request's prompt tokens as the local model counts them (a llama-server started for it, then stopped)."""
+    import httpx
+
+    from aeon.adapters.llm._llama_server import LlamaServer, resolve_binary, resolve_model
+
+    server = LlamaServer(resolve_binary(None), resolve_model(None, None), ctx_size=8192, threads=2, alias="gemma")
+    server.start()
+    try:
+        await server.wait_ready(180)
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=120, trust_env=False) as client:
+            out = {}
+            for kind, messages in requests.items():
+                prompt = (await client.post("/apply-template", json={"messages": messages})).json()["prompt"]
+                out[kind] = len((await client.post("/tokenize", json={"content": prompt})).json()["tokens"])
+            return out
+    finally:
+        server.stop()
 
 
 def main() -> None:
@@ -126,6 +152,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, action="append", help="characters the tool returns (repeatable)")
     parser.add_argument("--window", type=int, help="the model's context window in tokens (default: the adapter's)")
     parser.add_argument("--quick", action="store_true", help="5,000 and 1,000,000 characters")
+    parser.add_argument("--tokens", action="store_true", help="count tokens with Gemma's tokenizer ([local] extra)")
     args = parser.parse_args()
     sizes = args.size or ([5_000, 1_000_000] if args.quick else [5_000, 50_000, 1_000_000])
     for size in sizes:
@@ -133,6 +160,13 @@ def main() -> None:
         print(f"tool output {size:,} characters · run {out['status']}")
         for kind, (n, total) in out["reached"].items():
             print(f"  {kind:9s} prompt: {n:>9,} of {size:,} characters of the output ({total:,} characters in all)")
+        if args.tokens:
+            counted = asyncio.run(gemma_tokens(out["requests"]))
+            for kind, messages in out["requests"].items():
+                estimate = sum(estimate_tokens(m["content"]) for m in messages)
+                chars = sum(len(m["content"]) for m in messages)
+                rate = chars / counted[kind]
+                print(f"  {kind:9s} tokens: estimated {estimate:,}, Gemma {counted[kind]:,} ({rate:.2f} chars a token)")
         for record in out["clipped"]:
             shown = ", ".join(f"{c['name']} {c['shown']:,}/{c['total']:,}" for c in record.get("clips", []))
             print(f"  prompt_clipped {record.get('purpose')}: {shown}")
