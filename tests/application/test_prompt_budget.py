@@ -110,7 +110,7 @@ def test_a_long_tool_output_is_handed_on_as_a_pointer_not_a_second_copy():
     text = report(5_000)
     result, calls, _ = run_reading(text)
     [s1, s2, _] = result.plan.steps
-    assert s1.handoff_to_next == "s1 (read_report) returned 5,000 characters, in full under Earlier results"
+    assert s1.handoff_to_next == "s1 (read_report) returned 5,000 characters, shown under Earlier results"
     assert s2.incoming_context == s1.handoff_to_next
     assert calls["step_result"][0].prompt.count(json.dumps(text)[1:-1]) == 1
 

@@ -226,7 +226,7 @@ def _short(value: Any) -> str:
     """A tool output as its step's handoff quotes it: whole when short, else its size; the output itself reaches the
     next prompts whole (within the prompt budget) as the step's entry under "Earlier results"."""
     text = as_text(value)
-    return text if len(text) <= HANDOFF_INLINE else f"{len(text):,} characters, in full under Earlier results"
+    return text if len(text) <= HANDOFF_INLINE else f"{len(text):,} characters, shown under Earlier results"
 
 
 def _reason_prompt(
