@@ -189,3 +189,23 @@ def test_the_readme_bench_command_prints_the_figures_it_quotes():
         assert re.search(rf"{kind} +prompt: +5,000 of 5,000 characters", out), out
         assert re.search(rf"{kind} +prompt: +1\d,\d{{3}} of 1,000,000 characters", out), out
     assert "prompt_clipped reason:s2: s1 " in out
+
+
+def test_a_long_final_answer_is_shown_to_the_evaluation_once():
+    text = report(5_000)
+
+    @tool
+    def read_report(name: str) -> str:
+        """The text of a named report."""
+        return text
+
+    registry = ToolRegistry()
+    register_builtins(registry)
+    registry.register_function(read_report)
+    llm = testing.answers(first(profile(1), json.dumps({"goal": "read the q3 report", "steps": [READ]})), verdict(True))
+    orch = testing.orchestrator(llm, run=RunSettings(ttl=1, ttl_given=True), tools=registry)
+    result = asyncio.run(orch.run("read the q3 report"))
+    assert result.status is RunStatus.COMPLETED, result.error
+    evaluation = llm.calls[-1].prompt
+    assert f"Final answer: {text}" in evaluation and evaluation.count(text[:100]) == 1  # not in the plan line too
+    assert "| complete | output: (the final answer, below)" in evaluation
