@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
+from aeon.application.kernel.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
@@ -17,7 +18,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
-from aeon.application.llm.prompt_budget import DEFAULT_RESERVE, PromptBudget, context_window
+from aeon.application.llm.prompt_budget import PromptBudget, context_window
 from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
@@ -81,7 +82,7 @@ def wire(
     budget = PromptBudget(
         run,
         window=context_window(settings.context_window, llm.describe()),
-        reserve=settings.llm_max_tokens or DEFAULT_RESERVE,
+        reserve=DEFAULT_MAX_TOKENS if settings.llm_max_tokens is None else settings.llm_max_tokens,
         prefix=prefix,
     )
     resolver = ToolResolver(tools.get)

@@ -28,11 +28,11 @@ from aeon.domain.ledger import TOKENS_PER_MESSAGE
 BYTES_PER_TOKEN = 3
 # The window of a model that does not report one (aeon.testing's models, a caller's own LLMPort): the local model's.
 DEFAULT_CONTEXT_WINDOW = 8192
-DEFAULT_RESERVE = 512  # the answer's tokens when llm.max_tokens is left to the adapter (base.yaml's value)
 
 
 class Part(msgspec.Struct, frozen=True):
-    """One piece of a prompt the budget may clip: `name` as the record shows it (a step id, "context", "answer")."""
+    """One piece of a prompt the budget may clip: `name` as the record shows it (a step id, "incoming context",
+    "final answer")."""
 
     name: str
     text: str
