@@ -57,6 +57,9 @@ class LLMSettings(_Section):
     read_timeout: float = Field(120.0, gt=0)
     max_attempts: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(512, ge=1)
+    # tokens a prompt and its answer may take together (README "What the model sees"); unset: the adapter's own
+    # (local: ctx_size; openai/anthropic: by dialect, 128,000 / 200,000 for the providers' own models, else 8,192)
+    context_window: int | None = Field(None, ge=1024)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     # local adapter (llama.cpp's llama-server with Gemma 3 270M)
     model_path: Path | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aeon.application.errors import MemoryStoreError, ToolNotFound
@@ -10,8 +11,9 @@ from aeon.application.kernel.run import ToolTurn
 from aeon.application.kernel.tracing import tool_attributes, tool_outcome
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import parse_json
+from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
-from aeon.application.llm.schemas import as_text, clip
+from aeon.application.llm.schemas import as_text
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
 from aeon.application.ports import MemoryPort, ToolPort
@@ -22,6 +24,9 @@ from aeon.domain.records import ToolCall
 from aeon.domain.tools import OutputCheck
 
 MEMORY_PREFIX = "step:"
+_UNAVAILABLE = "(memory unavailable)"
+HANDOFF_INLINE = 200  # a tool output up to this long is quoted in its step's handoff; a longer one is pointed at
+CONTEXT = "incoming context"  # the handoff's part name in a prompt_clipped record
 REASON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -46,6 +51,7 @@ class Executor:
         supervisor: Supervisor,
         run: ToolTurn,
         approvals: Approvals,
+        budget: PromptBudget,
         output_check: OutputCheck = "warn",
     ) -> None:
         self._tools = tools
@@ -57,6 +63,7 @@ class Executor:
         self._record = run.record
         self._approvals = approvals
         self._output_check: OutputCheck = output_check
+        self._budget = budget
 
     def resolve(self, step: PlanStep) -> ToolCheck:
         """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
@@ -176,16 +183,8 @@ class Executor:
         The answer carries the step's clarity_state and handoff for the next step; BLOCKED marks the step invalid.
         A plain-text answer (e.g. a scripted one) counts as a CLEAR answer.
         """
-        context = await self._memory_context()
-        prompt = templates.REASON.render(
-            {
-                "goal": plan.goal,
-                "memory": context,
-                "context": step.incoming_context or "(none)",
-                "step": step.description,
-            }
-        )
         purpose = "fallback" if step.mode is ExecutionMode.FALLBACK else "reason"
+        prompt = _reason_prompt(self._budget, f"{purpose}:{step.step_id}", plan, step, await self._memory_entries())
         completion = await self._llm.complete(
             f"{purpose}:{step.step_id}",
             [Message(role="user", content=prompt)],
@@ -205,15 +204,14 @@ class Executor:
         else:
             step.transition(StepStatus.COMPLETE)
 
-    async def _memory_context(self) -> str:
+    async def _memory_entries(self) -> dict[str, str] | None:
+        """What earlier steps left in memory, step id → its JSON text, in the order written; None when unavailable."""
         try:
             entries = await self._memory.search(MEMORY_PREFIX)
         except MemoryStoreError as exc:
             self._record.error(f"memory search failed: {exc}")
-            return "(memory unavailable)"
-        if not entries:
-            return "(none yet)"
-        return "; ".join(f"{k.removeprefix(MEMORY_PREFIX)} = {_short(v)}" for k, v in entries.items())
+            return None
+        return {k.removeprefix(MEMORY_PREFIX): as_text(v) for k, v in entries.items()}
 
     async def _remember(self, step: PlanStep) -> None:
         value: dict[str, Any] = {"status": step.status.value, "output": step.step_output}
@@ -233,7 +231,27 @@ def blocked_by(plan: Plan, step: PlanStep) -> list[str]:
 
 
 def _short(value: Any) -> str:
-    return clip(as_text(value), 200)
+    """A tool output as its step's handoff quotes it: whole when short, else its size; the output itself reaches the
+    next prompts whole (within the prompt budget) as the step's entry under "Earlier results"."""
+    text = as_text(value)
+    return text if len(text) <= HANDOFF_INLINE else f"{len(text):,} characters, shown under Earlier results"
+
+
+def _reason_prompt(
+    budget: PromptBudget, purpose: str, plan: Plan, step: PlanStep, entries: dict[str, str] | None
+) -> str:
+    """The REASON prompt, the handoff and the memory entries whole within the budget: the handoff first, then the
+    entries newest first (the order the budget favours when it must clip)."""
+
+    def values(texts: Mapping[str, str]) -> dict[str, str]:
+        memory = _UNAVAILABLE if entries is None else "; ".join(f"{k} = {texts[k]}" for k in entries) or "(none yet)"
+        context = texts.get(CONTEXT) or "(none)"
+        return {"goal": plan.goal, "step": step.description, "context": context, "memory": memory}
+
+    handoff = [Part(CONTEXT, step.incoming_context)] if step.incoming_context else []
+    parts = handoff + [Part(k, v) for k, v in reversed((entries or {}).items())]
+    texts = budget.fit(purpose, parts, lambda texts: templates.REASON.fill(values(texts)))
+    return templates.REASON.render(values(texts))
 
 
 def _handoff_before(plan: Plan, step: PlanStep) -> str:

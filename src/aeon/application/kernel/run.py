@@ -32,6 +32,8 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_seconds: float | None = None
     max_plan_steps: int = 8
     llm_max_tokens: int | None = None
+    # tokens the model's prompt and answer may take together (llm.context_window); None: what the model reports
+    context_window: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
     ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given
     criteria: ConvergenceCriteria = ConvergenceCriteria()
