@@ -66,7 +66,7 @@ def coerce_plan(obj: Any, tools: Mapping[str, ToolSpec] | None = None) -> Coerce
         for step in steps:
             new = _coerce_step(step)
             fields.update(k for k in new if isinstance(step, dict) and new[k] != step.get(k))
-            called = _called(step, tools) if tools is not None else None
+            called = _called(step, new, tools) if tools is not None else None
             if called is not None:
                 new = called[0]
                 changes += called[1]
@@ -78,14 +78,14 @@ def coerce_plan(obj: Any, tools: Mapping[str, ToolSpec] | None = None) -> Coerce
     return Coerced(obj, changes) if changes else None
 
 
-def _called(step: Any, tools: Mapping[str, ToolSpec]) -> tuple[dict[str, Any], list[str]] | None:
-    """`step` read as a call of a registered tool with arguments that fit, and what was read how; None when it
-    needs nothing of the kind, or when the reading still leaves it uncallable (the LLM repair then sees it as
-    the model wrote it)."""
+def _called(step: Any, typed: Any, tools: Mapping[str, ToolSpec]) -> tuple[dict[str, Any], list[str]] | None:
+    """`step` (`typed`: with its types coerced) read as a call of a registered tool with arguments that fit, and
+    what was read how; None when it needs nothing of the kind, or when the reading still leaves it uncallable (the
+    LLM repair then sees it as the model wrote it)."""
     if not isinstance(step, dict):
         return None
     named, renamed = canonical_keys(step)
-    called, changes = registered_call(_coerce_step(named), tools)
+    called, changes = registered_call(_coerce_step(named) if renamed else typed, tools)
     changes = renamed + changes
     spec = tools.get(called["tool"]) if isinstance(called.get("tool"), str) else None
     args = called.get("args") or {}
