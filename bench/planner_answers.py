@@ -1,8 +1,9 @@
 """Malformed planner answers (tests/corpus/planner_answers.yaml): the share Aeon recovers, and the share it recovers
 without an LLM call.
 
-Each case is one planner answer in a shape real models give. It is run through a whole run (aeon.testing, one pass,
-no evaluation, the built-in tools and the corpus's) whose model gives that answer to the planning call and then
+Each case is one planner answer in a shape real models give. It is run through a whole run (aeon.testing, the
+built-in tools and the corpus's; one pass without evaluation, or with it for an answer to the first pass's
+`profile_and_plan` prompt) whose model gives that answer to the planning call and then
 answers every repair as an oracle would: the plan the case means for a plan repair, that plan's step for a step
 repair. A case ends
   deterministic  the run holds the intended plan after the planning call alone (no repair call)
@@ -36,7 +37,12 @@ from aeon.application.kernel.run import RunSettings
 from aeon.domain.tools import ToolSpec
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "planner_answers.yaml"
-REPAIRS = ("plan", "step")  # the schema names of the planning call and of both repairs
+REPAIRS = ("plan", "profile_and_plan", "step")  # the schema names of the planning calls and the repairs
+# The answers to the calls after planning: a profile for a `profile_and_plan` repair, a finished evaluation.
+PROFILE = {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": "minimal",
+           "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "one tool call"}  # fmt: skip
+VERDICT = json.dumps({"issues": [], "completeness_score": 1.0, "coherence_score": 1.0, "consistent": True,
+                      "explanation": "done"})  # fmt: skip
 _STEP_ID = re.compile(r'"step_id":\s*"([^"]+)"')
 _REASONED = json.dumps({"answer": "done", "clarity_state": "CLEAR", "handoff_to_next": ""})
 
@@ -72,6 +78,10 @@ def _oracle(case: dict[str, Any]) -> testing.FunctionLLM:
             return json.dumps(steps.get(found.group(1) if found else "", {}))
         if call.schema_name == "plan":
             return json.dumps(plan)
+        if call.schema_name == "profile_and_plan":
+            return json.dumps({"profile": PROFILE, "plan": plan})
+        if call.schema_name == "evaluation":
+            return VERDICT
         return _REASONED  # an LLM step of the plan
 
     return testing.FunctionLLM(reply, name="oracle")
@@ -93,7 +103,10 @@ def _shape(plan: Any) -> Any:
 def run_case(case: dict[str, Any], tools: list[dict[str, Any]]) -> tuple[str, int, str]:
     """(outcome, repair calls, why it is wrong or '') for one case."""
     llm = _oracle(case)
-    orch = testing.orchestrator(llm, run=RunSettings(evaluate=False), tools=registry(tools))
+    # the answer to the planning prompt is planned alone (one pass, no evaluation); to the first pass's profile and
+    # plan prompt, in a run that evaluates
+    evaluate = case.get("target", "plan") == "profile_and_plan"
+    orch = testing.orchestrator(llm, run=RunSettings(evaluate=evaluate), tools=registry(tools))
     result = asyncio.run(orch.run(case["plan"]["goal"]))
     calls = sum(1 for c in llm.calls if c.schema_name in REPAIRS) - 1
     got = None if result.plan is None else json.loads(json.dumps(_plain(result.plan)))

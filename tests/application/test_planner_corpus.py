@@ -56,7 +56,8 @@ def test_the_bench_quick_mode_reports_both_shares_and_passes() -> None:
     report = json.loads(done.stdout)
     assert report["unexpected"] == []
     assert report["recovered_share"] == 1.0
-    assert report["zero_call_share"] == round(report["zero_call"] / report["cases"], 3) >= 0.6
+    assert report["zero_call"] == sum(case["expect"] == "deterministic" for case in CASES.values())
+    assert report["zero_call_share"] == round(report["zero_call"] / report["cases"], 3)
 
 
 def _actions(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

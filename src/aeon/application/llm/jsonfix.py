@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from aeon.application.llm.json_spans import (
@@ -22,6 +23,7 @@ from aeon.application.llm.loose_json import python_literals, relaxed
 __all__ = ["RepairOutcome", "loads", "looks_truncated", "parse_json", "without_lone_surrogates"]
 
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
+_GLUE = re.compile(r"""[\s,]*(?:"(?:[^"\\]|\\.)*"\s*:\s*)?""")  # `, "plan": ` between two objects
 
 _ENCODED = "decoded the answer from the JSON string it was written as"
 _REASONING = "dropped the reasoning block before the JSON"
@@ -85,10 +87,12 @@ def _read(text: str) -> tuple[Any, list[str]] | None:
     if whole is not None:
         return whole
     objects = _objects(text)
-    if objects:
-        value, how, length = max(objects, key=lambda o: o[2])
-        if any(other is not value and set(other) == set(value) for other, _, _ in objects):
-            raise _Ambiguous  # two versions of the same answer: which one is meant is a guess
+    # objects joined by JSON punctuation are pieces of one broken object (json-repair's), not one amid prose
+    glued = any(_GLUE.fullmatch(text[a[3] : b[3] - b[2]]) for a, b in pairwise(objects))
+    if objects and not glued:
+        value, how, length, _ = max(objects, key=lambda o: o[2])
+        if any(other is not value and set(other) & set(value) for other, *_ in objects):
+            raise _Ambiguous  # two versions of the answer (keys in common): which one is meant is a guess
         return value, ([_PROSE] if length < len(text) else []) + how
     for span in candidates(text):
         found = _decode(span)
@@ -97,9 +101,10 @@ def _read(text: str) -> tuple[Any, list[str]] | None:
     return None
 
 
-def _objects(text: str) -> list[tuple[Any, list[str], int]]:
-    """Every object in `text` not inside another that decodes (strictly or loosely), with how and its length."""
-    out: list[tuple[Any, list[str], int]] = []
+def _objects(text: str) -> list[tuple[Any, list[str], int, int]]:
+    """Every object in `text` not inside another that decodes (strictly or loosely), with how, its length and where
+    it ends."""
+    out: list[tuple[Any, list[str], int, int]] = []
     i, tried = text.find("{"), 0
     while i >= 0 and tried < MAX_STARTS:
         tried += 1
@@ -108,7 +113,7 @@ def _objects(text: str) -> list[tuple[Any, list[str], int]]:
             break  # the objects inside one that never closes are parts of it, not the answer
         found = _decode(text[i:end])
         if found is not None and isinstance(found[0], dict):
-            out.append((found[0], found[1], end - i))
+            out.append((found[0], found[1], end - i, end))
             i = text.find("{", end)
         else:
             i = text.find("{", i + 1)
