@@ -1,5 +1,4 @@
-"""Deterministic JSON repair: no LLM call. Reads past reasoning, prose and fences; fixes quotes, commas, literals and a
-missing last brace."""
+"""Deterministic JSON repair, no LLM call: past reasoning, prose and fences; loose syntax; a missing last brace."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A plan step's tool call as models write it, read against the tool registry: key synonyms, printed tool names and
-bare arguments. Only an unambiguous reading that makes the step callable as written is taken; a tool is never
-guessed."""
+"""A step's tool call as models write it (key synonyms, printed tool names, bare arguments), read by the registry."""
 
 from __future__ import annotations
 
