@@ -155,8 +155,7 @@ def run(
                 container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers
             execute = None if wanted else partial(_run, request=request, plan=given, received=received)
-            refuse = partial(fail, code="AEON.SETUP", as_json=as_json)
-            result, note = asyncio.run(session(container, request, execute=execute, status=status, refuse=refuse))
+            result, note = asyncio.run(session(container, request, execute=execute, status=status))
             if result is None:
                 redactor = container.redactor()
 

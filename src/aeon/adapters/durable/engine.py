@@ -229,5 +229,17 @@ def sql_engine(url: str) -> sa.Engine:
 
 
 def open_client(url: str) -> DBOSClient:
-    """A client on the system database that executes nothing (for `aeon runs` and looking runs up)."""
-    return DBOSClient(system_database_url=url)
+    """A client on the system database that executes nothing (for `aeon runs` and looking runs up);
+    SystemDatabaseUnavailable, in one line, when the database cannot be opened."""
+    dbos_log = logging.getLogger("dbos")
+    level = dbos_log.level
+    dbos_log.setLevel(logging.CRITICAL)  # DBOS logs a failed connection itself; ours is one line
+    try:
+        return DBOSClient(system_database_url=url)
+    except Exception as exc:
+        raise SystemDatabaseUnavailable(
+            f"cannot open the system database {redacted(url)} for durable runs: {_cause(exc)} "
+            "(--no-durable, or durable.enabled: false, runs without it)"
+        ) from exc
+    finally:
+        dbos_log.setLevel(level)

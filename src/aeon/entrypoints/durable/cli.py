@@ -443,9 +443,14 @@ def batch(
     4 otherwise (the results say which), 6 when none failed but some wait for approval (they wait on the record, for
     aeon approve / aeon deny; the others' results are written).
     """
+    import asyncio
+    import contextlib
+
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.durable import batch as b
     from aeon.entrypoints.durable import ops as ops
+    from aeon.entrypoints.durable import runner as runner
 
     with reported(as_json=as_json, debug=debug):
         settings = _settings(config)
@@ -457,10 +462,17 @@ def batch(
         name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
         again = "again without --fresh" if fresh else "the same command again"
         stays = f"batch {name} is on the record; start {again} to go on"
-        with (
-            ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve) as engine,
-            stoppable(stays),
-        ):
+        container = build_container(settings)
+        with contextlib.ExitStack() as stack:
+            # the tools load (their MCP servers start) and the model and log are checked before anything is queued
+            # or taken from the queue; the runs executed here use those tools
+            registry = stack.enter_context(tools_opened(container))
+            stack.enter_context(runner.lent_tools(settings, registry))
+            asyncio.run(b.checked(container, name, len(requests)))
+            engine = stack.enter_context(
+                ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve)
+            )
+            stack.enter_context(stoppable(stays))
             log_path = settings.log.path
             ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
             _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")

@@ -16,7 +16,7 @@ from dbos import DBOS, SetWorkflowID
 from aeon.adapters.durable.approval import approval_topic, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
-from aeon.application.errors import InputError
+from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.entrypoints.approval import schema_problem
@@ -125,7 +125,11 @@ def start(
     Live.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
     with SetWorkflowID(spec.run_id):
         handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
-    return settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    if outcome.unlogged is not None:  # its first log record could not be written: it never started, spent nothing
+        DBOS.delete_workflow(spec.run_id)
+        raise EventLogUnavailable(outcome.unlogged)
+    return outcome
 
 
 class Settled:

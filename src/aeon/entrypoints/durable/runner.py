@@ -32,7 +32,7 @@ from aeon.adapters.durable.steps import (
     recorded_outputs,
 )
 from aeon.adapters.tools.composite import CompositeTools
-from aeon.application.errors import InputError
+from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
@@ -86,6 +86,8 @@ class Outcome(msgspec.Struct, kw_only=True):
     result: RunResult | None = None
     stopped: Stopped | None = None
     awaiting: Pending | None = None
+    # why the run's first execution could not write its first log record: it never started (nothing was spent)
+    unlogged: str | None = None
     # the checkpoints deferred until the run's end, (step name, run state): what a replay of a finished run forks from
     carried: list[tuple[str, str]] = msgspec.field(default_factory=list)
 
@@ -276,7 +278,7 @@ async def run_workflow(spec_json: str) -> str:
     )
     try:
         async with scope as built:
-            await _start(built.recorder, workflow_id, direct=spec.direct)
+            await _start(built, workflow_id, direct=spec.direct)
             if spec.source is not None:
                 result = await _replay(spec, built)
             else:
@@ -289,20 +291,26 @@ async def run_workflow(spec_json: str) -> str:
         message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
+    except EventLogUnavailable as exc:  # an outcome, not an exception: DBOS would print its traceback
+        return msgspec.json.encode(Outcome(unlogged=str(exc))).decode()
     if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     result.warnings.extend(built.recorder.diverged)
     return msgspec.json.encode(Outcome(result=result, carried=carried)).decode()
 
 
-async def _start(recorder: Recorder, workflow_id: str, *, direct: bool) -> None:
+async def _start(built: Built, workflow_id: str, *, direct: bool) -> None:
     """Tell the recorder what the record holds before the run's first call. A direct run's first execution knows
-    it (nothing); any other execution reads the run's steps — one query — and a direct run's, or one that finds
-    steps, reads the log for what it holds. A queued run that finds none holds its records until its first written
-    step, as it always has (so that its log holds nothing of it until a step is written)."""
+    it (nothing), and its log's first record must be written (as session.ready has the in-process run's): a log
+    that takes no record stops it with EventLogUnavailable before anything is spent. Any other execution reads the
+    run's steps — one query — and a direct run's, or one that finds steps, reads the log for what it holds. A queued
+    run that finds none holds its records until its first written step, as it always has (so that its log holds
+    nothing of it until a step is written)."""
+    recorder = built.recorder
     if workflow_id in Live.fresh:
         Live.fresh.discard(workflow_id)
         recorder.start(again=False)
+        built.log.open()
         return
     engine = Live.engine
     assert engine is not None, "a durable run executes only in a process with a DurableEngine"
