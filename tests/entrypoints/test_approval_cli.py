@@ -140,7 +140,7 @@ def test_approve_refuses_a_run_that_waits_on_nothing(tmp_path: Path) -> None:
     run_id, _ = _run(tmp_path)
     assert aeon(tmp_path, "approve", run_id, "--config", "cfg.yaml").returncode == 0
     again = aeon(tmp_path, "approve", run_id, "--config", "cfg.yaml")
-    assert again.returncode == 2 and "is not waiting for approval" in again.stderr
+    assert again.returncode == 2 and "was already approved by" in again.stderr
     unknown = aeon(tmp_path, "deny", "no-such-run", "--reason", "x", "--config", "cfg.yaml")
     assert unknown.returncode == 2 and "unknown run id" in unknown.stderr
 

@@ -160,7 +160,7 @@ def run(
                 redactor = container.redactor()
 
                 def show_waiting(waiting: RunResult) -> None:
-                    present(waiting, as_json=as_json, history=None, redactor=redactor)
+                    present(waiting, as_json=as_json, history=history, redactor=redactor)
 
                 result = run_durable(
                     settings,

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from dbos import DBOS, DBOSClient, DBOSConfig
 from sqlalchemy import event
 
+from aeon.adapters.durable.approval import Decisions
 from aeon.adapters.durable.lease import Keeper, Leases
 from aeon.application.errors import SystemDatabaseUnavailable
 
@@ -95,6 +96,7 @@ class DurableEngine:
         self._queues = dict(queues or {})
         self._client: DBOSClient | None = None
         self._leases: Leases | None = None
+        self._decisions: Decisions | None = None
         self._grace, self._keeper = grace, cast(Keeper | None, None)
 
     def __enter__(self) -> DurableEngine:
@@ -177,6 +179,13 @@ class DurableEngine:
         if self._leases is None:
             self._leases = Leases(sql_engine(self.url))
         return self._leases
+
+    @property
+    def decisions(self) -> Decisions:
+        """The decisions on approval requests, each recorded as it is sent (see adapters/durable/approval)."""
+        if self._decisions is None:
+            self._decisions = Decisions(sql_engine(self.url), self.client)
+        return self._decisions
 
     def step_names(self, run_id: str) -> list[str]:
         """The names of a run's recorded steps, in order; read outside any workflow, so it is never recorded."""

@@ -13,12 +13,13 @@ from typing import Any
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
-from aeon.adapters.durable.approval import approval_topic, waiting_on
+from aeon.adapters.durable.approval import Decided, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
-from aeon.application.errors import EventLogUnavailable, InputError
+from aeon.application.errors import AlreadyDecided, EventLogUnavailable, InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.run_state import RunState
 from aeon.entrypoints.approval import schema_problem
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
@@ -139,8 +140,8 @@ class Settled:
         self._event = threading.Event()
         self._box: dict[str, Any] = {}
 
-    def waiting(self, pending: Pending) -> None:
-        self._box.setdefault("awaiting", pending)
+    def waiting(self, pending: Pending, state: RunState) -> None:
+        self._box.setdefault("awaiting", (pending, state))
         self._event.set()
 
     def outcome(self, handle: Any) -> Outcome:
@@ -157,7 +158,8 @@ class Settled:
             return decode_outcome(self._box["result"])
         if "error" in self._box:
             raise self._box["error"]
-        return Outcome(awaiting=self._box["awaiting"])
+        pending, state = self._box["awaiting"]
+        return Outcome(awaiting=pending, state=state)
 
 
 def decode_outcome(text: Any) -> Outcome:
@@ -211,13 +213,22 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Giv
 
 
 def pending_approval(engine: DurableEngine, run_id: str) -> Pending:
-    """The call run `run_id` waits on; InputError when it waits on none (finished, or never asked)."""
+    """The call run `run_id` waits on and nobody has decided yet; AlreadyDecided when a decision on it (or, once the
+    run no longer waits, its latest one) is on the record, InputError when it waits on none (never asked)."""
     status = _status(engine, run_id)
     pending = waiting_on(engine.client, run_id)
-    if pending is None or status.status not in ("PENDING", "ENQUEUED"):
+    waits = pending is not None and status.status in ("PENDING", "ENQUEUED")
+    made = engine.decisions.of(run_id, pending.request.key if waits and pending is not None else None)
+    if made is not None:
+        raise already_decided(made)
+    if pending is None or not waits:
         said = "finished" if status.status == "SUCCESS" else status.status.lower()
         raise InputError(f"run {run_id} is not waiting for approval (it is {said}; aeon runs shows every run)")
     return pending
+
+
+def already_decided(made: Decided) -> AlreadyDecided:
+    return AlreadyDecided(f"run {made.run_id}: its tool call {made.key} was already {made.said()}; nothing was changed")
 
 
 def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
@@ -239,7 +250,8 @@ def answer(
         tool = pending.request.tool
         if (problem := schema_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
             raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
-    engine.client.send(run_id, msgspec.json.encode(decision).decode(), approval_topic(pending.request.key))
+    if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
+        raise already_decided(made)  # another decision came first: it stands, this one was not sent
     return carry_on(engine, run_id) if go_on else None
 
 
