@@ -87,3 +87,17 @@ def test_a_run_that_stops_to_wait_for_a_decision_writes_its_history(tmp_path: Pa
     under_way = history["passes"][0]  # the pass the run waits in
     assert under_way["pass_number"] == 1
     assert [s["step_id"] for s in under_way["plan_state"]["steps"]] == ["s1", "s2"]
+
+
+def test_a_run_a_person_denied_ends_denied_saying_which_step_by_whom_and_why(tmp_path: Path) -> None:
+    run_id, _ = _run(tmp_path)
+    done = aeon(tmp_path, "deny", run_id, "--reason", "not before Monday", "--by", "ana", "--config", "cfg.yaml")
+
+    assert done.returncode == 7, done.stderr  # not 3: nothing expired
+    why = "a person denied step s2 (publish), denied by ana: not before Monday"
+    assert f"denied: {why}" in done.stdout and "ttl" not in done.stdout.split("denied:", 1)[1].split("·")[0]
+    assert done.stderr.strip().endswith(why + "; the run did not get done without it")
+    row = next(r for r in runs(tmp_path) if r["id"] == run_id)
+    assert row["status"] == "denied" and why in row["why"]
+    listed = aeon(tmp_path, "runs", "--config", "cfg.yaml")
+    assert f"{run_id}  denied" in listed.stdout and why in listed.stdout

@@ -111,7 +111,8 @@ def run(
 
     Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL, budget or approval time expired (result still
     printed), 4 unrecoverable error (structured error printed), 5 unverified: a tool step's tool never ran and LLM
-    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
+    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record), 7 denied (a
+    person denied a tool call the run needed: which, by whom and why is printed).
     """
     import asyncio
     from functools import partial

@@ -10,6 +10,7 @@ import msgspec
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
+from aeon.application.kernel.result import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.durable.ops import decode_outcome
@@ -59,6 +60,8 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
     result = outcome.result
     assert result is not None
     row.status, row.passes, row.calls = result.status.value, result.passes, result.budget.llm_calls
+    if result.status is RunStatus.DENIED and result.error is not None:
+        row.why = result.error.message
     row.tokens = result.budget.prompt_tokens + result.budget.completion_tokens
     if result.history is not None:  # the execution that finished it (a resumed run: the resumed part)
         row.duration = round(result.history.overall_statistics.total_time_seconds, 3)

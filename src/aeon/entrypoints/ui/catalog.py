@@ -20,8 +20,8 @@ from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW
 
 STATUSES = (
-    "awaiting_approval", "pending", "queued", "completed", "ttl_expired", "error", "interrupted", "unverified",
-    "approval_expired", "stopped", "cancelled", "failed",
+    "awaiting_approval", "running", "pending", "queued", "completed", "ttl_expired", "error", "interrupted",
+    "unverified", "approval_expired", "denied", "stopped", "cancelled", "failed",
 )  # fmt: skip
 FAILED = ("error", "failed", "stopped", "cancelled", "max_recovery_attempts_exceeded")
 _LIVE = ("PENDING", "ENQUEUED")
