@@ -287,7 +287,7 @@ def assemble(
     last = s.assessments[-1] if s.assessments else None
     converged = (last.converged if last else False) if settings.evaluate else None
     if (denial := _denied(run, status, converged)) is not None:
-        status, error = RunStatus.DENIED, denial
+        status, error, expired = RunStatus.DENIED, denial, None  # not a timeout: the person's decision ended it
     ledger = s.usage.report()
     extra = {"error": error, "ttl_expiration": expired}
     history = history_of(run, settings, converged=bool(converged), status=status, extra=extra, ledger=ledger)
