@@ -10,7 +10,7 @@ import typer
 
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
-from aeon.entrypoints.stdout import exit_now, guarded_stdout
+from aeon.entrypoints.stdout import exit_now, guarded_stdout, second_signal_leaves
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
 
@@ -183,6 +183,7 @@ async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     import asyncio
     import contextlib
+    import signal
 
     from aeon.entrypoints.render import SIGNAL_EXIT
 
@@ -203,6 +204,8 @@ async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received:
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
+        if received:  # the run ended as interrupted: another signal from now on ends the process at once
+            second_signal_leaves(SIGNAL_EXIT.get(signal.Signals(received[0]), 130))
 
 
 @app.command()

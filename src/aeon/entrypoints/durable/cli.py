@@ -27,7 +27,7 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
-from aeon.entrypoints.stdout import exit_now
+from aeon.entrypoints.stdout import exit_now, reader_may_stop, second_signal_leaves
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
@@ -161,8 +161,10 @@ def stoppable(what_stays: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
+        code = 128 + received[0] if received else EXIT_INTERRUPTED
+        second_signal_leaves(code)
         _say(f"stopped: {what_stays}")
-        leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+        leave_pending(code)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -196,11 +198,14 @@ def _settings(config: Path | None) -> Settings:
 def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
     """List recorded durable runs, newest first: id, request, status, passes, LLM calls, tokens, start, duration.
 
-    Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
-    ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
-    resume ID); awaiting_approval (a tool call waits for a person: aeon approve ID / aeon deny ID --reason TEXT);
-    queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
+    Status: completed, ttl_expired, error, denied (as aeon run); stopped (a non-idempotent tool call was cut off:
+    aeon resume ID --rerun-unsafe, or --mark-done --output JSON); running (its process is alive: its pid on this
+    host, or a batch's or worker's heartbeat); interrupted (cut off by a crash or Ctrl-C, its process gone: aeon
+    resume ID); pending (unfinished, its process on another host: running, or cut off); awaiting_approval (a tool
+    call waits for a person: aeon approve ID / aeon deny ID --reason TEXT); queued (a batch run not started yet);
+    failed or cancelled (DBOS could not finish it).
     """
+    reader_may_stop()
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints.durable import listing, ops
         from aeon.entrypoints.secrets import redactor_for

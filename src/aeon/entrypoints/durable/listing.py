@@ -13,7 +13,7 @@ from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
 from aeon.application.kernel.result import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.durable.ops import decode_outcome
+from aeon.entrypoints.durable.ops import alive, decode_outcome
 from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW, Outcome, RunSpec
 
@@ -50,6 +50,8 @@ def read_run(engine: DurableEngine, w: Any) -> tuple[RunRow, Outcome | None]:
     row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
     if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
         row.status = "awaiting_approval"
+    elif w.status == "PENDING":  # its process's pid or heartbeat: running, or cut off (resumable); else unknown
+        row.status = {True: "running", False: "interrupted", None: "pending"}[alive(engine, w.executor_id or "")]
     return row, None
 
 

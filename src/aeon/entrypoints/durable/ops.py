@@ -50,12 +50,15 @@ def executor_name(kind: str, name: str | None = None) -> str:
     return f"{kind}-{name}" if name else f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
+_ONE_OFF = ("run", "resume", "replay", "mcp", "ui")  # the commands whose executor ids name their host and pid
+
+
 def running_here(executor_id: str) -> int | None:
     """The pid of the live process on this host that a one-off command's executor id names, else None."""
     head, _, rest = executor_id.partition("-")
     host_pid, _, _ = rest.rpartition("-")
     host, _, pid = host_pid.rpartition("-")
-    if head not in ("run", "resume", "replay", "mcp", "ui") or host != socket.gethostname() or not pid.isdigit():
+    if head not in _ONE_OFF or host != socket.gethostname() or not pid.isdigit():
         return None
     try:
         os.kill(int(pid), 0)
@@ -265,10 +268,23 @@ def carry_on(engine: DurableEngine, run_id: str) -> Outcome:
 
 def _held(engine: DurableEngine, executor_id: str) -> bool:
     """Whether a live process executes the runs of `executor_id`: one on this host, or a worker whose lease holds."""
+    return alive(engine, executor_id) is True
+
+
+def alive(engine: DurableEngine, executor_id: str) -> bool | None:
+    """Whether the process behind `executor_id` still runs, from what it leaves: a one-off command of this host
+    its pid; a batch or worker its lease's heartbeat (none: it left). None: no way to tell (a one-off command of
+    another host keeps no heartbeat)."""
     if running_here(executor_id) is not None:
         return True
     lease = engine.leases.of([executor_id]).get(executor_id)
-    return lease is not None and lease.expires_at > engine.leases.now()
+    if lease is not None:
+        return lease.expires_at > engine.leases.now()
+    head, _, rest = executor_id.partition("-")
+    if head in _ONE_OFF:
+        host = rest.rpartition("-")[0].rpartition("-")[0]
+        return False if host == socket.gethostname() else None
+    return False if head in ("batch", "worker") else None
 
 
 def _fork_at_unsafe(engine: DurableEngine, run_id: str, given: Given | None) -> Outcome:
