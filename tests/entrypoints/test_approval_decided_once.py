@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from durable_harness import aeon, runs, start
 from test_approval_cli import _effects, _run, _setup
+from ui_harness import start as start_ui
 
 
 def test_a_second_answer_says_who_decided_and_when_and_changes_nothing(tmp_path: Path) -> None:
@@ -101,3 +103,21 @@ def test_a_run_a_person_denied_ends_denied_saying_which_step_by_whom_and_why(tmp
     assert row["status"] == "denied" and why in row["why"]
     listed = aeon(tmp_path, "runs", "--config", "cfg.yaml")
     assert f"{run_id}  denied" in listed.stdout and why in listed.stdout
+
+
+def test_aeon_ui_shows_a_denied_run_as_denied_with_who_and_why(tmp_path: Path) -> None:
+    run_id, _ = _run(tmp_path)
+    denied = aeon(tmp_path, "deny", run_id, "--reason", "not before Monday", "--by", "ana", "--config", "cfg.yaml")
+    assert denied.returncode == 7, denied.stderr
+    server = start_ui(tmp_path, "--config", "cfg.yaml")
+    try:
+        listed = httpx.get(server.url + "/?status=denied").text
+        page = httpx.get(f"{server.url}/runs/{run_id}").text
+    finally:
+        server.stop()
+    assert f'href="/runs/{run_id}"' in listed
+    headline = page.split('<p class="headline">', 1)[1].split("</p>", 1)[0]
+    assert "denied" in headline and "a person denied step s2 (publish), denied by ana: not before Monday" in headline
+    assert "stopped by cap" not in headline  # the run's end is no timeout (the log's ttl_expired record stays)
+    ended = page.split("run ended: ", 1)[1].split("<", 1)[0]
+    assert ended.startswith("denied · AEON.APPROVAL.DENIED: a person denied step s2") and "cap" not in ended
