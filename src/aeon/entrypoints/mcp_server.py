@@ -22,7 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from aeon.application.errors import ConfigurationError, InputError
+from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document
@@ -186,7 +186,6 @@ class AeonServer:
             args.request,
             execute=None if ready.durable else execute,
             status=relay.status,
-            refuse=ConfigurationError,
         )
         try:
             result, note = await guarded(call)
