@@ -4,7 +4,6 @@
 import aeon
 
 
-@aeon.tool
 def weather(city: str) -> str:
     """Today's weather for a city."""
     return f"sunny in {city}"

@@ -66,6 +66,7 @@ def test_tools_become_specs_named_with_the_prefix_and_the_server() -> None:
     a, b = found.specs
     assert a.input_schema == OBJECT and a.output_schema == {"type": "object"} and a.description == "the a tool"
     assert b.output_schema == {}  # no outputSchema: any output
+    assert not a.output_inferred  # declared by the server: a mismatch fails the step whatever tools.output_check says
 
 
 def test_include_narrows_and_exclude_removes_by_the_servers_own_names() -> None:

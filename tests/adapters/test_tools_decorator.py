@@ -47,6 +47,22 @@ def test_bare_decorator_builds_an_object_schema_from_int_float_and_str_parameter
     assert spec.output_schema == {"type": "number"}
 
 
+def test_an_output_schema_given_to_tool_is_declared_and_replaces_the_annotations() -> None:
+    @tool
+    def loose(n: int) -> float:
+        """Loosely annotated."""
+        return n
+
+    @tool(output_schema={"type": "object", "required": ["value"]})
+    def strict(n: int) -> Any:
+        """Declares its output."""
+        return {"value": n}
+
+    assert spec_of(loose).output_inferred  # from the annotation: tools.output_check decides what a mismatch does
+    assert spec_of(strict).output_schema == {"type": "object", "required": ["value"]}
+    assert not spec_of(strict).output_inferred  # declared: always enforced
+
+
 def test_decorated_function_is_still_directly_callable() -> None:
     @tool
     def double(n: int) -> int:

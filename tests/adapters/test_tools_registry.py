@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from typing import Any
 
@@ -144,6 +145,76 @@ def test_tool_exception_becomes_an_error_result_and_never_propagates() -> None:
     result = invoke(registry, "explode", {"reason": "bad input"})
     assert not result.ok
     assert result.error == "ValueError: bad input"
+
+
+class Leaving(BaseException):
+    """Neither an Exception nor a way out Python knows: a library's own BaseException."""
+
+
+def _raise(what: BaseException) -> Any:
+    raise what
+
+
+LEAVING = [
+    (lambda: sys.exit(0), "SystemExit: the tool called sys.exit(0)"),
+    (lambda: sys.exit("usage: tool [-h]"), "SystemExit: the tool called sys.exit('usage: tool [-h]')"),
+    (lambda: _raise(KeyboardInterrupt()), "KeyboardInterrupt: raised by the tool"),
+    (lambda: _raise(Leaving("bye\nnow")), "Leaving: raised by the tool: bye now"),
+    (lambda: _raise(asyncio.CancelledError()), "CancelledError: raised by the tool"),
+]
+
+
+@pytest.mark.parametrize(("leave", "error"), LEAVING)
+def test_a_sync_tool_that_tries_to_end_the_process_fails_its_call_with_one_line_saying_what_it_raised(
+    leave: Any, error: str
+) -> None:
+    registry = ToolRegistry()
+    registry.register(spec("leaves"), lambda x: leave())
+    result = invoke(registry, "leaves", {"x": 1})
+    assert (result.output, result.error) == (None, error)
+
+
+@pytest.mark.parametrize(("leave", "error"), LEAVING[:4])
+@pytest.mark.parametrize("kind", ["async", "inline"])
+def test_an_async_or_inline_tool_that_tries_to_end_the_process_fails_its_call_too(
+    leave: Any, error: str, kind: str
+) -> None:
+    async def leaves_async(x: int) -> str:
+        """Leave, asynchronously."""
+        await asyncio.sleep(0)
+        return str(leave())
+
+    def leaves_inline(x: int) -> str:
+        """Leave, on the event loop."""
+        return str(leave())
+
+    registry = ToolRegistry()
+    registry.register_function(tool(leaves_async) if kind == "async" else tool(inline=True)(leaves_inline))
+    result = invoke(registry, f"leaves_{kind}", {"x": 1})
+    assert result.error == error
+
+
+def test_cancelling_the_caller_while_a_tool_runs_still_cancels_it_a_real_ctrl_c_is_not_the_tools() -> None:
+    registry = ToolRegistry()
+    registry.register_function(slow_add)
+    registry.register(spec("sleeper"), lambda x: threading.Event().wait(5))
+
+    async def main(name: str, args: dict[str, Any]) -> None:
+        call = asyncio.ensure_future(registry.invoke(name, args))
+        await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(main("sleeper", {"x": 1}))  # a sync tool on its thread
+
+    async def never(a: int, b: int = 1) -> int:
+        """Wait forever."""
+        await asyncio.Event().wait()
+        return a
+
+    registry.register_function(tool(name="never")(never))
+    asyncio.run(main("never", {"a": 1}))  # an async tool on the loop
 
 
 def test_invalid_arguments_become_a_one_line_validation_error_result() -> None:

@@ -15,6 +15,7 @@ from aeon.application.judges.convergence import convergence_problems
 from aeon.application.judges.evaluator import EVALUATION_SCHEMA, Evaluator
 from aeon.application.kernel.run import RunSettings
 from aeon.application.llm.gateway import LLMGateway
+from aeon.application.llm.prompt_budget import PromptBudget
 from aeon.application.llm.prompts.evaluation import EVALUATE
 from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
@@ -39,7 +40,13 @@ def evaluator(
     supervisor = Supervisor(LLMGateway(llm, run), run.record, run.state.counters, tool_specs())
     ids = iter(f"val-{n}" for n in range(1, 100))
     return (
-        Evaluator(supervisor, criteria or ConvergenceCriteria(), tool_specs(), new_id=lambda: next(ids)),
+        Evaluator(
+            supervisor,
+            criteria or ConvergenceCriteria(),
+            tool_specs(),
+            new_id=lambda: next(ids),
+            budget=PromptBudget(run, window=8192, reserve=512, prefix=""),
+        ),
         llm,
         run.state,
     )

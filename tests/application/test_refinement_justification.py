@@ -109,7 +109,7 @@ def test_the_refiner_flags_a_proposed_action_without_a_justification(blank: str 
         del proposed["justification"]
     else:
         proposed["justification"] = blank
-    refiner = Refiner(supervisor=None, tools=tool_specs())  # type: ignore[arg-type]  # problems() needs no LLM
+    refiner = Refiner(supervisor=None, tools=tool_specs(), budget=None)  # type: ignore[arg-type]  # problems() needs no LLM
     assert refiner.problems({"actions": [proposed]}) == ["action 1: 'justification' is a required property"]
     assert refiner.problems({"actions": [add_step("s2", "State the sum from s1", agent="llm")]}) == []
 

@@ -14,6 +14,7 @@ from aeon.application.judges.evaluator import EVALUATION_SCHEMA, Evaluator
 from aeon.application.judges.semantic_validation import deterministic_issues, validation_problems
 from aeon.application.kernel.run import RunSettings
 from aeon.application.llm.gateway import LLMGateway
+from aeon.application.llm.prompt_budget import PromptBudget
 from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.evaluation import ArtifactType, ConvergenceCriteria, IssueType, SemanticValidationReport, Severity
 from aeon.domain.history import StepResult
@@ -49,7 +50,18 @@ def validator(responses: list[str]) -> tuple[Evaluator, ScriptedLLM, RunState, L
     ids = iter(f"val-{n}" for n in range(1, 100))
     specs = tool_specs()
     supervisor = Supervisor(LLMGateway(llm, run), run.record, run.state.counters, specs)
-    return Evaluator(supervisor, ConvergenceCriteria(), specs, new_id=lambda: next(ids)), llm, run.state, log
+    return (
+        Evaluator(
+            supervisor,
+            ConvergenceCriteria(),
+            specs,
+            new_id=lambda: next(ids),
+            budget=PromptBudget(run, window=8192, reserve=512, prefix=""),
+        ),
+        llm,
+        run.state,
+        log,
+    )
 
 
 def validate(

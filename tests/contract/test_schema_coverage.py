@@ -194,7 +194,7 @@ def test_every_schema_in_every_dialect_is_sent_as_the_provider_accepts_it(name: 
 
 def test_the_counts_the_anthropic_form_leaves_to_the_description_are_checked_on_the_answer() -> None:
     # Anthropic does not enforce maxItems; the validators the supervisor runs on every answer do.
-    refiner = Refiner(supervisor=None, tools=_builtin_specs())  # type: ignore[arg-type]  # problems() needs no LLM
+    refiner = Refiner(supervisor=None, tools=_builtin_specs(), budget=None)  # type: ignore[arg-type]  # problems() needs no LLM
     added = [add_step(f"s{n}", "State the sum", agent="llm") for n in (2, 3, 4)]
     assert refiner.problems({"actions": added}) == ["actions: has 3 items, more than the 2 allowed"]
     assert refiner.problems({"actions": added[:2]}) == []

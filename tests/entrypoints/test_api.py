@@ -18,6 +18,7 @@ import pytest
 
 import aeon
 from aeon import testing
+from aeon.adapters.tools import tool_definition
 from aeon.domain.plan import Plan
 from aeon.entrypoints.render import result_document
 
@@ -105,6 +106,31 @@ def test_tools_given_as_functions_are_planned_with_and_called() -> None:
     assert "weather" in llm.calls[0].prompt  # the planner was shown the tool
 
 
+def forecast(city: str, days: int = 1) -> str:
+    """The weather for a city over the next days.
+
+    Not marked @aeon.tool: a plain typed function with a docstring.
+    """
+    return f"sunny in {city} for {days} days"
+
+
+def test_a_plain_typed_function_with_a_docstring_is_a_tool_derived_as_aeon_tool_derives_it() -> None:
+    step = {"step_id": "s1", "description": "Look it up", "tool": "forecast", "args": {"city": "Paris", "days": 2}}
+    llm = planned(step)
+
+    result = aeon.run("the weather in Paris for two days?", tools=[forecast], model=llm, config=ONE_PASS)
+
+    assert result.outputs["s1"].output == "sunny in Paris for 2 days"
+    twin = types.FunctionType(forecast.__code__, forecast.__globals__, "forecast", forecast.__defaults__)
+    twin.__doc__, twin.__annotations__ = forecast.__doc__, forecast.__annotations__
+    marked = tool_definition(aeon.tool(twin))
+    assert marked is not None
+    shown = json.dumps(marked.spec.input_schema)  # the planner sees what it would see of the same function marked
+    sent = "".join(message.content for message in llm.calls[0].messages)
+    assert "The weather for a city over the next days." in sent and shown in sent
+    assert tool_definition(forecast) is None  # the caller's function is left as it was
+
+
 def test_tools_given_as_a_toolset_instance_are_its_public_methods() -> None:
     step = {"step_id": "s1", "description": "Note it", "tool": "write_note", "args": {"title": "t", "text": "x"}}
 
@@ -151,6 +177,11 @@ def test_the_keyword_caps_override_the_config() -> None:
     assert result.budget.max_llm_calls == 1
 
 
+def _untyped(city):  # type: ignore[no-untyped-def]
+    """A function without type hints."""
+    return city
+
+
 # -- errors before the run ------------------------------------------------------------------------------------------
 
 
@@ -162,7 +193,9 @@ def test_the_keyword_caps_override_the_config() -> None:
         ({"model": "gpt-4o"}, aeon.ConfigurationError, "unknown provider 'gpt-4o'"),
         ({"model": "openai:gpt-4o-mini"}, aeon.ConfigurationError, "set OPENAI_API_KEY"),
         ({"model": 42}, aeon.UsageError, "model must be a name"),
-        ({"tools": [print]}, aeon.ToolRegistrationError, "not decorated with @tool"),
+        ({"tools": [print]}, aeon.ToolRegistrationError, "tool 'print': parameter 'args' must be a named parameter"),
+        ({"tools": [lambda city: city]}, aeon.ToolRegistrationError, "tool '<lambda>': has no docstring"),
+        ({"tools": [_untyped]}, aeon.ToolRegistrationError, "tool '_untyped': parameter 'city' has no type annotation"),
         ({"tools": [Notebook]}, aeon.ToolRegistrationError, "class Notebook is not a tool"),
         ({"plan": {"goal": "g", "steps": [{**WEATHER_STEP, "tool": "nope"}]}}, aeon.InputError, "'nope'"),
         ({"max_cots": 1}, aeon.UsageError, "unexpected keyword argument 'max_cots'"),

@@ -60,3 +60,26 @@ def test_a_stdout_that_cannot_be_written_is_one_line_on_stderr_and_exit_1(
     assert proc.returncode == 1, proc.stderr
     line = one_line(proc.stderr)
     assert line.startswith("aeon: ") and "stdout" in line and reason in line, proc.stderr
+
+
+@pytest.mark.skipif(not AEON.exists(), reason="the aeon console script is not installed next to this interpreter")
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_listing_whose_reader_stops_early_ends_quietly(tmp_path: Path, as_json: bool) -> None:
+    """`aeon runs | head`: the reader closing the pipe is no failure of the listing (no "Broken pipe", exit 0)."""
+    out = _closed_pipe()
+    try:
+        proc = subprocess.run(
+            [str(AEON), "runs", *(["--json"] if as_json else [])],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if not k.startswith("AEON_")},
+            check=False,
+        )
+    finally:
+        os.close(out)
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""

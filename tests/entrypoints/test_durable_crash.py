@@ -69,7 +69,7 @@ def test_sigkill_mid_phase_then_resume_repeats_nothing_completed(tmp_path: Path)
         assert proc.returncode == -signal.SIGKILL
         assert effects.read_text() == "one\ntwo\n"  # both tool calls were done before the kill
         [listed] = runs(tmp_path)
-        assert listed["status"] == "pending"
+        assert listed["status"] == "interrupted"  # its process is gone: resumable
         assert listed["passes"] == 1 and listed["calls"] >= 2  # from the last checkpoint on the record
         provider.release()
         resumed = aeon(tmp_path, "resume", listed["id"], "--json", "--history", tmp_path / "h.json")

@@ -55,7 +55,7 @@ def _killed_and_resumed(
         finally:
             proc.kill()
         [listed] = runs(tmp_path)
-        assert listed["status"] == "pending" and listed["passes"] == listed_passes
+        assert listed["status"] == "interrupted" and listed["passes"] == listed_passes
         (tmp_path / "effects.txt.release").touch()
         resumed = aeon(tmp_path, "resume", listed["id"], "--json")
         assert resumed.returncode == 0, resumed.stderr

@@ -183,7 +183,7 @@ def _approvals(audit: Audit) -> None:
         run_id = json.loads(out)["correlation_id"]
         said = ("--args", json.dumps({"url": "https://api.example.invalid", "api_key": "edited"}))
         said = said if verdict == "approve" else ("--reason", "not with this key")
-        audit.aeon(verdict, verdict, run_id, *said, "--config", config, "--json")
+        audit.aeon(verdict, verdict, run_id, *said, "--config", config, "--json", codes=(0, 3, 7))  # 7: denied
 
 
 def _inspect(audit: Audit) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,8 @@ MAX_HISTORY_DEPTH = 400  # a history wraps the plan's args and the tools' output
 # A JSON string token (escapes included) or a bracket: enough to follow nesting and keys outside strings.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]')
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+# Python's refusal to read an int of more digits than sys.get_int_max_str_digits() (4,300 by default)
+_INT_LIMIT = "integer string conversion"
 
 
 def read_text(path: Path, *, what: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> str:
@@ -77,6 +80,10 @@ def parse_yaml(text: str, *, source: str, max_depth: int = MAX_DEPTH) -> Any:
         data = load_yaml(text, max_depth=max_depth)
     except YamlRefused as exc:
         raise InputError(f"{source}:{exc.line}: {exc}") from None
+    except ValueError as exc:
+        if _INT_LIMIT not in str(exc):
+            raise
+        raise _too_long(text, source, 0) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -99,7 +106,23 @@ def parse_json(text: str, *, source: str, max_depth: int = MAX_DEPTH, first_line
         raise InputError(f"{source}:{line + shift}: duplicate key {key!r} (first at line {first + shift})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}:{exc.lineno + shift}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:
+        if _INT_LIMIT not in str(exc):
+            raise
+        raise _too_long(text, source, shift) from None
     return _checked_text(data, text, source)
+
+
+def _too_long(text: str, source: str, shift: int) -> InputError:
+    """The error for a number of more digits than Python reads, at the line of the first such run of digits."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", text)
+    where = f":{_line(text, found.start()) + shift}" if found else ""
+    digits = f"a number of {len(found.group())} digits" if found else "a number"
+    return InputError(
+        f"{source}{where}: {digits} is longer than the {limit} digits Python reads as a number "
+        "(sys.set_int_max_str_digits); write it as a string"
+    )
 
 
 class _DuplicateKey(Exception):

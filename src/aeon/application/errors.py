@@ -27,6 +27,7 @@ AeonError (domain.errors)
     ├── SystemDatabaseUnavailable     the durable runs' system database cannot be opened or set up (nothing spent yet)
     ├── ApprovalExpired               no decision on a tool call came within run.approval_timeout
     ├── InputError                    a user-supplied plan, script or request that cannot be used
+    │   └── AlreadyDecided            a decision on a tool call that was decided before (by whom, when): nothing sent
     ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
     │                                 or path), or settings that cannot work together (a dialect of the other wire)
     ├── UsageError                    the Python API called where or how it cannot work (aeon.run inside a running
@@ -264,6 +265,13 @@ class InputError(ApplicationError):
     """A user-supplied plan, script or request that cannot be used; the message names it and the rule it breaks."""
 
     code = "AEON.INPUT"
+
+
+class AlreadyDecided(InputError):
+    """A second decision on a tool call's approval (or the loser of two at once): the first one stands, nothing was
+    sent; the message says what was decided, by whom and when."""
+
+    code = "AEON.APPROVAL.DECIDED"
 
 
 class ConfigurationError(ApplicationError):

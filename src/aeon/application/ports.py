@@ -52,9 +52,10 @@ class ToolPort(Protocol):
 
     `list` returns every registered tool, `get` one or None. `invoke` runs a tool with already-validated arguments
     and returns a ToolResult whose output is JSON data (values JSON cannot hold are kept as text and listed in
-    `converted`); a tool that raises is reported as ToolResult(error=…), never as an exception. The caller checks
-    the output against the tool's output_schema. A call still running when `time_left` seconds have passed is
-    abandoned and reported with `cut_at_time_left` set.
+    `converted`); a tool that raises — sys.exit() and KeyboardInterrupt included — is reported as
+    ToolResult(error=…), never as an exception (the caller's own cancellation still propagates). The caller checks
+    the output against the tool's output_schema (as tools.output_check says when a return annotation gave it). A
+    call still running when `time_left` seconds have passed is abandoned and reported with `cut_at_time_left` set.
     Raises ToolNotFound when `invoke` names an unregistered tool.
     """
 

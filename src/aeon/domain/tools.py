@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
+
+# What a tool's output failing its output schema derived from a Python return annotation does (tools.output_check):
+# `warn` keeps the output and says so, `fail` fails the step, `off` does not check. A declared schema is always checked.
+OutputCheck = Literal["warn", "fail", "off"]
 
 
 class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,6 +27,9 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     requires_approval: bool = False
     # where the tool lives: None for a Python tool, else the name of the MCP server (config tools.mcp) serving it
     server: str | None = None
+    # output_schema was derived from a Python return annotation, not declared (an MCP outputSchema, @tool(output_schema=
+    # ...)): an output that does not match it is the annotation's fault, handled as tools.output_check says
+    output_inferred: bool = False
 
 
 class Conversion(msgspec.Struct, frozen=True, kw_only=True):
@@ -39,6 +46,8 @@ class Conversion(msgspec.Struct, frozen=True, kw_only=True):
     def note(self) -> str:
         where = ".".join(str(p) for p in self.path) or "output"
         what = "exact text (a JSON number would lose digits)" if self.number else "text"
+        if self.number and self.type == "int":  # only an int past Python's limit for numbers as text is converted
+            what = "text (it has more digits than Python writes as a number: sys.get_int_max_str_digits())"
         return f"{where}: {self.type} recorded as {what}"
 
 

@@ -15,6 +15,7 @@ import os
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, TypedDict, Unpack
@@ -27,6 +28,7 @@ from aeon.adapters.documents import read_document
 from aeon.adapters.tools.loader import register_tools
 from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ConfigurationError, InputError, UsageError
+from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunEnded, RunResult
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort, ToolPort
@@ -40,12 +42,10 @@ from aeon.entrypoints.container import (
     build_container,
     layered,
     load_settings,
-    opened,
-    preflight,
-    provided,
     tool_folders,
 )
 from aeon.entrypoints.secrets import redactor_for
+from aeon.entrypoints.session import session
 from aeon.entrypoints.settings import Settings, model_overrides
 from aeon.entrypoints.terminal import request_problem
 
@@ -56,8 +56,9 @@ class RunOptions(TypedDict, total=False):
     """The keyword arguments of aeon.run, aeon.arun and aeon.stream after the request; every one is optional."""
 
     tools: Iterable[object]
-    """`@aeon.tool` functions, `aeon.Toolset` instances and modules (their tools), added to the config's tools (the
-    built-in calculator and echo unless `tools.builtins: false`, and `tools.modules`)."""
+    """Functions (typed, with a docstring: each is a tool as `@aeon.tool` would make it, which adds options),
+    `aeon.Toolset` instances and modules (their `@aeon.tool` tools), added to the config's tools (the built-in
+    calculator and echo unless `tools.builtins: false`, and `tools.modules`)."""
     model: str | LLMPort
     """"openai:gpt-4o-mini", "anthropic:claude-haiku-5-5", "local" (the offline default), "scripted:FILE.yaml", or a
     ready model object (an LLMPort, e.g. `aeon.testing.answers(...)`; yours to close). A name sets `llm.adapter` and
@@ -314,22 +315,19 @@ def _plan(plan: Plan | Mapping[str, Any] | PathLike | None, tools: ToolPort) -> 
 
 
 async def _execute(prepared: _Prepared, request: str) -> RunResult:
-    """Open the container's resources, check that the model can run and the log can be written (nothing is spent
-    before), run, and close each resource once on the way out, as `aeon run` does."""
+    """Make the checks every front door makes before a run spends anything (session.ready: the model can run, the
+    log can be written), run, and close each resource once on the way out, as `aeon run` does — durable or not."""
     container = prepared.container
+    execute = None if prepared.durable is not None else partial(_orchestrated, request=request, plan=prepared.plan)
+    result, _ = await session(container, request, execute=execute, status=None)
     if prepared.durable is not None:
         result = await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
-    else:
-        async with opened(container):
-            log, llm = container.event_log(), await provided(container.llm)
-            if (problem := preflight(llm)) is not None:
-                raise ConfigurationError(problem)
-            log.open()
-            orchestrator = await provided(container.orchestrator)
-            result = await orchestrator.run(request, plan=prepared.plan)
-        if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
-            result = result.with_lost_records(lost)
+    assert result is not None
     return container.redactor().struct(result, RunResult)  # as `aeon run` shows it (a record may be older)
+
+
+async def _orchestrated(orchestrator: Orchestrator, *, request: str, plan: Plan | None) -> RunResult:
+    return await orchestrator.run(request, plan=plan)
 
 
 def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:

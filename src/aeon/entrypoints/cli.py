@@ -10,7 +10,7 @@ import typer
 
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
-from aeon.entrypoints.stdout import exit_now, guarded_stdout
+from aeon.entrypoints.stdout import exit_now, guarded_stdout, second_signal_leaves
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
 
@@ -112,7 +112,8 @@ def run(
     Exit codes: 0 completed, 2 bad usage/config/input, 3 TTL, budget or approval time expired (result still
     printed), 4 unrecoverable error (structured error printed) or failed: no step succeeded, or the last step or last
     tool step did not complete (result still printed), 5 unverified: a tool step's tool never ran and LLM
-    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record).
+    text stands in its place (result still printed), 6 awaiting approval (the run waits on the record), 7 denied (a
+    person denied a tool call the run needed: which, by whom and why is printed).
     """
     import asyncio
     from functools import partial
@@ -156,13 +157,12 @@ def run(
                 container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers
             execute = None if wanted else partial(_run, request=request, plan=given, received=received)
-            refuse = partial(fail, code="AEON.SETUP", as_json=as_json)
-            result, note = asyncio.run(session(container, request, execute=execute, status=status, refuse=refuse))
+            result, note = asyncio.run(session(container, request, execute=execute, status=status))
             if result is None:
                 redactor = container.redactor()
 
                 def show_waiting(waiting: RunResult) -> None:
-                    present(waiting, as_json=as_json, history=None, redactor=redactor)
+                    present(waiting, as_json=as_json, history=history, redactor=redactor)
 
                 result = run_durable(
                     settings,
@@ -184,6 +184,7 @@ async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     import asyncio
     import contextlib
+    import signal
 
     from aeon.entrypoints.render import SIGNAL_EXIT
 
@@ -204,6 +205,8 @@ async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received:
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
+        if received:  # the run ended as interrupted: another signal from now on ends the process at once
+            second_signal_leaves(SIGNAL_EXIT.get(signal.Signals(received[0]), 130))
 
 
 @app.command()

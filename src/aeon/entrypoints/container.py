@@ -143,9 +143,11 @@ def kernel_settings(settings: Settings) -> RunSettings:
         max_seconds=run.max_seconds,
         max_plan_steps=run.max_plan_steps,
         llm_max_tokens=settings.llm.max_tokens,
+        context_window=settings.llm.context_window,
         evaluate=run.evaluate,
         ttl_given=run.ttl_given,
         approval_timeout=run.approval_timeout,
+        output_check=settings.tools.output_check,
         max_cost=run.max_cost,
         prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
         criteria=ConvergenceCriteria(

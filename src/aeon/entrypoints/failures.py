@@ -22,6 +22,7 @@ from aeon.entrypoints.terminal import json_safe, terminal_safe
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_UNVERIFIED = 5  # the run ended, but a tool step's output is LLM fallback text
 EXIT_AWAITING = 6  # the run waits on the record for a person's decision (aeon approve / aeon deny)
+EXIT_DENIED = 7  # the run did not get done: a person denied a tool call it needed
 EXIT_OUTPUT = 1
 
 

@@ -22,7 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from aeon.application.errors import ConfigurationError, InputError
+from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document
@@ -45,9 +45,8 @@ Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResul
 INSTRUCTIONS = (
     "Aeon runs a request as a plan of steps (tool calls and LLM reasoning) under a budget, and returns a structured "
     "result whatever happens: completed, failed (no step succeeded, or the last one failed), ttl_expired, error, "
-    "interrupted, unverified, or awaiting_approval when a "
-    "tool call waits for a person. Use run for a request; validate to check a hand-written plan before running it; "
-    "runs and resume for durable runs."
+    "interrupted, unverified, denied, or awaiting_approval when a tool call waits for a person. Use run for a "
+    "request; validate to check a hand-written plan before running it; runs and resume for durable runs."
 )
 
 
@@ -187,7 +186,6 @@ class AeonServer:
             args.request,
             execute=None if ready.durable else execute,
             status=relay.status,
-            refuse=ConfigurationError,
         )
         try:
             result, note = await guarded(call)

@@ -29,6 +29,8 @@ Listed = Literal[
     "unverified",
     "awaiting_approval",
     "approval_expired",
+    "denied",
+    "running",
     "pending",
     "queued",
     "stopped",

@@ -20,6 +20,7 @@ from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
+    EXIT_DENIED,
     EXIT_ERROR,
     EXIT_EXPIRED,
     EXIT_INTERRUPTED,
@@ -169,6 +170,8 @@ def status_line(result: RunResult) -> str:
             f"awaiting approval: step {r.step_id} calls {r.tool} {short(r.args, 200)} — "
             f"aeon approve {result.correlation_id} [--args JSON] or aeon deny {result.correlation_id} --reason TEXT"
         )
+    elif result.status is RunStatus.DENIED and result.error is not None:
+        head = f"denied: {result.error.message}"
     else:
         head = result.status.value
     return (
@@ -220,6 +223,7 @@ _EXIT = {
     RunStatus.AWAITING_APPROVAL: EXIT_AWAITING,
     RunStatus.APPROVAL_EXPIRED: EXIT_EXPIRED,
     RunStatus.FAILED: EXIT_ERROR,
+    RunStatus.DENIED: EXIT_DENIED,
 }
 SIGNAL_EXIT = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: 128 + signal.SIGTERM}
 

@@ -1,14 +1,17 @@
-"""What `aeon run` and `aeon validate` do once their input is parsed, shared by the CLI and `aeon mcp`: the caps as
-overrides, the container's resources opened for one run and closed once, a plan's problems."""
+"""What `aeon run` and `aeon validate` do once their input is parsed, shared by the CLI, `aeon mcp`, `aeon batch` and
+the Python API: the caps as overrides, the checks made before a run may spend anything (`ready`), the container's
+resources opened for one run and closed once, a plan's problems."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import validate_document
+from aeon.application.ports import LLMPort
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
@@ -56,23 +59,34 @@ def describe_llm(info: dict[str, str]) -> str:
     )
 
 
+async def ready(container: Container) -> LLMPort:
+    """The checks every front door makes before a run may spend anything, in one place so that no door skips one:
+    the model can run here (the local model's extra is installed), and the event log can be opened — its next
+    record must then be written, or the run stops with EventLogUnavailable before its first LLM request (a durable
+    run's first execution opens its own log the same way). Returns the model client. The caller opens the
+    container's log and model first (`opened`); the tools are registered before (each door needs them to check a
+    plan: `tools_opened`, `container.tools()`), and a durable run's system database is opened before it starts
+    (`ops.engine_for`). Raises ConfigurationError or EventLogUnavailable."""
+    llm = await provided(container.llm)
+    if problem := preflight(llm):
+        raise ConfigurationError(problem)
+    container.event_log().open()
+    return llm
+
+
 async def session(
     container: Container,
     request: str,
     *,
     execute: Execute | None,
     status: Callable[[str], None] | None,
-    refuse: Callable[[str], BaseException],
 ) -> tuple[RunResult | None, str | None]:
-    """Open the container's resources, check the model can run (else raise `refuse(problem)`) and the log can be
-    written, say which model answers (to `status`), then run (`execute(orchestrator)`) or not (None: a durable
-    run executes elsewhere): every resource is closed once on the way out. Returns the result and a note on it."""
+    """Open the container's resources, make the checks of `ready` (ConfigurationError, EventLogUnavailable), say
+    which model answers (to `status`), then run (`execute(orchestrator)`) or not (None: a durable run executes
+    elsewhere): every resource is closed once on the way out. Returns the result and a note on it."""
     # a durable run traces in the container that runs it: this one opens no tracer then
     async with opened(container) if execute else opened(container, container.event_log, container.llm):
-        log, llm = container.event_log(), await provided(container.llm)
-        if problem := preflight(llm):
-            raise refuse(problem)
-        log.open()  # a log that cannot be written stops the run here, before anything is spent
+        llm, log = await ready(container), container.event_log()
         llm_info = llm.describe()
         if status is not None:
             status(describe_llm(llm_info))

@@ -23,6 +23,7 @@ from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.domain.evaluation import Severity
+from aeon.domain.tools import OutputCheck
 
 AdapterName = Literal["local", "openai", "anthropic", "scripted"]
 # What `AEON_LLM_ADAPTER=openai|anthropic` means without a config file: the provider's own API and a current model.
@@ -61,6 +62,9 @@ class LLMSettings(_Section):
     read_timeout: float = Field(120.0, gt=0)
     max_attempts: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(512, ge=1)
+    # tokens a prompt and its answer may take together (README "What the model sees"); unset: the adapter's own
+    # (local: ctx_size; openai/anthropic: by dialect, 128,000 / 200,000 for the providers' own models, else 8,192)
+    context_window: int | None = Field(None, ge=1024)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     # local adapter (llama.cpp's llama-server with Gemma 3 270M)
     model_path: Path | None = None
@@ -204,6 +208,8 @@ class ToolsSettings(_Section):
     import_timeout: float = Field(30.0, gt=0)
     # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
     approval: dict[str, bool] = Field(default_factory=dict)
+    # an output that does not match its Python tool's return annotation: warn (keep it, say so), fail (the step), off
+    output_check: OutputCheck = _RUN.output_check
     # MCP tool servers whose tools join the registry's (README "MCP tool servers")
     mcp: list[McpServerSettings] = Field(default_factory=list)
 

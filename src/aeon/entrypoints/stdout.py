@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import io
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -61,12 +63,38 @@ def guarded_stdout(command: Callable[[], object]) -> None:
     except SystemExit as done:
         code = done.code
     finally:
-        sys.stdout.flush()
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+    if raw.failure is not None and _READER_MAY_STOP and raw.failure.errno == errno.EPIPE:
+        raise SystemExit(code)  # `aeon runs | head`: the reader had what it wanted
     if raw.failure is not None:
         failure = raw.failure
         print(f"aeon: cannot write to stdout: {failure.strerror or failure}", file=sys.stderr)
         raise SystemExit(EXIT_OUTPUT)
     raise SystemExit(code)
+
+
+def second_signal_leaves(code: int) -> None:
+    """From now on a SIGINT or SIGTERM ends the process at once with `code`, quietly: the first one is being handled
+    (the run left on the record, or ended as interrupted) and whoever sends another wants out now — not a traceback
+    from whatever the process was doing (an exit hook stopping a model server, a thread being joined)."""
+
+    def leave(signum: int, frame: Any) -> None:
+        os._exit(code)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            signal.signal(signum, leave)
+
+
+_READER_MAY_STOP = False
+
+
+def reader_may_stop() -> None:
+    """This command's output is a listing its reader may stop reading early (`aeon runs | head`): a pipe closed
+    under it ends the command quietly, with its own exit code, rather than as a failed write."""
+    global _READER_MAY_STOP
+    _READER_MAY_STOP = True
 
 
 def exit_now(code: int) -> NoReturn:
@@ -77,5 +105,6 @@ def exit_now(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: what it could not take is lost
             stream.flush()
+    second_signal_leaves(code)  # the exit hooks may take a while: a Ctrl-C meanwhile ends it now
     atexit._run_exitfuncs()
     os._exit(code)

@@ -237,7 +237,7 @@ def test_a_run_in_progress_updates_on_the_open_page_without_reloading(
         wait_for(lambda: os.path.exists(effects + ".started"), what="the slow tool to start")
         run_id = next(r["id"] for r in runs(folder) if r["request"] == "wait for it")
         page.goto(f"{server.url}/runs/{run_id}")
-        assert "pending" in page.inner_text("#ending")
+        assert "running" in page.inner_text("#ending")
         assert "under way" in page.inner_text("#timeline")
         page.evaluate("window.notReloaded = true")
 

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from dbos import DBOS, DBOSClient, DBOSConfig
 from sqlalchemy import event
 
+from aeon.adapters.durable.approval import Decisions
 from aeon.adapters.durable.lease import Keeper, Leases
 from aeon.application.errors import SystemDatabaseUnavailable
 
@@ -95,6 +96,7 @@ class DurableEngine:
         self._queues = dict(queues or {})
         self._client: DBOSClient | None = None
         self._leases: Leases | None = None
+        self._decisions: Decisions | None = None
         self._grace, self._keeper = grace, cast(Keeper | None, None)
 
     def __enter__(self) -> DurableEngine:
@@ -178,6 +180,13 @@ class DurableEngine:
             self._leases = Leases(sql_engine(self.url))
         return self._leases
 
+    @property
+    def decisions(self) -> Decisions:
+        """The decisions on approval requests, each recorded as it is sent (see adapters/durable/approval)."""
+        if self._decisions is None:
+            self._decisions = Decisions(sql_engine(self.url), self.client)
+        return self._decisions
+
     def step_names(self, run_id: str) -> list[str]:
         """The names of a run's recorded steps, in order; read outside any workflow, so it is never recorded."""
         return [s["function_name"] for s in self.client.list_workflow_steps(run_id, load_output=False)]
@@ -229,5 +238,17 @@ def sql_engine(url: str) -> sa.Engine:
 
 
 def open_client(url: str) -> DBOSClient:
-    """A client on the system database that executes nothing (for `aeon runs` and looking runs up)."""
-    return DBOSClient(system_database_url=url)
+    """A client on the system database that executes nothing (for `aeon runs` and looking runs up);
+    SystemDatabaseUnavailable, in one line, when the database cannot be opened."""
+    dbos_log = logging.getLogger("dbos")
+    level = dbos_log.level
+    dbos_log.setLevel(logging.CRITICAL)  # DBOS logs a failed connection itself; ours is one line
+    try:
+        return DBOSClient(system_database_url=url)
+    except Exception as exc:
+        raise SystemDatabaseUnavailable(
+            f"cannot open the system database {redacted(url)} for durable runs: {_cause(exc)} "
+            "(--no-durable, or durable.enabled: false, runs without it)"
+        ) from exc
+    finally:
+        dbos_log.setLevel(level)

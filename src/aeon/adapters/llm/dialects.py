@@ -34,6 +34,9 @@ class Dialect(msgspec.Struct, frozen=True, kw_only=True):
     structured: Structured = "json_schema"
     schema_profile: SchemaProfile = "grammar"
     thinking: bool = False  # Anthropic extended thinking may be on: never force a tool, skip thinking blocks
+    # tokens a prompt and its answer may take together, unless llm.context_window says: the provider's own models'
+    # smallest current window; for a server of unknown size, llama-server's and Ollama's common 8192
+    context_window: int = 8192
 
 
 _ALL = (
@@ -44,6 +47,7 @@ _ALL = (
         token_param="max_completion_tokens",
         structured="strict_json_schema",
         schema_profile="strict",
+        context_window=128_000,
     ),
     Dialect(
         name="openai-reasoning",
@@ -54,6 +58,7 @@ _ALL = (
         max_stop=None,
         structured="strict_json_schema",
         schema_profile="strict",
+        context_window=128_000,
     ),
     Dialect(
         name="llamacpp",
@@ -77,6 +82,7 @@ _ALL = (
         max_stop=8,
         structured="output_config",
         schema_profile="anthropic",
+        context_window=200_000,
     ),
     Dialect(
         name="anthropic-thinking",
@@ -87,6 +93,7 @@ _ALL = (
         structured="output_config",
         schema_profile="anthropic",
         thinking=True,
+        context_window=200_000,
     ),
     Dialect(
         name="anthropic-tool",
@@ -125,6 +132,7 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
             "base_url": base_url,
             "dialect": self.dialect.name,
             "dialect_source": self.source,
+            "context_window": str(self.dialect.context_window),
         }
 
 

@@ -104,6 +104,7 @@ class LocalLlamaLLM:
             "model": MODEL_ALIAS,
             "dialect": "llamacpp",
             "dialect_source": "the local adapter runs llama.cpp's llama-server",
+            "context_window": str(self._ctx_size),  # llama-server's -c: with --kv-unified one call may take it all
         }
         if self._server is not None:
             info["base_url"] = self._server.base_url

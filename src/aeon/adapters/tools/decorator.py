@@ -44,6 +44,8 @@ class ToolOptions:
     `pure`: the same arguments always give the same result and calling it changes nothing (so it is idempotent too):
     a durable run records no step for it and computes it again when the run executes again after a crash.
     `requires_approval`: a person approves every call, with its exact arguments, before it runs.
+    `output_schema`: the JSON schema every output must match, declared: a mismatch fails the step. Without it, the
+    schema is derived from the return annotation, and a mismatch is handled as tools.output_check says (a warning).
     """
 
     name: str | None = None
@@ -53,6 +55,7 @@ class ToolOptions:
     idempotent: bool = False
     pure: bool = False
     requires_approval: bool = False
+    output_schema: Mapping[str, Any] | None = None
 
 
 @overload
@@ -69,6 +72,7 @@ def tool(
     idempotent: bool = False,
     pure: bool = False,
     requires_approval: bool = False,
+    output_schema: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -83,6 +87,7 @@ def tool(
     idempotent: bool = False,
     pure: bool = False,
     requires_approval: bool = False,
+    output_schema: Mapping[str, Any] | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., pure=True)`.
 
@@ -106,6 +111,7 @@ def tool(
         idempotent=idempotent or pure,
         pure=pure,
         requires_approval=requires_approval,
+        output_schema=output_schema,
     )
 
     def decorate(func: F, applied_in: FrameType | None = None) -> F:
@@ -198,8 +204,11 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
     try:
         args_model: type[BaseModel] = create_model(f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields)
         input_schema = args_model.model_json_schema()
+        declared = options.output_schema
         returns = hints.get("return", Any)
-        output_schema = TypeAdapter(returns).json_schema(mode="serialization")
+        output_schema = (
+            dict(declared) if declared is not None else TypeAdapter(returns).json_schema(mode="serialization")
+        )
     except Exception as exc:
         raise fail(f"cannot derive a JSON schema: {type(exc).__name__}: {_one_line(exc)}") from exc
     input_schema.pop("title", None)
@@ -221,6 +230,7 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         idempotent=options.idempotent,
         pure=options.pure,
         requires_approval=options.requires_approval,
+        output_inferred=declared is None,
     )
     return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
 

@@ -53,9 +53,11 @@ def register_tools(
     search: Sequence[Path] = (),
     import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT,
 ) -> list[ToolSpec]:
-    """Register the tools a program hands over, in order: `@tool` functions (and bound methods), Toolset instances,
-    modules (their tools, as `load_tool_modules` finds them) and `tools.modules` entries (a name or a .py path).
-    Raises ToolRegistrationError naming anything else, or a tool that is invalid or clashes with one registered."""
+    """Register the tools a program hands over, in order: functions (and bound methods, partials, callable objects),
+    Toolset instances, modules (their tools, as `load_tool_modules` finds them) and `tools.modules` entries (a name or
+    a .py path). A function need not be marked `@tool`: handed over, it is one, derived the same way from its type
+    hints and docstring (`@tool(...)` adds options). Raises ToolRegistrationError naming anything else, or a tool
+    that is invalid or clashes with one registered."""
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
     for item in tools:
@@ -66,11 +68,16 @@ def register_tools(
         elif isinstance(item, str):
             loaded.extend(load_tool_modules(registry, [item], search=search, import_timeout=import_timeout))
         elif callable(item) and not isinstance(item, type):
-            loaded.append(registry.register_function(item))
+            marked = tool_definition(item) is not None or tool_options(item) is not None
+            # unmarked: the tool `@tool` would make of it, the function left as it is
+            loaded.append(
+                registry.register_function(item) if marked else registry.register_definition(build_definition(item))
+            )
         else:
             what = f"class {item.__name__}" if isinstance(item, type) else f"{type(item).__name__} {item!r:.60}"
             raise ToolRegistrationError(
-                f"{what} is not a tool: pass @tool functions, Toolset instances (not classes) or modules"
+                f"{what} is not a tool: pass functions (typed, with a docstring), Toolset instances (not classes) "
+                "or modules"
             )
     return loaded
 

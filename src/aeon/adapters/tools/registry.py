@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import functools
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -16,6 +17,7 @@ from aeon.adapters.tools.decorator import ToolDefinition, ToolOptions, build_def
 from aeon.adapters.tools.jsonable import to_json_data
 from aeon.adapters.tools.threads import run_on_daemon_thread
 from aeon.adapters.tools.toolset import Toolset, toolset_definitions
+from aeon.adapters.tools.untrusted import LeftEarly
 from aeon.application.errors import ToolNotFound, ToolRegistrationError
 from aeon.domain.tools import ToolResult, ToolSpec
 
@@ -73,6 +75,10 @@ class ToolRegistry:
             check_spec(d.spec, taken=d.spec.name in self._specs or d.spec.name in names[:i])
         return [self._add(d) for d in definitions]
 
+    def register_definition(self, definition: ToolDefinition) -> ToolSpec:
+        """Register a tool already derived (`build_definition`): a plain function a program hands over as a tool."""
+        return self._add(definition)
+
     def _add(self, definition: ToolDefinition, *, vetted: bool = False) -> ToolSpec:
         self.register(definition.spec, definition.fn, vetted=vetted)
         self._models[definition.spec.name] = definition.args_model
@@ -106,6 +112,11 @@ class ToolRegistry:
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         """Run the tool; its exceptions become ToolResult(error="Type: message"). Raises ToolNotFound.
 
+        So does what a tool raises to end the process or its thread (sys.exit(), KeyboardInterrupt, any other
+        BaseException): a tool's fault fails its step, never the run. A real Ctrl-C is not the tool's: it reaches the
+        run as the cancellation of its task (asyncio's CancelledError, which passes through) or, for a sync tool, on
+        the main thread while the tool runs on its own.
+
         The output becomes JSON data; a value JSON cannot hold (a Decimal, a custom object) is kept as its full text
         and listed in `converted`, so a tool that already did its work never loses its result.
         """
@@ -132,15 +143,21 @@ class ToolRegistry:
             return ToolResult(output=data, converted=converted)
         except ValidationError as exc:
             return ToolResult(error=f"ValidationError: {_validation_summary(exc)}")
+        except LeftEarly as exc:  # from a sync tool's thread
+            return ToolResult(error=_left_early(exc.raised))
         except Exception as exc:
             return ToolResult(error=f"{type(exc).__name__}: {exc}")
+        except asyncio.CancelledError:  # the run is being stopped (Ctrl-C, its deadline): not the tool's doing
+            raise
+        except BaseException as exc:  # an async or inline tool, on the event loop
+            return ToolResult(error=_left_early(exc))
 
     @staticmethod
     def _start(fn: Callable[..., Any], kwargs: dict[str, Any], *, inline: bool) -> Any:
         """The tool's result, or what to await for it: its coroutine, or its call on a daemon thread."""
         if inspect.iscoroutinefunction(fn) or inline:
             return fn(**kwargs)
-        return _settled(run_on_daemon_thread(fn, **kwargs))
+        return _settled(run_on_daemon_thread(_contained(fn), **kwargs))
 
     def _arguments(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         model = self._models.get(name)
@@ -155,6 +172,30 @@ async def _settled(pending: Awaitable[Any]) -> Any:
     """What a sync tool returned on its thread, awaited in turn when it is itself awaitable (a coroutine)."""
     output = await pending
     return await output if inspect.isawaitable(output) else output
+
+
+def _contained(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` raising LeftEarly for what it raises that is not an Exception: on its own thread that can only be the
+    tool's doing (signals reach the main thread), and it must not pass for the cancellation of the run."""
+
+    @functools.wraps(fn)
+    def call(**kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except Exception:
+            raise
+        except BaseException as exc:
+            raise LeftEarly(exc) from None
+
+    return call
+
+
+def _left_early(raised: BaseException) -> str:
+    """The error of a call that raised `raised` (not an Exception) instead of returning: what it raised, in one line."""
+    if isinstance(raised, SystemExit):
+        return f"SystemExit: the tool called sys.exit({raised.code!r})"
+    detail = _one_line(str(raised))
+    return f"{type(raised).__name__}: raised by the tool{f': {detail}' if detail else ''}"
 
 
 def check_spec(spec: ToolSpec, *, taken: bool, vetted: bool = False) -> None:

@@ -17,9 +17,11 @@ from aeon.application.judges.semantic_validation import (
     VALIDATION_SCHEMA,
     deterministic_issues,
     llm_issues,
+    output_texts,
     render_plan,
     validation_problems,
 )
+from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts.evaluation import EVALUATE
 from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.answers import final_answer
@@ -29,6 +31,9 @@ from aeon.domain.plan import Plan
 from aeon.domain.records import ToolCall
 from aeon.domain.tools import ToolSpec
 
+ANSWER = "final answer"  # the answer's part name in a prompt_clipped record
+# A step output longer than this that is also the final answer is shown once, as the final answer
+_SHOWN_ONCE = 300
 _JUDGEMENT = {k: v for k, v in CONVERGENCE_SCHEMA["properties"].items() if k != "issues"}
 # the judgement first, the issues last: a small model that has judged a task finished then lists no issues, where
 # one that starts with the issue list tends to copy the example's
@@ -58,8 +63,10 @@ class Evaluator:
         tools: Sequence[ToolSpec],
         *,
         new_id: Callable[[], str],
+        budget: PromptBudget,
     ) -> None:
         self._supervisor = supervisor
+        self._budget = budget
         self._criteria = criteria
         self._tools = {t.name: t for t in tools}
         self._tool_names: Collection[str] = frozenset(self._tools)
@@ -78,13 +85,7 @@ class Evaluator:
         grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
         facts = deterministic_issues(plan, self._tools)
         known = [f"- {g}" for g in grounding] + [f"- {f.severity.value} {f.type.value}: {f.description}" for f in facts]
-        values = {
-            "request": request,
-            "profile": profile_text or "(none)",
-            "plan": render_plan(plan, results),
-            "answer": "(no step completed)" if answer is None else answer.strip() or "(empty)",
-            "issues": "\n".join(known) or "(none)",
-        }
+        values = self._values(request, profile_text, plan, results, answer, "\n".join(known) or "(none)")
         judged = await self._supervisor.ask_json(
             "evaluate",
             EVALUATE,
@@ -101,3 +102,34 @@ class Evaluator:
         mine = [i.description for i in issues if i.source == "llm" and i.severity.rank <= limit]
         assessment = converge(self._criteria, plan, report, grounding, {**judged, "issues": mine})
         return report, assessment
+
+    def _values(
+        self,
+        request: str,
+        profile_text: str,
+        plan: Plan,
+        results: Mapping[str, StepResult],
+        answer: str | None,
+        known: str,
+    ) -> dict[str, str]:
+        """The prompt's slots, the final answer and every step output whole within the prompt budget (the answer
+        first, then the outputs newest first); a long output that is the final answer is shown once, as the answer."""
+        outputs = output_texts(plan, results)
+        answer_text = "" if answer is None else answer.strip()
+        last = next(iter(outputs), None)  # the newest complete step: the final answer is its output
+        long_answer = bool(answer_text) and last is not None and len(outputs[last]) > _SHOWN_ONCE
+        shown_once = {last: "(the final answer, below)"} if long_answer and last is not None else {}
+        parts = [Part(ANSWER, answer_text)] if answer_text else []
+        parts += [Part(s, t) for s, t in outputs.items() if s not in shown_once]
+
+        def slots(texts: Mapping[str, str]) -> dict[str, str]:
+            shown = "(no step completed)" if answer is None else texts.get(ANSWER) or "(empty)"
+            return {
+                "request": request,
+                "profile": profile_text or "(none)",
+                "plan": render_plan(plan, results, {**texts, **shown_once}),
+                "answer": shown,
+                "issues": known,
+            }
+
+        return slots(self._budget.fit("evaluate", parts, lambda texts: EVALUATE.fill(slots(texts))))

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
 from aeon.application.llm.schemas import one_line
 from aeon.application.llm.supervisor import Supervisor
@@ -22,12 +23,14 @@ _NEEDS_TARGET = {"MODIFY", "REPLACE", "REMOVE", "SUBPLAN_CREATE"}
 _NEEDS_STEP = {"ADD", "MODIFY", "REPLACE"}
 
 
-def plan_lines(plan: Plan) -> str:
-    """The plan as the model sees it: one line per step with status, call and output."""
+def plan_lines(plan: Plan, outputs: Mapping[str, str] | None = None) -> str:
+    """The plan as the model sees it: one line per step with status, call and output (as `outputs` gives it: the
+    prompt budget's text; else on one line, clipped)."""
     lines = []
     for s in plan.steps:
         call = f"{s.tool} {json.dumps(s.args)}" if s.tool else "agent llm"
-        out = f" -> {one_line(s.step_output, 160)}" if s.step_output is not None else ""
+        shown = outputs[s.step_id] if outputs is not None and s.step_id in outputs else one_line(s.step_output, 160)
+        out = f" -> {shown}" if s.step_output is not None else ""
         lines.append(f"{s.step_id} [{s.status.value}] {s.description} | {call}{out}")
     return "\n".join(lines)
 
@@ -64,8 +67,9 @@ def refinement_schema(tool_names: Sequence[str]) -> dict[str, Any]:
 
 
 class Refiner:
-    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], budget: PromptBudget) -> None:
         self._supervisor = supervisor
+        self._budget = budget
         self._tools = {t.name: t for t in tools}
         self.schema = refinement_schema(list(self._tools))
 
@@ -113,12 +117,18 @@ class Refiner:
         problems: Sequence[str],
         issues: Sequence[ValidationIssue],
     ) -> list[RefinementAction]:
-        values = {
-            "request": request,
-            "profile": profile_text,
-            "plan": plan_lines(plan),
-            "problems": "; ".join(problems) or "the evaluation did not converge",
-        }
+        # every step output whole within the prompt budget, newest first when it must clip
+        parts = [Part(s.step_id, one_line(s.step_output)) for s in reversed(plan.steps) if s.step_output is not None]
+
+        def slots(texts: Mapping[str, str]) -> dict[str, str]:
+            return {
+                "request": request,
+                "profile": profile_text,
+                "plan": plan_lines(plan, texts),
+                "problems": "; ".join(problems) or "the evaluation did not converge",
+            }
+
+        values = slots(self._budget.fit("refine", parts, lambda texts: templates.REFINE.fill(slots(texts))))
         obj = await self._supervisor.ask_json(
             "refine", templates.REFINE, values, schema=self.schema, target="refinement", validate=self.problems
         )

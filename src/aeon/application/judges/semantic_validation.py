@@ -53,21 +53,33 @@ def _clip(value: Any) -> str:
     return one_line(value, _OUTPUT_CHARS)
 
 
-def render_plan(plan: Plan, results: Mapping[str, Any] | None = None) -> str:
-    """One line per step: id, description, tool+args or agent, status, and output or errors once executed."""
+def render_plan(plan: Plan, results: Mapping[str, Any] | None = None, outputs: Mapping[str, str] | None = None) -> str:
+    """One line per step: id, description, tool+args or agent, status, and output or errors once executed. An
+    output is shown as `outputs` gives it (the prompt budget's text, `output_texts`), else on one line, clipped."""
     lines = []
     for step in plan.steps:
         action = f"tool {step.tool} {json.dumps(step.args)}" if step.tool else f"agent {step.agent or 'llm'}"
         status, output = result_of(step, results)
         line = f"- {step.step_id}: {_clip(step.description)} | {action} | {status}"
         if status == StepStatus.COMPLETE and output is not None:
-            line += f" | output: {_clip(output)}"
+            shown = outputs[step.step_id] if outputs is not None and step.step_id in outputs else _clip(output)
+            line += f" | output: {shown}"
         elif step.errors:
             line += f" | error: {_clip('; '.join(step.errors))}"
         if step.dependencies:
             line += f" | after: {', '.join(step.dependencies)}"
         lines.append(line)
     return "\n".join(lines) or "(no steps)"
+
+
+def output_texts(plan: Plan, results: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Each complete step's output on one line, whole, newest step first (the order the prompt budget favours)."""
+    out = {}
+    for step in reversed(plan.steps):
+        status, output = result_of(step, results)
+        if status == StepStatus.COMPLETE and output is not None:
+            out[step.step_id] = one_line(output)
+    return out
 
 
 # -- deterministic facts ----------------------------------------------------------------------------------------

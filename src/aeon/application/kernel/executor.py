@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aeon.application.errors import MemoryStoreError, ToolNotFound
@@ -10,17 +11,22 @@ from aeon.application.kernel.run import ToolTurn
 from aeon.application.kernel.tracing import tool_attributes, tool_outcome
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import parse_json
+from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
-from aeon.application.llm.schemas import as_text, clip
+from aeon.application.llm.schemas import as_text
 from aeon.application.llm.supervisor import Supervisor
-from aeon.application.plans.validation import ToolCheck, ToolResolver, output_problem
+from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted
 from aeon.domain.records import ToolCall
+from aeon.domain.tools import OutputCheck
 
 MEMORY_PREFIX = "step:"
+_UNAVAILABLE = "(memory unavailable)"
+HANDOFF_INLINE = 200  # a tool output up to this long is quoted in its step's handoff; a longer one is pointed at
+CONTEXT = "incoming context"  # the handoff's part name in a prompt_clipped record
 REASON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -45,6 +51,8 @@ class Executor:
         supervisor: Supervisor,
         run: ToolTurn,
         approvals: Approvals,
+        budget: PromptBudget,
+        output_check: OutputCheck = "warn",
     ) -> None:
         self._tools = tools
         self._resolver = resolver
@@ -54,6 +62,8 @@ class Executor:
         self._run = run
         self._record = run.record
         self._approvals = approvals
+        self._output_check: OutputCheck = output_check
+        self._budget = budget
 
     def resolve(self, step: PlanStep) -> ToolCheck:
         """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
@@ -139,12 +149,17 @@ class Executor:
                 output, error = result.output, result.error
             except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
                 result, output, error = None, None, str(exc)
+            mismatch = None
             if result is not None and error is None and spec is not None:
-                error = output_problem(spec, output, numbers=[c.path for c in result.converted if c.number])
+                numbers = [c.path for c in result.converted if c.number]
+                error, mismatch = output_verdict(spec, output, check=self._output_check, numbers=numbers)
             tool_outcome(self._run.tracer, span, output, error)
         call.output, call.error = output, error
         call.supplied_by = result.supplied_by if result is not None else None
         notes = [c.note() for c in result.converted] if result is not None else []
+        if mismatch is not None:  # the return annotation's fault, not the call's: the output stands
+            notes.append(mismatch)
+            self._record.warn(f"step {step.step_id}: tool {step.tool!r} {mismatch}")
         if call.supplied_by is not None:
             step.mode = ExecutionMode.OPERATOR
             notes.append(f"output supplied by the {call.supplied_by}: the tool was not run for it")
@@ -168,16 +183,8 @@ class Executor:
         The answer carries the step's clarity_state and handoff for the next step; BLOCKED marks the step invalid.
         A plain-text answer (e.g. a scripted one) counts as a CLEAR answer.
         """
-        context = await self._memory_context()
-        prompt = templates.REASON.render(
-            {
-                "goal": plan.goal,
-                "memory": context,
-                "context": step.incoming_context or "(none)",
-                "step": step.description,
-            }
-        )
         purpose = "fallback" if step.mode is ExecutionMode.FALLBACK else "reason"
+        prompt = _reason_prompt(self._budget, f"{purpose}:{step.step_id}", plan, step, await self._memory_entries())
         completion = await self._llm.complete(
             f"{purpose}:{step.step_id}",
             [Message(role="user", content=prompt)],
@@ -197,15 +204,14 @@ class Executor:
         else:
             step.transition(StepStatus.COMPLETE)
 
-    async def _memory_context(self) -> str:
+    async def _memory_entries(self) -> dict[str, str] | None:
+        """What earlier steps left in memory, step id → its JSON text, in the order written; None when unavailable."""
         try:
             entries = await self._memory.search(MEMORY_PREFIX)
         except MemoryStoreError as exc:
             self._record.error(f"memory search failed: {exc}")
-            return "(memory unavailable)"
-        if not entries:
-            return "(none yet)"
-        return "; ".join(f"{k.removeprefix(MEMORY_PREFIX)} = {_short(v)}" for k, v in entries.items())
+            return None
+        return {k.removeprefix(MEMORY_PREFIX): as_text(v) for k, v in entries.items()}
 
     async def _remember(self, step: PlanStep) -> None:
         value: dict[str, Any] = {"status": step.status.value, "output": step.step_output}
@@ -225,7 +231,27 @@ def blocked_by(plan: Plan, step: PlanStep) -> list[str]:
 
 
 def _short(value: Any) -> str:
-    return clip(as_text(value), 200)
+    """A tool output as its step's handoff quotes it: whole when short, else its size; the output itself reaches the
+    next prompts whole (within the prompt budget) as the step's entry under "Earlier results"."""
+    text = as_text(value)
+    return text if len(text) <= HANDOFF_INLINE else f"{len(text):,} characters, shown under Earlier results"
+
+
+def _reason_prompt(
+    budget: PromptBudget, purpose: str, plan: Plan, step: PlanStep, entries: dict[str, str] | None
+) -> str:
+    """The REASON prompt, the handoff and the memory entries whole within the budget: the handoff first, then the
+    entries newest first (the order the budget favours when it must clip)."""
+
+    def values(texts: Mapping[str, str]) -> dict[str, str]:
+        memory = _UNAVAILABLE if entries is None else "; ".join(f"{k} = {texts[k]}" for k in entries) or "(none yet)"
+        context = texts.get(CONTEXT) or "(none)"
+        return {"goal": plan.goal, "step": step.description, "context": context, "memory": memory}
+
+    handoff = [Part(CONTEXT, step.incoming_context)] if step.incoming_context else []
+    parts = handoff + [Part(k, v) for k, v in reversed((entries or {}).items())]
+    texts = budget.fit(purpose, parts, lambda texts: templates.REASON.fill(values(texts)))
+    return templates.REASON.render(values(texts))
 
 
 def _handoff_before(plan: Plan, step: PlanStep) -> str:

@@ -245,7 +245,7 @@ class Orchestrator:
             self._cycle(run)
         # The one result every exit shows (--json, --history, stdout, a durable run's recorded outcome): redacted
         result = self.redactor.struct(assemble(run, self.settings, status, error=error, expired=expired), RunResult)
-        run.record.run_end(result, expired_cap=expired.cap if expired else None)
+        run.record.run_end(result, expired_cap=result.ttl_expiration.cap if result.ttl_expiration else None)
         return result
 
     def _cycle(self, run: Run) -> None:

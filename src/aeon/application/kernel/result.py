@@ -30,7 +30,7 @@ from aeon.domain.history import (
 )
 from aeon.domain.ledger import LedgerReport
 from aeon.domain.phases import PhaseTransitionError
-from aeon.domain.plan import Plan, StepStatus
+from aeon.domain.plan import ExecutionMode, Plan, StepStatus
 from aeon.domain.records import Counters, LostRecords
 
 LOG_LOST = "AEON.EVENTLOG.LOST"
@@ -48,6 +48,7 @@ class RunStatus(enum.StrEnum):
     AWAITING_APPROVAL = "awaiting_approval"  # a durable run waits for a person (aeon approve / aeon deny)
     APPROVAL_EXPIRED = "approval_expired"  # no decision came within run.approval_timeout: the call never made
     FAILED = "failed"  # ran to its end, but no step succeeded, or the last step or the last tool step did not
+    DENIED = "denied"  # did not get done because a person denied a tool call it needed (`error` says which, why)
 
 
 class ErrorInfo(msgspec.Struct, kw_only=True):
@@ -274,6 +275,36 @@ def failure(plan: Plan | None) -> tuple[str, str] | None:
     return first.step_id, f"{why}; {name} {first.status.value} — {said}"
 
 
+DENIED_CODE = "AEON.APPROVAL.DENIED"
+
+
+def _denied(run: Run, status: RunStatus, converged: bool | None) -> ErrorInfo | None:
+    """Why a run that did not get done (out of passes, or not converged) ended so: a person denied a tool call its
+    final plan still needed — the step, the tool, who denied it and why. None when no such step stands."""
+    s = run.state
+    done = (RunStatus.TTL_EXPIRED, RunStatus.COMPLETED, RunStatus.UNVERIFIED, RunStatus.FAILED)  # a denial wins
+    if status not in done or converged or not s.plan:
+        return None
+    denied = [step for step in s.plan.steps if step.mode is ExecutionMode.DENIED]
+    if not denied:
+        return None
+    step = denied[-1]
+    said = next(
+        (f"denied by {a.decision.by}: {a.decision.reason or 'no reason given'}" for a in reversed(s.approvals)
+         if a.request.step_id == step.step_id and not a.decision.approved),
+        "; ".join(step.errors) or "denied",
+    )  # fmt: skip
+    message = f"a person denied step {step.step_id} ({step.tool}), {said}; the run did not get done without it"
+    return ErrorInfo(
+        code=DENIED_CODE,
+        message=message,
+        phase=run.phase.value,
+        step_id=step.step_id,
+        correlation_id=s.correlation_id,
+        pass_number=s.pass_number,
+    )
+
+
 def assemble(
     run: Run,
     settings: RunSettings,
@@ -300,6 +331,8 @@ def assemble(
         status = RunStatus.UNVERIFIED
     last = s.assessments[-1] if s.assessments else None
     converged = (last.converged if last else False) if settings.evaluate else None
+    if (denial := _denied(run, status, converged)) is not None:
+        status, error, expired = RunStatus.DENIED, denial, None  # not a timeout: the person's decision ended it
     ledger = s.usage.report()
     extra = {"error": error, "ttl_expiration": expired}
     history = history_of(run, settings, converged=bool(converged), status=status, extra=extra, ledger=ledger)

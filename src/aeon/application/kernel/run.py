@@ -20,6 +20,7 @@ from aeon.domain.phases import PassPhase, Phase, Stage
 from aeon.domain.plan import Plan
 from aeon.domain.profile import TaskProfile
 from aeon.domain.run_state import RunState
+from aeon.domain.tools import OutputCheck
 
 
 class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,12 +32,15 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_seconds: float | None = None
     max_plan_steps: int = 20  # what the model's plan is asked to stay under (real tasks take 9-19 tool steps)
     llm_max_tokens: int | None = None
+    # tokens the model's prompt and answer may take together (llm.context_window); None: what the model reports
+    context_window: int | None = None
     evaluate: bool = True  # False: one plan → execute pass, no profile, evaluation or refinement
     ttl_given: bool = False  # the user set the TTL (--ttl): with a given plan, no profiling call, TTL as given
     criteria: ConvergenceCriteria = ConvergenceCriteria()
     max_cost: float | None = None  # USD; checked before every call against its worst case
     prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens
     approval_timeout: float = 86400.0  # seconds a tool call waits for a person's decision before the run ends
+    output_check: OutputCheck = "warn"  # an output not matching its tool's return annotation: warn, fail or off
 
     def limits(self) -> BudgetLimits:
         return BudgetLimits(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
+from aeon.application.kernel.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
@@ -17,6 +18,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
+from aeon.application.llm.prompt_budget import PromptBudget, context_window
 from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
@@ -77,6 +79,12 @@ def wire(
     prefix = shared_prefix(describe_tools(specs), evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
+    budget = PromptBudget(
+        run,
+        window=context_window(settings.context_window, llm.describe()),
+        reserve=DEFAULT_MAX_TOKENS if settings.llm_max_tokens is None else settings.llm_max_tokens,
+        prefix=prefix,
+    )
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)
     approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout)
@@ -88,6 +96,8 @@ def wire(
         supervisor=supervisor,
         run=run,
         approvals=approvals,
+        output_check=settings.output_check,
+        budget=budget,
     )
     return RunServices(
         specs=specs,
@@ -102,8 +112,8 @@ def wire(
         working=Working(
             runner=runner,
             executor=executor,
-            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id),
-            refiner=Refiner(supervisor, specs),
+            evaluator=Evaluator(supervisor, settings.criteria, specs, new_id=new_id, budget=budget),
+            refiner=Refiner(supervisor, specs, budget),
             gate=RefinementGate({t.name: t for t in specs}, run.state.ledger, approvals=run.state.approvals),
             settings=settings,
         ),

@@ -1,50 +1,155 @@
-"""Deterministic JSON repair: no LLM call. Strips fences and prose, fixes quotes, commas and Python literals."""
+"""Deterministic JSON repair, no LLM call: past reasoning, prose and fences; loose syntax; a missing last brace."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+from aeon.application.llm.json_spans import (
+    MAX_STARTS,
+    candidates,
+    extract,
+    looks_truncated,
+    scan,
+    with_final_brace,
+    without_reasoning,
+)
+from aeon.application.llm.loose_json import python_literals, relaxed
+
+__all__ = ["RepairOutcome", "loads", "looks_truncated", "parse_json", "without_lone_surrogates"]
+
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
-_JSON_WORDS = frozenset({"true", "false", "null", "NaN", "Infinity"})
+_GLUE = re.compile(r"""[\s,]*(?:"(?:[^"\\]|\\.)*"\s*:\s*)?""")  # `, "plan": ` between two objects
+
+_ENCODED = "decoded the answer from the JSON string it was written as"
+_REASONING = "dropped the reasoning block before the JSON"
+_PROSE = "read the JSON object out of the text around it"
+_LOOSE = "rewrote loosely written JSON (quotes, trailing commas, Python literals)"
+_BRACE = "added the final '}' the answer left out"
 
 
 class RepairOutcome:
-    __slots__ = ("repaired", "value")
+    __slots__ = ("changes", "repaired", "value")
 
-    def __init__(self, value: Any, repaired: bool) -> None:
+    def __init__(self, value: Any, repaired: bool, changes: Sequence[str] = ()) -> None:
         self.value = value
         self.repaired = repaired
+        self.changes = list(changes)  # what the repair did, in order: for the supervisor's record
 
 
 def parse_json(raw: str) -> RepairOutcome | None:
     """Parse `raw` strictly, else repair it deterministically. None when no trustworthy object comes out.
 
-    json-repair is guarded against its known traps: Python literals are converted before it runs (it would turn
-    None into "None"), an empty result means it gave up, and every key visible in the text must survive (it may drop
-    keys after a `//` comment).
+    In order: the answer as JSON (a JSON string holding an object is decoded once more); after a reasoning block;
+    the one object amid prose (two objects with the same keys are two versions of the answer: None); loosely
+    written JSON; an object short of its final '}' alone; then json-repair, guarded against its known traps: Python
+    literals are converted before it runs (it would turn None into "None"), an empty result means it gave up, and
+    every key visible in the text must survive (it may drop keys after a `//` comment).
     """
     text = raw.strip()
     try:
-        return RepairOutcome(loads(text), repaired=False)
+        value = loads(text)
     except (json.JSONDecodeError, ValueError):
         pass
-    for span in _candidates(text):
-        strict = _relaxed(span)  # single quotes, trailing commas, Python literals: decoded as JSON decodes
-        if strict is not None:
-            try:
-                return RepairOutcome(without_lone_surrogates(json.loads(strict, strict=False)), repaired=True)
-            except (json.JSONDecodeError, ValueError):
-                pass
-    if looks_truncated(text):
-        return None  # json-repair would close it into a shorter object that looks complete
-    candidate = _extract(text)
+    else:
+        inner = _decoded_string(value)
+        return RepairOutcome(value, repaired=False) if inner is None else RepairOutcome(inner, True, [_ENCODED])
+    body = without_reasoning(text)
+    if body is None:
+        return None
+    changes = [_REASONING] if body != text else []
+    try:
+        found = _read(body)
+    except _Ambiguous:
+        return None
+    if found is not None:
+        value, how = found
+        return RepairOutcome(without_lone_surrogates(value), repaired=True, changes=changes + how)
+    if looks_truncated(body):
+        closed = with_final_brace(body)
+        value = _decode(closed) if closed is not None else None
+        # otherwise json-repair would close it into a shorter object that looks complete
+        return None if value is None else RepairOutcome(value[0], True, [*changes, _BRACE, *value[1]])
+    return _guarded_repair(body, changes)
+
+
+class _Ambiguous(Exception):
+    """The text holds more than one answer."""
+
+
+def _read(text: str) -> tuple[Any, list[str]] | None:
+    """The value `text` holds without guessing: as it is, the one object amid prose, or a span loosely written."""
+    whole = _decode(text)
+    if whole is not None:
+        return whole
+    objects = _objects(text)
+    # objects joined by JSON punctuation are pieces of one broken object (json-repair's), not one amid prose
+    glued = any(_GLUE.fullmatch(text[a[3] : b[3] - b[2]]) for a, b in pairwise(objects))
+    if objects and not glued:
+        value, how, length, _ = max(objects, key=lambda o: o[2])
+        if any(other is not value and set(other) & set(value) for other, *_ in objects):
+            raise _Ambiguous  # two versions of the answer (keys in common): which one is meant is a guess
+        return value, ([_PROSE] if length < len(text) else []) + how
+    for span in candidates(text):
+        found = _decode(span)
+        if found is not None:
+            return found[0], [_PROSE, *found[1]]
+    return None
+
+
+def _objects(text: str) -> list[tuple[Any, list[str], int, int]]:
+    """Every object in `text` not inside another that decodes (strictly or loosely), with how, its length and where
+    it ends."""
+    out: list[tuple[Any, list[str], int, int]] = []
+    i, tried = text.find("{"), 0
+    while i >= 0 and tried < MAX_STARTS:
+        tried += 1
+        end = scan(text, i)[0]
+        if end is None:
+            break  # the objects inside one that never closes are parts of it, not the answer
+        found = _decode(text[i:end])
+        if found is not None and isinstance(found[0], dict):
+            out.append((found[0], found[1], end - i, end))
+            i = text.find("{", end)
+        else:
+            i = text.find("{", i + 1)
+    return out
+
+
+def _decode(text: str) -> tuple[Any, list[str]] | None:
+    """`text` as JSON, strictly or loosely written; None when it is neither."""
+    try:
+        return loads(text), []
+    except (json.JSONDecodeError, ValueError):
+        pass
+    strict = relaxed(text)  # single quotes, trailing commas, Python literals: decoded as JSON decodes
+    if strict is None:
+        return None
+    try:
+        return without_lone_surrogates(json.loads(strict, strict=False)), [_LOOSE]
+    except (json.JSONDecodeError, ValueError):
+        return None
+
+
+def _decoded_string(value: Any) -> Any:
+    """The object or array a JSON string value holds as JSON text; None when it holds none."""
+    if not isinstance(value, str) or not value.strip().startswith(("{", "[")):
+        return None
+    try:
+        inner = loads(value)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return inner if isinstance(inner, dict | list) else None
+
+
+def _guarded_repair(text: str, changes: list[str]) -> RepairOutcome | None:
+    candidate = extract(text)
     if candidate is None:
         return None
-    fixed = _python_literals(candidate)
+    fixed = python_literals(candidate)
     import json_repair  # here: only an answer no cheaper fix could read needs it (and its import is not free)
 
     try:
@@ -55,81 +160,7 @@ def parse_json(raw: str) -> RepairOutcome | None:
         return None
     if not set(_KEY.findall(candidate)) <= _all_keys(value):
         return None
-    return RepairOutcome(without_lone_surrogates(value), repaired=True)
-
-
-def _candidates(text: str) -> list[str]:
-    """Where the JSON may be: the span from the first '{' or '[' to the last '}' or ']' (a fence inside a string
-    value stays inside it), then a fenced block."""
-    out = []
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    end = max(text.rfind("}"), text.rfind("]"))
-    if starts and end > min(starts):
-        out.append(text[min(starts) : end + 1])
-    if (m := _FENCE.search(text)) is not None:
-        out.append(m.group(1).strip())
-    return out
-
-
-def _relaxed(text: str) -> str | None:
-    """`text` as strict JSON when it is JSON written loosely (as models and Python write it): strings in single
-    quotes, trailing commas, True/False/None (a comment is left to the guarded repair: a key in it may be meant).
-    Escapes keep their JSON meaning (`\\n` is a newline, `\\ud83d\\ude00` one emoji).
-    None when something else is wrong, for the general repair to try."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            string = _string(text, i)
-            if string is None:
-                return None
-            out.append(string[0])
-            i = string[1]
-        elif c == ",":
-            k = i + 1
-            while k < n and text[k] in " \t\r\n":
-                k += 1
-            if k < n and text[k] in "}]":
-                i = k
-                continue
-            out.append(c)
-            i += 1
-        elif c.isdigit() or c == "-":
-            j = i + 1
-            while j < n and (text[j].isdigit() or text[j] in ".eE+-"):
-                j += 1
-            out.append(text[i:j])
-            i = j
-        elif c.isalpha():
-            j = i
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            word = text[i:j]
-            if word not in _PY_LITERALS and word not in _JSON_WORDS:
-                return None  # a bare word: not loosely written JSON
-            out.append(_PY_LITERALS.get(word, word))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def _string(text: str, start: int) -> tuple[str, int] | None:
-    """The string literal opening at `start` (either quote) as a JSON string, and where the text goes on."""
-    quote, j, n, buf = text[start], start + 1, len(text), []
-    while j < n and text[j] != quote:
-        if text[j] == "\\" and j + 1 < n:
-            nxt = text[j + 1]
-            buf.append(nxt if nxt == "'" else ('\\"' if nxt == '"' else text[j : j + 2]))
-            j += 2
-            continue
-        buf.append('\\"' if text[j] == '"' else text[j])
-        j += 1
-    if j >= n:
-        return None
-    return '"' + "".join(buf).replace("\n", "\\n").replace("\t", "\\t") + '"', j + 1
+    return RepairOutcome(without_lone_surrogates(value), True, [*changes, "json-repair fixed its syntax"])
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -160,87 +191,6 @@ def without_lone_surrogates(value: Any) -> Any:
     if isinstance(value, list):
         return [without_lone_surrogates(v) for v in value]
     return value
-
-
-def looks_truncated(raw: str) -> bool:
-    """True when the JSON-looking part of `raw` never closes: the text ends inside an object, array or string.
-
-    Quotes of either kind open strings (models write Python-style literals), `//` and `/* */` comments are skipped,
-    and closing brackets are counted without matching their kind. Text after the first value closes is prose.
-    """
-    m = _FENCE.search(raw)
-    text = m.group(1) if m else raw
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        return False
-    depth, quote, i, n = 0, "", min(starts), len(text)
-    while i < n:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            end = text.find("\n" if text[i + 1] == "/" else "*/", i + 2)
-            i = n if end < 0 else end
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                return False
-        i += 1
-    return True
-
-
-def _extract(text: str) -> str | None:
-    """The JSON-looking part of `text`: a fenced block, else the span from the first '{' or '[' to the last."""
-    m = _FENCE.search(text)
-    if m:
-        text = m.group(1).strip()
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        return None
-    start = min(starts)
-    end = max(text.rfind("}"), text.rfind("]"))
-    return text[start : end + 1] if end > start else text[start:]
-
-
-def _python_literals(text: str) -> str:
-    """Replace bare True/False/None outside string literals; strings are left untouched."""
-    out: list[str] = []
-    i, n, quote = 0, len(text), ""
-    while i < n:
-        c = text[i]
-        if quote:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-            i += 1
-            continue
-        if c in "\"'":
-            quote = c
-            out.append(c)
-            i += 1
-            continue
-        if c.isalpha():
-            j = i
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            word = text[i:j]
-            out.append(_PY_LITERALS.get(word, word))
-            i = j
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def _all_keys(value: Any) -> set[str]:

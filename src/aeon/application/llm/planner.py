@@ -40,6 +40,10 @@ class Planner:
         self._schema = plan_schema([t.name for t in tools], max_steps=max_steps)
         self._both_schema = profile_and_plan_schema([t.name for t in tools], max_steps=max_steps)
         self._max_steps = max_steps
+        self._tools = {t.name: t for t in tools}
+
+    def _coerce(self, obj: Any) -> Coerced | None:
+        return coerce_plan(obj, self._tools)
 
     def _plan_problems(self, obj: Any) -> list[str]:
         return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
@@ -61,7 +65,7 @@ class Planner:
                 schema=self._schema,
                 target="plan",
                 validate=self._plan_problems,
-                coerce=coerce_plan,
+                coerce=self._coerce,
             )
         except UnrecoverableOutput as exc:
             raise self._setting_named(exc, exc.target) from exc
@@ -87,7 +91,7 @@ class Planner:
             return problems
 
         def coerce(obj: Any) -> Coerced | None:
-            lax = coerce_plan(obj.get("plan")) if isinstance(obj, dict) else None
+            lax = self._coerce(obj.get("plan")) if isinstance(obj, dict) else None
             return None if lax is None else Coerced({**obj, "plan": lax.value}, lax.changes)
 
         try:

@@ -148,9 +148,10 @@ def as_text(value: Any) -> str:
     return value if isinstance(value, str) else _JSON_TEXT.encode(value)
 
 
-def one_line(value: Any, limit: int) -> str:
-    """`as_text`, whitespace runs made one space, clipped to `limit` characters."""
-    return clip(" ".join(as_text(value).split()), limit)
+def one_line(value: Any, limit: int | None = None) -> str:
+    """`as_text`, whitespace runs made one space, clipped to `limit` characters (None: whole)."""
+    text = " ".join(as_text(value).split())
+    return text if limit is None else clip(text, limit)
 
 
 def preview(value: Any, limit: int = 80) -> str:

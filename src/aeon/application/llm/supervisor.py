@@ -67,11 +67,12 @@ class Supervisor:
             if looks_truncated(raw):
                 return None, [_CUT_OFF]
             return None, [_NOT_JSON]
-        value, repaired, changes = outcome.value, outcome.repaired, []
+        value, repaired, changes = outcome.value, outcome.repaired, outcome.changes
         errors = validate(value)
-        coerced = coerce(value) if errors and coerce is not None else None
+        # asked of a valid answer too: a step naming `Calculator` is valid as a plan, yet calls no registered tool
+        coerced = coerce(value) if coerce is not None else None
         if coerced is not None and not validate(coerced.value):
-            value, repaired, changes, errors = coerced.value, True, coerced.changes, []
+            value, repaired, changes, errors = coerced.value, True, [*changes, *coerced.changes], []
         if not errors and repaired:
             self._counters.deterministic_repairs += 1
             detail = "; ".join(["repaired without an LLM call", *changes])
@@ -89,8 +90,9 @@ class Supervisor:
     ) -> Any:
         """Return a value from `raw` that passes `validate`, repairing it if needed; raise UnrecoverableOutput.
 
-        Deterministic repair comes first: JSON syntax, then `coerce` (lax shapes whose content is all there). An
-        answer cut off mid-object is never repaired deterministically; it goes to the LLM repair.
+        Deterministic repair comes first: JSON syntax, then `coerce` (lax shapes whose content is all there, asked of
+        every answer). Each change is on the record (`deterministic_repair`). An answer cut off mid-object is never
+        repaired deterministically (short of its final '}' alone, it is closed); it goes to the LLM repair.
         """
         value, errors = self._attempt(raw, validate, target, coerce)
         if not errors:

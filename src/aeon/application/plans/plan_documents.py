@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ def plan_from_document(doc: Any, *, source: str, tools: Mapping[str, ToolSpec] |
     LLM fallback standing in for it would hide the mistake. Argument and dependency problems are left to the run:
     they are flagged as step errors, repaired, fall back or leave the step invalid.
     """
-    problems = structural_problems(doc) + status_problems(doc)
+    problems = structural_problems(doc) + status_problems(doc) + long_number_problems(doc)
     if problems:
         raise InputError(f"plan {source} is invalid: {'; '.join(str(p) for p in problems)}")
     plan = build_plan(doc)
@@ -51,7 +52,7 @@ def validate_document(doc: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:
     Dependency problems (cycles, unknown steps, steps that run later) are semantic validation's deterministic
     facts, the ones every run reports; unregistered tools are reported once, by the tool check.
     """
-    problems = structural_problems(doc) + status_problems(doc)
+    problems = structural_problems(doc) + status_problems(doc) + long_number_problems(doc)
     steps = _readable_steps(doc)
     for step in steps:
         problems.extend(Problem(step_id=step.step_id, message=m, structural=False) for m in tool_problems(step, tools))
@@ -74,6 +75,45 @@ def status_problems(doc: Any) -> list[Problem]:
             where = sid if isinstance(sid, str) else f"#{i + 1}"
             out.append(Problem(step_id=where, message=f"status {status!r} is not one of {_STATUSES}"))
     return out
+
+
+def long_number_problems(doc: Any) -> list[Problem]:
+    """Step arguments holding an int of more digits than Python writes as text (a plan given as data, not a file,
+    which would have been refused when read): nothing could log, show or send it."""
+    steps = doc.get("steps") if isinstance(doc, dict) else None
+    out = []
+    for i, raw in enumerate(steps if isinstance(steps, list) else []):
+        args = raw.get("args") if isinstance(raw, dict) else None
+        for where in _long_ints(args, "args"):
+            sid = raw.get("step_id")
+            limit = sys.get_int_max_str_digits()
+            message = (
+                f"{where} is an integer of more than the {limit} digits Python writes as a number; give it as a string"
+            )
+            out.append(Problem(step_id=sid if isinstance(sid, str) else f"#{i + 1}", message=message))
+    return out
+
+
+def _long_ints(value: Any, where: str) -> list[str]:
+    """Where `value` holds such an int; walked with a stack, as deep as the data goes."""
+    found, stack = [], [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(item))))
+        elif isinstance(item, int) and item.bit_length() > 14_000 and not _writable(item):
+            found.append(at)
+    return found
+
+
+def _writable(number: int) -> bool:
+    try:
+        str(number)
+    except ValueError:
+        return False
+    return True
 
 
 def _readable_steps(doc: Any) -> list[PlanStep]:

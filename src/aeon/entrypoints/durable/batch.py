@@ -19,13 +19,27 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
 from aeon.domain.approval import Pending
+from aeon.entrypoints.container import Container, opened
 from aeon.entrypoints.durable.ops import decode_outcome
 from aeon.entrypoints.durable.runner import Live, RunSpec, recorded_input, run_workflow
 from aeon.entrypoints.render import result_document
+from aeon.entrypoints.session import ready
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")
 _RUN_ID = re.compile(r"batch-(?P<batch>[0-9a-f]+(?:r[0-9]+)?)-(?P<line>[0-9]{5,})")
 ASK_AFTER = 1.0  # seconds a run is pending before the batch asks whether it waits for a person's decision
+
+
+async def checked(container: Container, name: str, runs: int) -> None:
+    """Before any run of batch `name` is queued: the checks every front door makes (session.ready: the model can
+    run, the log can be opened), and the log's first record — `batch_start`, naming the batch and its number of runs
+    — written, so that a log that takes no record (a full device) stops the batch before anything is spent. A
+    queued run cannot prove it: it holds its records until its first step, an LLM call, is on the record."""
+    async with opened(container, container.event_log, container.llm):
+        await ready(container)
+        log = container.event_log()
+        log.bind(name)
+        log.emit("batch_start", batch=name, runs=runs)
 
 
 def read_requests(path: Path) -> list[str]:

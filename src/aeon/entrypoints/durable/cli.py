@@ -27,7 +27,7 @@ from aeon.entrypoints.failures import (
     fail,
     reported,
 )
-from aeon.entrypoints.stdout import exit_now
+from aeon.entrypoints.stdout import exit_now, reader_may_stop, second_signal_leaves
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.application.kernel.result import RunResult
     from aeon.application.ports import ApproverPort, ProgressPort
     from aeon.domain.approval import Pending
+    from aeon.domain.history import ExecutionHistory
     from aeon.domain.plan import Plan
+    from aeon.domain.run_state import RunState
     from aeon.entrypoints.settings import Settings
 
 ConfigOpt = Annotated[
@@ -83,14 +85,17 @@ def run_durable(
         _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
         outcome = ops.start(spec, progress, inline=inline, leave_when_waiting=show_waiting is not None)
         if outcome.awaiting is not None and show_waiting is not None:
-            waiting = awaiting_result(spec.run_id, spec.request, outcome.awaiting)
+            waiting = awaiting_result(spec.run_id, spec.request, outcome.awaiting, outcome.state, settings)
             leave_waiting(lambda: show_waiting(waiting))
     assert outcome.result is not None
     return outcome.result
 
 
-def awaiting_result(run_id: str, request: str, pending: Pending) -> RunResult:
-    """The result a run waiting for a decision shows: the plan and budget so far, and the call it waits on."""
+def awaiting_result(
+    run_id: str, request: str, pending: Pending, state: RunState | None = None, settings: Settings | None = None
+) -> RunResult:
+    """The result a run waiting for a decision shows: the plan and budget so far, and the call it waits on; with the
+    run's `state` (known to the process it waits in) its history so far, which --history writes."""
     from aeon.application.kernel.result import BudgetReport, RunResult, RunStatus
     from aeon.domain.history import step_results
     from aeon.domain.records import Counters
@@ -103,8 +108,43 @@ def awaiting_result(run_id: str, request: str, pending: Pending) -> RunResult:
         plan=plan,
         outputs=step_results(plan) if plan is not None else {},
         budget=BudgetReport.of(pending.budget, cost=None),
-        counts=Counters(),
+        counts=state.counters if state is not None else Counters(),
         pending_approval=pending.request,
+        history=waiting_history(state, settings) if state is not None and settings is not None else None,
+    )
+
+
+def waiting_history(state: RunState, settings: Settings) -> ExecutionHistory:
+    """The execution history of a run that waits for a decision: its passes so far (the one under way too), its
+    statistics, and `result_type` awaiting_approval."""
+    from aeon.domain.history import ExecutionHistory, FinalResult, OverallStatistics, RunConfiguration
+    from aeon.entrypoints.container import kernel_settings
+
+    run, spent = kernel_settings(settings), state.budget
+    passes = [*state.passes, *([state.current] if state.current is not None else [])]
+    return ExecutionHistory(
+        execution_id=state.correlation_id,
+        task_input=state.request,
+        configuration=RunConfiguration(
+            ttl=spent.limits.ttl,
+            max_llm_calls=spent.limits.max_llm_calls,
+            evaluate=run.evaluate,
+            convergence_criteria=run.criteria,
+            adaptive_depth_settings={"ttl_cap": spent.limits.ttl},
+        ),
+        passes=passes,
+        final_result=FinalResult(result_type="awaiting_approval"),
+        overall_statistics=OverallStatistics(
+            total_passes=len(passes),
+            total_time_seconds=round(spent.elapsed_seconds, 6),
+            llm_calls=spent.llm_calls,
+            prompt_tokens=spent.prompt_tokens,
+            completion_tokens=spent.completion_tokens,
+            cached_tokens=spent.cached_tokens,
+        ),
+        profiles=list(state.profiles),
+        advisories=list(state.advisories),
+        approvals=list(state.approvals),
     )
 
 
@@ -121,8 +161,10 @@ def stoppable(what_stays: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
+        code = 128 + received[0] if received else EXIT_INTERRUPTED
+        second_signal_leaves(code)
         _say(f"stopped: {what_stays}")
-        leave_pending(128 + received[0] if received else EXIT_INTERRUPTED)
+        leave_pending(code)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -156,11 +198,14 @@ def _settings(config: Path | None) -> Settings:
 def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
     """List recorded durable runs, newest first: id, request, status, passes, LLM calls, tokens, start, duration.
 
-    Status: completed, ttl_expired, error (as aeon run); stopped (a non-idempotent tool call was cut off: aeon resume
-    ID --rerun-unsafe, or --mark-done --output JSON); pending (running now, or cut off by a crash or Ctrl-C: aeon
-    resume ID); awaiting_approval (a tool call waits for a person: aeon approve ID / aeon deny ID --reason TEXT);
-    queued (a batch run not started yet); failed or cancelled (DBOS could not finish it).
+    Status: completed, ttl_expired, error, denied (as aeon run); stopped (a non-idempotent tool call was cut off:
+    aeon resume ID --rerun-unsafe, or --mark-done --output JSON); running (its process is alive: its pid on this
+    host, or a batch's or worker's heartbeat); interrupted (cut off by a crash or Ctrl-C, its process gone: aeon
+    resume ID); pending (unfinished, its process on another host: running, or cut off); awaiting_approval (a tool
+    call waits for a person: aeon approve ID / aeon deny ID --reason TEXT); queued (a batch run not started yet);
+    failed or cancelled (DBOS could not finish it).
     """
+    reader_may_stop()
     with reported(as_json=as_json, debug=debug):
         from aeon.entrypoints.durable import listing, ops
         from aeon.entrypoints.secrets import redactor_for
@@ -214,29 +259,33 @@ def resume(
         settings = _settings(config)
         with ops.engine_for(settings, "resume") as engine, stoppable(stays):
             outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings)
+            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
     _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
-def _leave_if_waiting(engine: Any, run_id: str, outcome: Any, *, as_json: bool, settings: Settings) -> None:
-    """A run that waits (again) for a decision: shown as awaiting approval, and left waiting on the record (exit 6:
-    the engine is not shut down, which would cancel it)."""
+def _leave_if_waiting(
+    engine: Any, run_id: str, outcome: Any, *, as_json: bool, settings: Settings, history: Path | None
+) -> None:
+    """A run that waits (again) for a decision: shown as awaiting approval (its history so far written to
+    `history`), and left waiting on the record (exit 6: the engine is not shut down, which would cancel it)."""
     from aeon.entrypoints.render import present
     from aeon.entrypoints.secrets import redactor_for
 
     if outcome.awaiting is None:
         return
-    waiting = recorded_awaiting(engine, run_id, outcome.awaiting)
-    leave_waiting(lambda: present(waiting, as_json=as_json, history=None, redactor=redactor_for(settings)))
+    waiting = recorded_awaiting(engine, run_id, outcome.awaiting, outcome.state, settings)
+    leave_waiting(lambda: present(waiting, as_json=as_json, history=history, redactor=redactor_for(settings)))
 
 
-def recorded_awaiting(engine: Any, run_id: str, pending: Pending) -> RunResult:
+def recorded_awaiting(
+    engine: Any, run_id: str, pending: Pending, state: RunState | None = None, settings: Settings | None = None
+) -> RunResult:
     """`awaiting_result` for a run on the record, its request read from its recorded input."""
     from aeon.entrypoints.durable.runner import RunSpec
 
     found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
     request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
-    return awaiting_result(run_id, request, pending)
+    return awaiting_result(run_id, request, pending, state, settings)
 
 
 RunIdArg = Annotated[str, typer.Argument(help="The id of a durable run awaiting approval (aeon runs lists them).")]
@@ -273,8 +322,8 @@ def approve(
     """
     from aeon.domain.approval import ApprovalDecision, Verdict
 
-    edited = edited_args(args)
-    decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or user_name(), args=edited)
+    with reported(as_json=as_json, debug=debug):  # --args that are no JSON object: exit 2 in one line
+        decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or user_name(), args=edited_args(args))
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -295,9 +344,13 @@ def deny(
 
     Exit codes as for aeon approve.
     """
+    from aeon.application.errors import InputError
     from aeon.domain.approval import ApprovalDecision, Verdict
 
-    decision = ApprovalDecision(verdict=Verdict.DENY, by=by or user_name(), reason=reason.strip() or "no reason given")
+    with reported(as_json=as_json, debug=debug):
+        if not reason.strip():  # as the web view: the run, its evaluation and the record show why
+            raise InputError("a denial needs a reason (--reason TEXT): the run and its evaluation see it")
+        decision = ApprovalDecision(verdict=Verdict.DENY, by=by or user_name(), reason=reason.strip())
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -322,7 +375,7 @@ def _decide(
                 said = "approved" if decision.approved else "denied"
                 _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
                 raise typer.Exit(EXIT_OK)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings)
+            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
     _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
@@ -335,12 +388,29 @@ def edited_args(text: str | None, what: str = "--args") -> dict[str, Any] | None
     if len(text) > 1024 * 1024:
         raise InputError(f"{what} is over 1 MiB")
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_once_each)
+    except RecursionError:
+        raise InputError(f"{what} is nested too deeply to read as JSON") from None
+    except _Twice as exc:
+        raise InputError(f"{what} names {exc.args[0]!r} twice: give each argument once") from None
     except ValueError as exc:
         raise InputError(f"{what} is not JSON: {exc}") from None
     if not isinstance(value, dict):
         raise InputError(f"{what} must be a JSON object (the tool's arguments by name)")
     return value
+
+
+class _Twice(Exception):
+    """A JSON object that names a key twice (json.loads would keep the last silently)."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Twice(key)
+        found[key] = value
+    return found
 
 
 def user_name() -> str:
@@ -443,9 +513,14 @@ def batch(
     4 otherwise (the results say which), 6 when none failed but some wait for approval (they wait on the record, for
     aeon approve / aeon deny; the others' results are written).
     """
+    import asyncio
+    import contextlib
+
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.durable import batch as b
     from aeon.entrypoints.durable import ops as ops
+    from aeon.entrypoints.durable import runner as runner
 
     with reported(as_json=as_json, debug=debug):
         settings = _settings(config)
@@ -457,10 +532,17 @@ def batch(
         name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
         again = "again without --fresh" if fresh else "the same command again"
         stays = f"batch {name} is on the record; start {again} to go on"
-        with (
-            ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve) as engine,
-            stoppable(stays),
-        ):
+        container = build_container(settings)
+        with contextlib.ExitStack() as stack:
+            # the tools load (their MCP servers start) and the model and log are checked before anything is queued
+            # or taken from the queue; the runs executed here use those tools
+            registry = stack.enter_context(tools_opened(container))
+            stack.enter_context(runner.lent_tools(settings, registry))
+            asyncio.run(b.checked(container, name, len(requests)))
+            engine = stack.enter_context(
+                ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve)
+            )
+            stack.enter_context(stoppable(stays))
             log_path = settings.log.path
             ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
             _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")

@@ -10,9 +10,10 @@ import msgspec
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
+from aeon.application.kernel.result import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.durable.ops import decode_outcome
+from aeon.entrypoints.durable.ops import alive, decode_outcome
 from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW, Outcome, RunSpec
 
@@ -49,6 +50,8 @@ def read_run(engine: DurableEngine, w: Any) -> tuple[RunRow, Outcome | None]:
     row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)
     if w.status == "PENDING" and waiting_on(engine.client, w.workflow_id):
         row.status = "awaiting_approval"
+    elif w.status == "PENDING":  # its process's pid or heartbeat: running, or cut off (resumable); else unknown
+        row.status = {True: "running", False: "interrupted", None: "pending"}[alive(engine, w.executor_id or "")]
     return row, None
 
 
@@ -59,6 +62,8 @@ def _finished(row: RunRow, outcome: Outcome) -> None:
     result = outcome.result
     assert result is not None
     row.status, row.passes, row.calls = result.status.value, result.passes, result.budget.llm_calls
+    if result.status is RunStatus.DENIED and result.error is not None:
+        row.why = result.error.message
     row.tokens = result.budget.prompt_tokens + result.budget.completion_tokens
     if result.history is not None:  # the execution that finished it (a resumed run: the resumed part)
         row.duration = round(result.history.overall_statistics.total_time_seconds, 3)

@@ -13,12 +13,13 @@ from typing import Any
 import msgspec
 from dbos import DBOS, SetWorkflowID
 
-from aeon.adapters.durable.approval import approval_topic, waiting_on
+from aeon.adapters.durable.approval import Decided, waiting_on
 from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
 from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
-from aeon.application.errors import InputError
+from aeon.application.errors import AlreadyDecided, EventLogUnavailable, InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.run_state import RunState
 from aeon.entrypoints.approval import schema_problem
 from aeon.entrypoints.durable.runner import (
     MARK_DONE_SUFFIX,
@@ -49,12 +50,15 @@ def executor_name(kind: str, name: str | None = None) -> str:
     return f"{kind}-{name}" if name else f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
+_ONE_OFF = ("run", "resume", "replay", "mcp", "ui")  # the commands whose executor ids name their host and pid
+
+
 def running_here(executor_id: str) -> int | None:
     """The pid of the live process on this host that a one-off command's executor id names, else None."""
     head, _, rest = executor_id.partition("-")
     host_pid, _, _ = rest.rpartition("-")
     host, _, pid = host_pid.rpartition("-")
-    if head not in ("run", "resume", "replay", "mcp", "ui") or host != socket.gethostname() or not pid.isdigit():
+    if head not in _ONE_OFF or host != socket.gethostname() or not pid.isdigit():
         return None
     try:
         os.kill(int(pid), 0)
@@ -125,7 +129,11 @@ def start(
     Live.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
     with SetWorkflowID(spec.run_id):
         handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
-    return settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    if outcome.unlogged is not None:  # its first log record could not be written: it never started, spent nothing
+        DBOS.delete_workflow(spec.run_id)
+        raise EventLogUnavailable(outcome.unlogged)
+    return outcome
 
 
 class Settled:
@@ -135,8 +143,8 @@ class Settled:
         self._event = threading.Event()
         self._box: dict[str, Any] = {}
 
-    def waiting(self, pending: Pending) -> None:
-        self._box.setdefault("awaiting", pending)
+    def waiting(self, pending: Pending, state: RunState) -> None:
+        self._box.setdefault("awaiting", (pending, state))
         self._event.set()
 
     def outcome(self, handle: Any) -> Outcome:
@@ -153,7 +161,8 @@ class Settled:
             return decode_outcome(self._box["result"])
         if "error" in self._box:
             raise self._box["error"]
-        return Outcome(awaiting=self._box["awaiting"])
+        pending, state = self._box["awaiting"]
+        return Outcome(awaiting=pending, state=state)
 
 
 def decode_outcome(text: Any) -> Outcome:
@@ -207,13 +216,22 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Giv
 
 
 def pending_approval(engine: DurableEngine, run_id: str) -> Pending:
-    """The call run `run_id` waits on; InputError when it waits on none (finished, or never asked)."""
+    """The call run `run_id` waits on and nobody has decided yet; AlreadyDecided when a decision on it (or, once the
+    run no longer waits, its latest one) is on the record, InputError when it waits on none (never asked)."""
     status = _status(engine, run_id)
     pending = waiting_on(engine.client, run_id)
-    if pending is None or status.status not in ("PENDING", "ENQUEUED"):
+    waits = pending is not None and status.status in ("PENDING", "ENQUEUED")
+    made = engine.decisions.of(run_id, pending.request.key if waits and pending is not None else None)
+    if made is not None:
+        raise already_decided(made)
+    if pending is None or not waits:
         said = "finished" if status.status == "SUCCESS" else status.status.lower()
         raise InputError(f"run {run_id} is not waiting for approval (it is {said}; aeon runs shows every run)")
     return pending
+
+
+def already_decided(made: Decided) -> AlreadyDecided:
+    return AlreadyDecided(f"run {made.run_id}: its tool call {made.key} was already {made.said()}; nothing was changed")
 
 
 def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
@@ -235,7 +253,8 @@ def answer(
         tool = pending.request.tool
         if (problem := schema_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
             raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
-    engine.client.send(run_id, msgspec.json.encode(decision).decode(), approval_topic(pending.request.key))
+    if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
+        raise already_decided(made)  # another decision came first: it stands, this one was not sent
     return carry_on(engine, run_id) if go_on else None
 
 
@@ -249,10 +268,23 @@ def carry_on(engine: DurableEngine, run_id: str) -> Outcome:
 
 def _held(engine: DurableEngine, executor_id: str) -> bool:
     """Whether a live process executes the runs of `executor_id`: one on this host, or a worker whose lease holds."""
+    return alive(engine, executor_id) is True
+
+
+def alive(engine: DurableEngine, executor_id: str) -> bool | None:
+    """Whether the process behind `executor_id` still runs, from what it leaves: a one-off command of this host
+    its pid; a batch or worker its lease's heartbeat (none: it left). None: no way to tell (a one-off command of
+    another host keeps no heartbeat)."""
     if running_here(executor_id) is not None:
         return True
     lease = engine.leases.of([executor_id]).get(executor_id)
-    return lease is not None and lease.expires_at > engine.leases.now()
+    if lease is not None:
+        return lease.expires_at > engine.leases.now()
+    head, _, rest = executor_id.partition("-")
+    if head in _ONE_OFF:
+        host = rest.rpartition("-")[0].rpartition("-")[0]
+        return False if host == socket.gethostname() else None
+    return False if head in ("batch", "worker") else None
 
 
 def _fork_at_unsafe(engine: DurableEngine, run_id: str, given: Given | None) -> Outcome:

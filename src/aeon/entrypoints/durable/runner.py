@@ -32,11 +32,11 @@ from aeon.adapters.durable.steps import (
     recorded_outputs,
 )
 from aeon.adapters.tools.composite import CompositeTools
-from aeon.application.errors import InputError
+from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
-from aeon.domain.approval import Pending
+from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
@@ -86,6 +86,9 @@ class Outcome(msgspec.Struct, kw_only=True):
     result: RunResult | None = None
     stopped: Stopped | None = None
     awaiting: Pending | None = None
+    state: RunState | None = None  # with `awaiting`: the run's state as it waits (what its history holds so far)
+    # why the run's first execution could not write its first log record: it never started (nothing was spent)
+    unlogged: str | None = None
     # the checkpoints deferred until the run's end, (step name, run state): what a replay of a finished run forks from
     carried: list[tuple[str, str]] = msgspec.field(default_factory=list)
 
@@ -100,7 +103,7 @@ class Live:
     # who asks on this process's terminal about a run's tool calls (a run started here with a person at it)
     inline: dict[str, ApproverPort] = {}  # noqa: RUF012 — process-wide on purpose
     # told when a run executing here waits for a decision that nobody here can give (the caller may leave)
-    waiting: dict[str, Callable[[Pending], None]] = {}  # noqa: RUF012 — process-wide on purpose
+    waiting: dict[str, Callable[[Pending, RunState], None]] = {}  # noqa: RUF012 — process-wide on purpose
     # the direct runs this process has started and not yet begun executing: their first execution, nothing recorded
     fresh: set[str] = set()  # noqa: RUF012 — process-wide on purpose
     # the runs executing here that asked for a decision nobody here could give (a batch reads it instead of asking
@@ -158,6 +161,7 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
             waiting=partial(_waits, spec.run_id),
             redactor=redactor,
             before_wait=recorder.flush,
+            send=_claimed,
         )
         container.approver.override(providers.Object(approver))
         orchestrator = await provided(container.orchestrator)
@@ -166,11 +170,19 @@ async def build(spec: RunSpec, *, rerun_unsafe: bool, supplied: Supplier | None 
         yield Built(orchestrator=orchestrator, log=log, recorder=recorder)
 
 
-def _waits(run_id: str, pending: Pending) -> None:
-    """Run `run_id`, executing here, waits for a decision nobody here can give."""
+async def _claimed(run_id: str, key: str, decision: ApprovalDecision) -> None:
+    """A decision made on this terminal, recorded and sent unless another process decided first (its decision
+    stands, and reaches the run)."""
+    engine = Live.engine
+    assert engine is not None, "a durable run executes only in a process with a DurableEngine"
+    await asyncio.to_thread(engine.decisions.claim, run_id, key, decision)
+
+
+def _waits(run_id: str, pending: Pending, state: RunState) -> None:
+    """Run `run_id`, executing here, waits for a decision nobody here can give (its state: the history so far)."""
     Live.asked.add(run_id)
     if (told := Live.waiting.get(run_id)) is not None:
-        told(pending)
+        told(pending, RunState.decode(state.encode()))  # a copy: the run's own goes on changing once decided
 
 
 _MODELS: dict[str, LLMPort] = {}
@@ -276,7 +288,7 @@ async def run_workflow(spec_json: str) -> str:
     )
     try:
         async with scope as built:
-            await _start(built.recorder, workflow_id, direct=spec.direct)
+            await _start(built, workflow_id, direct=spec.direct)
             if spec.source is not None:
                 result = await _replay(spec, built)
             else:
@@ -289,20 +301,26 @@ async def run_workflow(spec_json: str) -> str:
         message = f"{exc}: it may already have had its effect. {what_next(spec.run_id)}"
         stopped = Stopped(code=UNSAFE_CODE, message=message, tool=exc.tool, key=exc.key)
         return msgspec.json.encode(Outcome(stopped=stopped)).decode()
+    except EventLogUnavailable as exc:  # an outcome, not an exception: DBOS would print its traceback
+        return msgspec.json.encode(Outcome(unlogged=str(exc))).decode()
     if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     result.warnings.extend(built.recorder.diverged)
     return msgspec.json.encode(Outcome(result=result, carried=carried)).decode()
 
 
-async def _start(recorder: Recorder, workflow_id: str, *, direct: bool) -> None:
+async def _start(built: Built, workflow_id: str, *, direct: bool) -> None:
     """Tell the recorder what the record holds before the run's first call. A direct run's first execution knows
-    it (nothing); any other execution reads the run's steps — one query — and a direct run's, or one that finds
-    steps, reads the log for what it holds. A queued run that finds none holds its records until its first written
-    step, as it always has (so that its log holds nothing of it until a step is written)."""
+    it (nothing), and its log's first record must be written (as session.ready has the in-process run's): a log
+    that takes no record stops it with EventLogUnavailable before anything is spent. Any other execution reads the
+    run's steps — one query — and a direct run's, or one that finds steps, reads the log for what it holds. A queued
+    run that finds none holds its records until its first written step, as it always has (so that its log holds
+    nothing of it until a step is written)."""
+    recorder = built.recorder
     if workflow_id in Live.fresh:
         Live.fresh.discard(workflow_id)
         recorder.start(again=False)
+        built.log.open()
         return
     engine = Live.engine
     assert engine is not None, "a durable run executes only in a process with a DurableEngine"

@@ -20,8 +20,8 @@ from aeon.entrypoints.durable.rows import RunRow
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW
 
 STATUSES = (
-    "awaiting_approval", "pending", "queued", "completed", "ttl_expired", "error", "interrupted", "unverified",
-    "approval_expired", "stopped", "cancelled", "failed",
+    "awaiting_approval", "running", "pending", "queued", "completed", "ttl_expired", "error", "interrupted",
+    "unverified", "approval_expired", "denied", "stopped", "cancelled", "failed",
 )  # fmt: skip
 FAILED = ("error", "failed", "stopped", "cancelled", "max_recovery_attempts_exceeded")
 _LIVE = ("PENDING", "ENQUEUED")
@@ -195,12 +195,14 @@ def tally(name: str, runs: list[RunSummary], now: Callable[[], float] = time.tim
     """A batch's progress as `aeon batch` shows it: done (ended, failed ones too), running, failed, tokens, ETA."""
     runs = sorted(runs, key=lambda s: batch_of(s.row.id) or ("", 0))
     statuses = Counter(s.row.status for s in runs)
-    live = statuses["pending"] + statuses["queued"] + statuses["awaiting_approval"]
+    cut_off = sum(1 for s in runs if s.row.status == "interrupted" and s.head.status in _LIVE)  # resumable
+    going = statuses["running"] + statuses["pending"]
+    live = going + cut_off + statuses["queued"] + statuses["awaiting_approval"]
     done = len(runs) - live
-    costs = [s.cost for s in runs if s.row.status not in ("pending", "queued", "awaiting_approval")]
+    costs = [s.cost for s in runs if s.head.status not in _LIVE]
     cost = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
     first = min((s.head.created_at for s in runs), default=0) / 1000
-    left = statuses["pending"] + statuses["queued"]
+    left = going + cut_off + statuses["queued"]
     elapsed = max(0.0, now() - first)
     eta = 0.0 if not left else (elapsed / done * left if done else None)
     return Batch(
@@ -208,7 +210,7 @@ def tally(name: str, runs: list[RunSummary], now: Callable[[], float] = time.tim
         runs=runs,
         done=done,
         failed=sum(statuses[s] for s in FAILED),
-        running=statuses["pending"],
+        running=going,
         queued=statuses["queued"],
         awaiting=statuses["awaiting_approval"],
         tokens=sum(s.row.tokens for s in runs),

@@ -35,6 +35,10 @@ class PromptTemplate(msgspec.Struct, frozen=True, kw_only=True):
         missing = sorted(s for s in self.slots if not str(values.get(s) or "").strip())
         if missing:
             raise PromptSlotError(f"prompt {self.name!r}: empty or missing slot(s) {', '.join(missing)}")
+        return self.fill(values)
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        """The message `render` gives, empty slots allowed: what the prompt budget measures a call's fixed text by."""
         filled = string.Template(self.text).substitute({k: str(v) for k, v in values.items()})
         return filled if self.shared or not self.guide else f"{self.guide}\n\n{filled}"
 
