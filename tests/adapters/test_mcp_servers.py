@@ -129,6 +129,21 @@ def test_a_call_past_its_timeout_is_abandoned_at_once_and_the_server_goes_on(
     assert call(tools, "shout", {"text": "still here"}).output == {"result": "STILL HERE"}
 
 
+def test_a_50_mib_answer_is_refused_at_the_cap_and_the_next_call_answers(
+    test_tools: tuple[McpTools, list[str]],
+) -> None:
+    tools, _ = test_tools  # the server's timeout is 5 s
+    started = time.monotonic()
+    huge = call(tools, "flood", {"megabytes": 50})
+    took = time.monotonic() - started
+
+    # before: the whole line was read (15-60 s), so the timeout cut the call and the next one timed out behind it
+    assert huge.error == "MCP server 'test' sent a result over 4 MiB: skipped unread past that"
+    assert took < 5.0, took
+    assert call(tools, "add", {"a": 2, "b": 3}).output == {"result": 5}
+    assert call(tools, "flood", {"megabytes": 1}).output == "x" * (1 << 20)  # under the cap: whole
+
+
 def test_a_cancelled_caller_stops_waiting_at_once(test_tools: tuple[McpTools, list[str]]) -> None:
     tools, _ = test_tools
 

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import msgspec
+import pytest
 
 from aeon.adapters.durable.steps import redacted_error
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
@@ -43,6 +44,50 @@ def test_credential_shaped_text_is_blanked_and_usage_words_are_not() -> None:
     }
     for text, redacted in cases.items():
         assert r.text(text) == redacted, text
+
+
+# Credentials nobody configured, in the shapes tools and services print them: each is blanked wherever it appears.
+GHP = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"
+UNCONFIGURED = {
+    f"token {GHP} in the clone log": "token [REDACTED] in the clone log",
+    "pat github_pat_11AAAAAAA0123456789_abcdefghijklmnopqrstuvwxyz0123": "pat [REDACTED]",
+    "aws AKIAIOSFODNN7EXAMPLE key": "aws [REDACTED] key",
+    "openai sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12": "openai [REDACTED]",
+    "slack xoxb-1234567890-0987654321-AbCdEfGhIj": "slack [REDACTED]",
+    "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9Pl.": "jwt [REDACTED].",
+    "git clone https://bot:hunter2hunter2@git.example.invalid/r.git": "git clone https://bot:[REDACTED]@git.example.invalid/r.git",
+    "PGPASSWORD=pg-pass-9 psql": "PGPASSWORD=[REDACTED] psql",
+    'env GITHUB_TOKEN="gh-value-1" set': 'env GITHUB_TOKEN="[REDACTED]" set',
+}
+# Ordinary text that shares a prefix or a word with those shapes is left as it is.
+ORDINARY = [
+    "task-list, disk-usage, ask-questions-about-it and sk-learn-is-a-python-library",
+    "the sk-8 board, ghp_short, AKIA, Asia/Tokyo, xox, eyJ",
+    "http://localhost:8080/path?x=1@2 and mailto:bob@example.com and https://example.com/@user",
+    "MAX_TOKENS=500, max_tokens=20, tokens: 5, SORT_KEY=id",
+]
+
+
+@pytest.mark.parametrize("text", list(UNCONFIGURED))
+def test_well_known_token_shapes_url_passwords_and_upper_cased_names_are_blanked_unconfigured(text: str) -> None:
+    assert Redactor().text(text) == UNCONFIGURED[text]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_words_sharing_a_prefix_with_a_token_shape_are_left_alone(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_values_under_upper_cased_secret_names_are_blanked_and_counts_are_not() -> None:
+    data = {"GITHUB_TOKEN": "v1", "AWS_SECRET_ACCESS_KEY": "v2", "PGPASSWORD": "v3", "MAX_TOKENS": 5, "SORT_KEY": "id"}
+    assert Redactor().scrub(data) == {
+        "GITHUB_TOKEN": REDACTED,
+        "AWS_SECRET_ACCESS_KEY": REDACTED,
+        "PGPASSWORD": REDACTED,
+        "MAX_TOKENS": 5,
+        "SORT_KEY": "id",
+    }
+    assert Redactor().data({"env": data})["env"]["GITHUB_TOKEN"] == REDACTED  # the byte check lets it through
 
 
 def test_a_configured_secret_is_found_in_its_json_escaped_forms() -> None:

@@ -86,3 +86,44 @@ def test_run_plan_ends_with_exit_2_within_seconds_in_1_gib(tmp_path: Path, name:
     assert done.stderr.startswith(f"aeon: plan {plan}") and expected in done.stderr, done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
     assert took < 20, f"{name} took {took:.1f}s"  # generous on a loaded 2-core machine; before: minutes, or a crash
+
+
+# -- aeon inspect: a history may be 64 MiB, and each JSON value in it costs memory however short its text ----------
+MAX_HISTORY_VALUES = 8_000_000  # aeon.adapters.documents
+
+
+def _history_holding(output: str) -> str:
+    """A one-pass history whose only step output is the JSON text `output`."""
+    step = {"step_id": "s1", "description": "d", "status": "complete", "tool": "t", "agent": None, "step_output": 0}
+    passes = [{"pass_number": 1, "final_plan_state": {"steps": [step]}}]
+    doc = {"execution_id": "e", "task_input": "t", "passes": passes}
+    return json.dumps(doc).replace('"step_output": 0', f'"step_output": {output}')
+
+
+def _inspect_in_1_gib(tmp_path: Path, text: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    history = tmp_path / "h.json"
+    history.write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITED_AEON, "inspect", str(history)], capture_output=True, text=True, timeout=300
+    )
+    return done, time.monotonic() - started
+
+
+def test_inspect_refuses_a_history_of_too_many_values_with_exit_2_in_1_gib(tmp_path: Path) -> None:
+    # 30 MB of empty lists: 10 million values, several GB once parsed (before: a MemoryError after ~20 s)
+    done, took = _inspect_in_1_gib(tmp_path, _history_holding("[" + ",".join(["[]"] * 10_000_000) + "]"))
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert done.stderr.startswith(f"aeon: history {tmp_path / 'h.json'} holds up to "), done.stderr[-2000:]
+    assert f"more than the {MAX_HISTORY_VALUES:,}" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert done.stdout == "" and took < 20, took
+
+
+def test_inspect_reads_a_history_just_under_the_value_cap_in_1_gib(tmp_path: Path) -> None:
+    # the costliest values per counted one (distinct short strings), one of them credential-shaped so that the
+    # whole output is walked by the redaction too
+    values = [f'"{i % 100:02d}"' for i in range(MAX_HISTORY_VALUES - 200_000)]
+    done, took = _inspect_in_1_gib(tmp_path, _history_holding("[" + ",".join([*values, '"token=abc"']) + "]"))
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "token=[REDACTED]" in done.stdout and "abc" not in done.stdout
+    assert took < 120, took

@@ -51,8 +51,19 @@ PLANTED = {
     "tool output text": _plant("txt"),
     "tool error": _plant("err"),
     "model answer": _plant("mdl"),
+    # credentials nobody configured, in a tool's output: blanked by their shape or the name they stand under
+    "GitHub token": _plant("ghp_") + secrets.token_hex(6),
+    "GitHub fine-grained token": _plant("github_pat_11"),
+    "AWS access key id": "AKIA" + secrets.token_hex(8).upper(),
+    "sk- key": _plant("sk-1"),
+    "Slack bot token": _plant("xoxb-2-"),
+    "JWT": f"eyJ{secrets.token_hex(6)}.eyJ{secrets.token_hex(6)}.{secrets.token_hex(8)}",
+    "password in a URL": _plant("pw"),
+    "value under an upper-cased name": _plant("up"),
+    "PGPASSWORD= in text": _plant("pg"),
 }
-_NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model")
+_NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model", "ghp", "pat", "akia", "sk")
+_NAMES += ("xoxb", "jwt", "url", "upper", "pg")
 S = dict(zip(_NAMES, PLANTED.values(), strict=True))
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 8  # the longest run of a secret's characters allowed anywhere: "not one byte" short of chance matches
@@ -75,6 +86,9 @@ def fetch(url: str, api_key: str) -> dict:
         "headers": {{"Authorization": "Bearer {S["header"]}", "Content-Type": "application/json"}},
         "raw": "HTTP/1.1 200 OK\\r\\nAuthorization: Bearer {S["text"]}\\r\\n",
         "whoami": "env " + os.environ["OPENAI_API_KEY"] + " svc " + os.environ["AUDIT_SERVICE_TOKEN"],
+        "found": "{S["ghp"]} {S["pat"]} {S["akia"]} {S["sk"]} {S["xoxb"]} {S["jwt"]} PGPASSWORD={S["pg"]}",
+        "remote": "https://bot:{S["url"]}@git.example.invalid/repo.git",
+        "env": {{"DEPLOY_TOKEN": "{S["upper"]}"}},
     }}
 
 

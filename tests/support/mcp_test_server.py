@@ -2,7 +2,7 @@
 streamable HTTP on 127.0.0.1 (`--port N`, optionally requiring `--token T` as a Bearer token).
 
 Its tools cover what a client meets: structured output, an `isError` answer, an image, a resource blob, a slow
-call, a crash, a malformed message, each annotation, and a name Aeon cannot take.
+call, a huge answer, a crash, a malformed message, each annotation, and a name Aeon cannot take.
 """
 
 from __future__ import annotations
@@ -69,6 +69,12 @@ def slow(seconds: float) -> str:
     """Sleeps, then answers."""
     time.sleep(seconds)
     return "awake"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True), structured_output=False)
+def flood(megabytes: int) -> str:
+    """A text of `megabytes` MiB: an answer far over any client's cap."""
+    return "x" * (megabytes << 20)
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))

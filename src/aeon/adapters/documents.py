@@ -25,6 +25,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_HISTORY_BYTES",
     "MAX_HISTORY_DEPTH",
+    "MAX_HISTORY_VALUES",
     "MAX_SCRIPT_BYTES",
     "parse_json",
     "parse_yaml",
@@ -37,6 +38,10 @@ MAX_HISTORY_BYTES = 64 << 20  # `aeon run --history` files hold every pass's pla
 MAX_BATCH_BYTES = 16 << 20  # `aeon batch` files: one request per line
 MAX_SCRIPT_BYTES = 16 << 20  # LLM scripts: every answer of a scripted run, test data more than input
 MAX_HISTORY_DEPTH = 400  # a history wraps the plan's args and the tools' outputs a few levels deeper
+# A parsed JSON value costs 30-70 bytes however short its text ("[]," is 3 bytes, a list is 64): a 64 MiB file of
+# them would need gigabytes, so the values are counted (an upper bound, from the text) before anything is built.
+# A real 50 MiB history holds about 6.6 million by this count.
+MAX_HISTORY_VALUES = 8_000_000
 
 # A JSON string token (escapes included) or a bracket: enough to follow nesting and keys outside strings.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]')
@@ -67,10 +72,18 @@ def read_document(
     what: str,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     max_depth: int = MAX_DEPTH,
+    max_values: int | None = None,
 ) -> Any:
-    """A JSON (`.json`) or YAML file as plain data. Raises InputError naming the file, the line and the rule."""
+    """A JSON (`.json`) or YAML file as plain data. Raises InputError naming the file, the line and the rule;
+    `max_values` bounds how many values (so how much memory) the parsed data may hold."""
     text = read_text(path, what=what, max_bytes=max_bytes)
-    if path.suffix.lower() == ".json":
+    is_json = path.suffix.lower() == ".json"
+    if max_values is not None and (n := _values_at_most(text, lines=not is_json)) > max_values:
+        raise InputError(
+            f"{what} {path} holds up to {n:,} JSON values, more than the {max_values:,} Aeon reads from a {what} "
+            f"(each costs memory however short its text)"
+        )
+    if is_json:
         return parse_json(text, source=f"{what} {path}", max_depth=max_depth)
     return parse_yaml(text, source=f"{what} {path}", max_depth=max_depth)
 
@@ -134,6 +147,13 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(out) != len(pairs):
         raise _DuplicateKey
     return out
+
+
+def _values_at_most(text: str, *, lines: bool) -> int:
+    """An upper bound on the values `text` parses to, counted at C speed: every value but the first follows a
+    comma, opens a container or sits in one; in YAML (`lines`) a value may also start a line."""
+    brackets = text.count("[") + text.count("{")
+    return 2 * brackets + text.count(",") + (text.count("\n") if lines else 0) + 1
 
 
 def _tokens(text: str) -> Iterator[re.Match[str]]:

@@ -2,8 +2,11 @@
 
 Three kinds of secret are blanked to REDACTED: (a) the configured secret values (API keys, passwords in URLs,
 secret-named environment values: the entrypoints gather them) wherever they appear, inside longer strings and in
-their JSON-escaped forms too; (b) every value under a secret-named key (SECRET_KEYS); (c) credential-shaped text
-inside strings: `Authorization: Bearer …`, `Bearer <token>`, `api_key=…`, `token: …`, `"password": "…"`.
+their JSON-escaped forms too; (b) every value under a secret-named key (SECRET_KEYS, and upper-cased names such as
+`GITHUB_TOKEN` or `PGPASSWORD`); (c) credential-shaped text inside strings: `Authorization: Bearer …`,
+`Bearer <token>`, `api_key=…`, `token: …`, `"password": "…"`, `DB_PASSWORD=…`, the password of a URL
+(`https://user:…@host`) and well-known token shapes (GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`, `sk-…` keys,
+Slack `xox?-…`, JWTs).
 Pure: built once per run from the secret values, no I/O.
 """
 
@@ -26,8 +29,27 @@ SECRET_KEYS = frozenset(
 )
 # Each secret key's name, "_" and "-" dropped, holds one of these words, so `may_hold` never misses a secret key
 # ("token" is searched for apart: "tokens", in every usage record, must not count).
-_KEY_WORDS = ("apikey", "authorization", "password", "secret", "privatekey", "bearer")
+_KEY_WORDS = ("apikey", "authorization", "password", "passwd", "secret", "privatekey", "bearer", "credential")
 assert all(any(w in k.replace("_", "") for w in (*_KEY_WORDS, "token")) for k in SECRET_KEYS)
+# An upper-cased name (an environment variable's, as tools and configs print them) that says it holds a credential:
+# GITHUB_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, PGPASSWORD, SLACK_CREDENTIALS; not MAX_TOKENS.
+_UPPER_NAME = r"[A-Z0-9_]*(?:API_?KEY|TOKEN(?!S)|SECRET|PASSW(?:OR)?D|CREDENTIALS?|PRIVATE_?KEY)[A-Z0-9_]*"
+_UPPER_SECRET = re.compile(rf"{_UPPER_NAME}\Z")
+_UPPER_KEYED = re.compile(
+    rf"(?<![A-Za-z0-9_])(?P<key>{_UPPER_NAME})(?P<sep>\\?[\"']?\s*[:=]\s*\\?[\"']?)(?P<value>[^\s\"'\\&,;]+)"
+)
+# The password of a URL: scheme://user:PASSWORD@host (a port has no "@" after it).
+_URL_PASSWORD = re.compile(r"(?P<key>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*)(?P<sep>:)(?P<value>[^\s/?#@]+)(?=@)")
+# Token shapes that are credentials wherever they appear, configured or not; anchored on both sides so that a word
+# holding "sk-" ("task-list", "disk-usage") or a short id is left alone, and an `sk-` key must hold a digit.
+_SHAPED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})(?![A-Za-z0-9_-])"
+)
+# What the byte check looks for, unfolded, for the shapes whose folded prefix is too common a word to search for.
+_RAW_NEEDLES = (b"sk-", b"://")
+_SHAPE_NEEDLES = (b"ghp", b"gho", b"ghu", b"ghs", b"ghr", b"githubpat", b"akia", b"asia", b"xox", b"eyj")
 KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
 _KELVIN_RAW = KELVIN.encode()
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
@@ -46,8 +68,11 @@ T = TypeVar("T")
 
 
 def secret_key(key: object) -> bool:
-    """True for a key whose value is a credential whatever it holds ("Authorization", "X-Api-Key", "token")."""
-    return isinstance(key, str) and key.lower().replace("-", "_") in SECRET_KEYS
+    """True for a key whose value is a credential whatever it holds ("Authorization", "X-Api-Key", "token",
+    "GITHUB_TOKEN")."""
+    if not isinstance(key, str):
+        return False
+    return key.lower().replace("-", "_") in SECRET_KEYS or (key.isupper() and _UPPER_SECRET.match(key) is not None)
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -64,10 +89,13 @@ class Redactor:
         forms = {f for s in values for f in _escaped_forms(s)}
         self._ordered = sorted(forms, key=len, reverse=True)
         needles = {form.encode("utf-8", "surrogatepass") for form in forms} | {w.encode() for w in _KEY_WORDS}
+        needles |= set(_SHAPE_NEEDLES)
         self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
 
     def may_hold(self, encoded: bytes) -> bool:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
+        if any(map(encoded.__contains__, _RAW_NEEDLES)):
+            return True
         blob = encoded.translate(_FOLD, b"_-")
         if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
             return True
@@ -85,7 +113,9 @@ class Redactor:
             return value
         for secret in self._ordered:
             value = value.replace(secret, REDACTED)
-        return _BEARER.sub(_blank, _KEYED.sub(_blank, value))
+        value = _UPPER_KEYED.sub(_blank, _KEYED.sub(_blank, value))
+        value = _URL_PASSWORD.sub(_blank, _SHAPED.sub(REDACTED, value))
+        return _BEARER.sub(_blank, value)
 
     def scrub(self, value: Any) -> Any:
         """A copy of the plain data tree `value` (dicts, lists, tuples, strings …) with every secret REDACTED."""

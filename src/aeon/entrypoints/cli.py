@@ -265,14 +265,19 @@ def inspect(
     import io
     import json
 
-    from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, read_document
-    from aeon.entrypoints.history_report import analyse, render_inspection
+    from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, MAX_HISTORY_VALUES, read_document
+    from aeon.entrypoints.history_report import analyse, redacted, render_inspection
     from aeon.entrypoints.secrets import redactor_for
 
     with reported(as_json=as_json):
-        doc = read_document(history_file, what="history", max_bytes=MAX_HISTORY_BYTES, max_depth=MAX_HISTORY_DEPTH)
-        doc = redactor_for(None).scrub(doc)  # a history from elsewhere may hold secrets
-        report = analyse(doc)
+        doc = read_document(
+            history_file,
+            what="history",
+            max_bytes=MAX_HISTORY_BYTES,
+            max_depth=MAX_HISTORY_DEPTH,
+            max_values=MAX_HISTORY_VALUES,
+        )
+        report = analyse(redacted(doc, redactor_for(None)))  # a history from elsewhere may hold secrets
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))  # ASCII only: every control character escaped
     else:

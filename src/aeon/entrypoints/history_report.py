@@ -6,9 +6,25 @@ from collections import Counter
 from typing import Any, TextIO
 
 from aeon.application.errors import InputError
+from aeon.application.redaction import REDACTED, Redactor, secret_key
 from aeon.entrypoints.ledger_view import render_ledger
 
 _NOT_HISTORY = "not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)"
+
+
+def redacted(doc: Any, redactor: Redactor) -> Any:
+    """`doc` with its secrets redacted, pass by pass: only a part whose JSON form may hold one is walked and copied
+    (walking every string of a 50 MB history takes tens of seconds)."""
+    if not isinstance(doc, dict):
+        return redactor.data(doc)
+    return {
+        redactor.text(k): REDACTED
+        if secret_key(k)
+        else [redactor.data(p) for p in v]
+        if k == "passes" and isinstance(v, list)
+        else redactor.data(v)
+        for k, v in doc.items()
+    }
 
 
 def analyse(doc: Any) -> dict[str, Any]:

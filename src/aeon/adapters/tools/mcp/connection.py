@@ -15,13 +15,15 @@ from typing import Any
 import httpx2
 import mcp_types
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from aeon.adapters.tools.mcp.config import McpServerConfig
+from aeon.adapters.tools.mcp.results import MAX_RESULT_BYTES
 from aeon.adapters.tools.mcp.stderr import StderrTail
+from aeon.adapters.tools.mcp.stdio import LineTooLong, capped_stdio_client
 
 # The SDK logs what it also raises or hands us (a line it could not parse, with a traceback); Aeon reports each
 # failure once, as one line naming the server, so the SDK's records go nowhere (Python would print them on stderr).
@@ -30,6 +32,8 @@ logging.getLogger("mcp").propagate = False
 
 MAX_LIST_PAGES = 20  # a paginator that never ends cannot hold the start
 CLOSE_GRACE = 8.0  # the SDK stops a stdio server in at most ~6.5 s (stdin closed, SIGTERM, SIGKILL)
+# a stdio message no longer than a result Aeon keeps, with room for the JSON-RPC envelope; longer ones are skipped
+MAX_LINE_BYTES = MAX_RESULT_BYTES + 64 * 1024
 _HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults; each call is bounded by its deadline too
 
 
@@ -111,7 +115,7 @@ class Connection:
         assert config.command is not None and self._stderr is not None
         env = dict(config.env) or None  # merged over the SDK's few safe variables (PATH, HOME …), not ours
         params = StdioServerParameters(command=config.command, args=list(config.args), env=env)
-        async with stdio_client(params, errlog=self._stderr.writer) as streams:
+        async with capped_stdio_client(params, errlog=self._stderr.writer, max_line=MAX_LINE_BYTES) as streams:
             yield streams
 
     async def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +144,9 @@ class Connection:
 
     async def _on_message(self, message: Any) -> None:
         """Notifications are not needed; a transport fault (a line that is not JSON-RPC) fails the waiting calls."""
-        if isinstance(message, Exception):
+        if isinstance(message, LineTooLong):  # skipped unread: the session goes on with the next message
+            self._fail_waiters(f"sent a result over {MAX_RESULT_BYTES >> 20} MiB: skipped unread past that")
+        elif isinstance(message, Exception):
             self._fail_waiters(f"sent a malformed message: {_first_problem(message)}")
 
     def _fail_waiters(self, why: str) -> None:
