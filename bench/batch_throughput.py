@@ -30,13 +30,13 @@ import sys, time, yaml
 sys.path.insert(0, {tests!r})
 from fake_provider import FakeProvider, serving
 script = yaml.safe_load(open({script!r}))["responses"]
-kinds = dict(zip(["task_profile", "plan", "step_result", "evaluation"], script))
+kinds = dict(zip(["profile_and_plan", "step_result", "evaluation"], script))
 with serving(FakeProvider(kinds=kinds, delay={delay})) as p:
     print(p.url, flush=True)
     sys.stdin.read()
     print(p.requests, flush=True)
 """
-CALLS_PER_RUN = 4  # config/scripts/sum-5-and-10.yaml: profile, plan, one reasoning step, evaluation
+CALLS_PER_RUN = 3  # config/scripts/sum-5-and-10.yaml: profile and plan, one reasoning step, evaluation
 
 
 def _children_cpu() -> float:
@@ -50,7 +50,10 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=10)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.runs, args.concurrency, args.latency = 10, 5, 0.05
     code = SERVER.format(
         tests=str(ROOT / "tests/support"), script=str(ROOT / "config/scripts/sum-5-and-10.yaml"), delay=args.latency
     )
@@ -99,7 +102,7 @@ def main() -> None:
     server.stdin.close()
     sent = int(server.stdout.readline())
     server.wait()
-    assert len(results) == args.runs and all(r["status"] == "completed" for r in results)
+    assert len(results) == args.runs and all(r["status"] == "completed" for r in results), results[0]
     ideal = args.runs * CALLS_PER_RUN * args.latency / args.concurrency
     print(
         f"{args.runs} runs × {CALLS_PER_RUN} LLM calls at {args.latency * 1000:.0f} ms, concurrency "

@@ -61,7 +61,10 @@ def first_llm_call(folder: Path, env: dict[str, str], *, durable: bool = False) 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.runs = 1
     keys = ("floor", "version", "help", "first_call", "run", "durable_first_call", "durable_run")
     figures: dict[str, list[float]] = {k: [] for k in keys}
     with tempfile.TemporaryDirectory() as d:

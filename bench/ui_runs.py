@@ -85,7 +85,10 @@ def timed(client: httpx.Client, path: str) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10_000)
+    ap.add_argument("--quick", action="store_true", help="a few seconds: checks the bench still runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.runs = 100
     with tempfile.TemporaryDirectory(prefix="aeon-ui-bench-") as tmp:
         folder = Path(tmp)
         for run in RUNS:
@@ -105,17 +108,19 @@ def main() -> None:
             with httpx.Client(base_url=url.group(0), timeout=300) as client:
                 first = timed(client, "/")
                 indexed = timed(client, "/?status=ttl_expired")
-                two_pass = client.get("/?q=copy-004243").text  # a copy of the two-pass run (second of RUNS)
+                middle = (args.runs - real) // 2 // real * real + 1  # a copy of the two-pass run (second of RUNS)
+                two_pass = client.get(f"/?q=copy-{middle:06d}").text
                 run_id = re.search(r'href="/runs/(copy-[^"]+)"', two_pass)
                 assert run_id is not None
                 first_run = timed(client, f"/runs/{run_id.group(1)}")
+                last_page = min(100, max(1, args.runs // 100))
                 pages = {
                     "runs, page 1": "/",
-                    "runs, page 100": "/?page=100",
+                    f"runs, page {last_page}": f"/?page={last_page}",
                     "status ttl_expired": "/?status=ttl_expired",
                     "text 'once more'": "/?q=once+more",
                     "one run (timeline), shown again": f"/runs/{run_id.group(1)}",
-                    "another run (timeline)": "/runs/copy-004250",
+                    "another run (timeline)": f"/runs/copy-{middle + 7:06d}",
                     "batches": "/batches",
                 }
                 figures = {
