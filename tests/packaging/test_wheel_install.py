@@ -128,3 +128,9 @@ def test_the_python_api_examples_run_against_the_installed_package(installed: Pa
             assert all(Path(line).is_relative_to(installed) for line in proc.stdout.splitlines())
         else:
             assert proc.stdout.splitlines()[-1].endswith(("1 pass", "completed: sunny in Paris"))
+
+
+def test_the_local_models_chat_template_ships_in_the_package(installed: Path) -> None:
+    shipped = installed / "aeon" / "adapters" / "llm" / "gemma-turns.jinja"
+    source = ROOT / "src" / "aeon" / "adapters" / "llm" / "gemma-turns.jinja"
+    assert shipped.read_text(encoding="utf-8") == source.read_text(encoding="utf-8")

