@@ -319,7 +319,7 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     log can be written), run, and close each resource once on the way out, as `aeon run` does — durable or not."""
     container = prepared.container
     execute = None if prepared.durable is not None else partial(_orchestrated, request=request, plan=prepared.plan)
-    result, _ = await session(container, request, execute=execute, status=None)
+    result, _ = await session(container, request, execute=execute, status=None, plan=prepared.plan)
     if prepared.durable is not None:
         result = await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
     assert result is not None

@@ -157,7 +157,7 @@ def run(
                 container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers
             execute = None if wanted else partial(_run, request=request, plan=given, received=received)
-            result, note = asyncio.run(session(container, request, execute=execute, status=status))
+            result, note = asyncio.run(session(container, request, execute=execute, status=status, plan=given))
             if result is None:
                 redactor = container.redactor()
 

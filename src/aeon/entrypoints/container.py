@@ -545,7 +545,11 @@ def build_container(
     return container
 
 
-def preflight(llm: LLMPort) -> str | None:
-    """A setup problem that stops the run before it starts (the local model's extra not installed), or None."""
+def preflight(llm: LLMPort, *, calls_model: bool = True) -> str | None:
+    """A setup problem that stops the run before it starts, or None: a configured model file that is not there,
+    and — for a run that will ask the model something (`calls_model`) — the local model's extra not installed."""
     local = sys.modules.get("aeon.adapters.llm.local")  # not loaded: the model is not the local one
-    return llm.preflight() if local is not None and isinstance(llm, local.LocalLlamaLLM) else None
+    if local is None or not isinstance(llm, local.LocalLlamaLLM):
+        return None
+    problem: str | None = llm.preflight() if calls_model else llm.config_problem()
+    return problem

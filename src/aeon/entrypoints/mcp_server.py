@@ -186,6 +186,7 @@ class AeonServer:
             args.request,
             execute=None if ready.durable else execute,
             status=relay.status,
+            plan=ready.plan,
         )
         try:
             result, note = await guarded(call)

@@ -12,6 +12,7 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import validate_document
 from aeon.application.ports import LLMPort
+from aeon.domain.plan import Plan
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
@@ -59,16 +60,24 @@ def describe_llm(info: dict[str, str]) -> str:
     )
 
 
-async def ready(container: Container) -> LLMPort:
+def calls_model(settings: Settings, plan: Plan | None) -> bool:
+    """Whether the run will ask the model something, decided simply: it will, unless evaluation is off
+    (run.evaluate: false: no profile, no evaluation, no refinement) and a plan is given whose steps all name a tool
+    (an `agent: llm` step is a model call). A tool call that needs repairing may still call it then."""
+    return settings.run.evaluate or plan is None or any(step.tool is None for step in plan.steps)
+
+
+async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
     """The checks every front door makes before a run may spend anything, in one place so that no door skips one:
-    the model can run here (the local model's extra is installed), and the event log can be opened — its next
+    the model can run here (a model file given is there; the local model's extra is installed, when the run will
+    call the model: `calls_model`, given the run's `plan`), and the event log can be opened — its next
     record must then be written, or the run stops with EventLogUnavailable before its first LLM request (a durable
     run's first execution opens its own log the same way). Returns the model client. The caller opens the
     container's log and model first (`opened`); the tools are registered before (each door needs them to check a
     plan: `tools_opened`, `container.tools()`), and a durable run's system database is opened before it starts
     (`ops.engine_for`). Raises ConfigurationError or EventLogUnavailable."""
     llm = await provided(container.llm)
-    if problem := preflight(llm):
+    if problem := preflight(llm, calls_model=calls_model(container.settings(), plan)):
         raise ConfigurationError(problem)
     container.event_log().open()
     return llm
@@ -80,13 +89,14 @@ async def session(
     *,
     execute: Execute | None,
     status: Callable[[str], None] | None,
+    plan: Plan | None = None,
 ) -> tuple[RunResult | None, str | None]:
     """Open the container's resources, make the checks of `ready` (ConfigurationError, EventLogUnavailable), say
     which model answers (to `status`), then run (`execute(orchestrator)`) or not (None: a durable run executes
     elsewhere): every resource is closed once on the way out. Returns the result and a note on it."""
     # a durable run traces in the container that runs it: this one opens no tracer then
     async with opened(container) if execute else opened(container, container.event_log, container.llm):
-        llm, log = await ready(container), container.event_log()
+        llm, log = await ready(container, plan), container.event_log()
         llm_info = llm.describe()
         if status is not None:
             status(describe_llm(llm_info))

