@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -102,9 +103,13 @@ def post(
 @pytest.mark.parametrize(
     ("error", "cause", "what"),
     [
-        (httpx.ConnectTimeout, "connect timeout", "provider unavailable"),
+        (httpx.ConnectTimeout, "connect timeout at http://llm.test/v1/chat/completions", "provider unavailable"),
         (httpx.ReadTimeout, "read timeout", "answers too slow"),  # the request was sent: slow, not down
-        (httpx.ConnectError, "connection error", "provider unavailable"),
+        (
+            httpx.ConnectError,
+            "could not connect to http://llm.test/v1/chat/completions (simulated)",
+            "provider unavailable",
+        ),
         (httpx.ReadError, "connection error", "provider unavailable"),
         (httpx.RemoteProtocolError, "connection error", "provider unavailable"),
     ],
@@ -121,6 +126,52 @@ def test_transport_failures_are_retried_then_reported_unavailable(
     assert result.status is None
     assert len(script.requests) == 3
     assert sleep.waits == [0.5, 1.0]
+
+
+def closed_loopback_port() -> int:
+    """A port on 127.0.0.1 that nobody listens on: the OS handed it out and it was closed again at once."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_a_refused_connection_names_the_url_after_the_retries_the_policy_allows() -> None:
+    port = closed_loopback_port()
+    sleep = SleepRecorder()
+    # a user and password in the endpoint never reach the message
+    poster = JsonPoster(f"http://user:hunter2@127.0.0.1:{port}/v1", sleep=sleep, random=lambda: 0.0)
+
+    async def run() -> BaseException:
+        with pytest.raises(LLMUnavailable) as caught:
+            await poster.post_json("/chat/completions", {"q": 1})
+        await poster.aclose()
+        return caught.value
+
+    error = asyncio.run(run())
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    assert str(error) == f"provider unavailable after 3 attempts (connection refused at {url}; waited 0.5 s, 1.0 s)"
+    assert sleep.waits == [0.5, 1.0]  # the policy's three attempts, as for any connection error
+
+
+def test_a_host_that_cannot_be_resolved_names_the_url_and_the_systems_reason() -> None:
+    def unresolved(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno -2] Name or service not known", request=request) from socket.gaierror(
+            -2, "Name or service not known"
+        )
+
+    sleep = SleepRecorder()
+    poster = JsonPoster("http://llm.test/v1", transport=httpx.MockTransport(unresolved), sleep=sleep)
+
+    async def run() -> BaseException:
+        with pytest.raises(LLMUnavailable) as caught:  # a key in the query (as some providers take it) stays out
+            await poster.post_json("/chat/completions?key=s3cret", {"q": 1})
+        await poster.aclose()
+        return caught.value
+
+    error = asyncio.run(run())
+    assert "could not connect to http://llm.test/v1/chat/completions (Name or service not known)" in str(error)
+    assert "s3cret" not in str(error)
 
 
 def test_a_connection_reset_then_success_returns_the_answer() -> None:

@@ -25,7 +25,6 @@ _RETRYABLE_4XX = frozenset({408, 409, 429})  # and every status >= 500, Anthropi
 _SNIPPET_CHARS = 200
 
 _TIMEOUT_CAUSES: tuple[tuple[type[httpx.TimeoutException], str], ...] = (
-    (httpx.ConnectTimeout, "connect timeout"),
     (httpx.ReadTimeout, "read timeout"),
     (httpx.WriteTimeout, "write timeout"),
     (httpx.PoolTimeout, "pool timeout"),
@@ -89,7 +88,42 @@ def _provider_error(content: bytes) -> tuple[str, str | None, str | None]:
     return _snippet(content), None, None
 
 
-def _raise_transport_error(exc: httpx.TransportError) -> NoReturn:
+def _where(url: httpx.URL) -> str:
+    """The URL a request went to, as an error may quote it: no user, password, query or fragment (they may hold a
+    key)."""
+    return str(url.copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The operating system's own error under a transport error (httpx → httpcore → anyio → the socket's), if any."""
+    pending, seen = [exc], set()
+    while pending:
+        error = pending.pop(0)
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno is not None:
+            return error
+        pending.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+        pending.extend(getattr(error, "exceptions", ()))  # anyio's "All connection attempts failed" keeps each try
+    return None
+
+
+def _connect_cause(exc: httpx.ConnectError, url: httpx.URL) -> str:
+    """Why no connection was made, naming where to: a refusal, else the system's reason (a name not resolved …)."""
+    root = _os_error(exc)
+    if isinstance(root, ConnectionRefusedError):
+        return f"connection refused at {_where(url)}"
+    reason = root.strerror if root is not None and root.strerror else " ".join(str(exc).split())[:_SNIPPET_CHARS]
+    return f"could not connect to {_where(url)}" + (f" ({reason})" if reason else "")
+
+
+def _raise_transport_error(exc: httpx.TransportError, url: httpx.URL) -> NoReturn:
+    # A failure to connect names the URL: the endpoint is config, and a wrong one is the likeliest cause.
+    if isinstance(exc, httpx.ConnectTimeout):
+        raise LLMTransient(f"connect timeout at {_where(url)}") from exc
+    if isinstance(exc, httpx.ConnectError):
+        raise LLMTransient(_connect_cause(exc, url)) from exc
     for kind, cause in _TIMEOUT_CAUSES:
         if isinstance(exc, kind):
             raise LLMTransient(cause, slow=kind is httpx.ReadTimeout) from exc  # sent, then no answer in time
@@ -179,11 +213,11 @@ class JsonPoster:
         try:
             response = await self._client.send(request, stream=True)
         except httpx.TransportError as exc:
-            _raise_transport_error(exc)
+            _raise_transport_error(exc, request.url)
         try:
             content = await response.aread()
         except httpx.TransportError as exc:
-            _raise_transport_error(exc)
+            _raise_transport_error(exc, request.url)
         except httpx.DecodingError as exc:
             raise LLMBadResponse(f"undecodable response body (HTTP {response.status_code})") from exc
         finally:
