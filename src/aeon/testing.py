@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from aeon.adapters.llm.expected import calls as _calls
+from aeon.adapters.llm.expected import expected_answer
 from aeon.application.errors import ScriptExhausted
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import Run, RunSettings
@@ -92,12 +94,14 @@ class FunctionLLM:
 
 
 def answers(*texts: str | Exception) -> FunctionLLM:
-    """A model answering calls in order; one call too many raises ScriptExhausted."""
+    """A model answering calls in order; one call too many raises ScriptExhausted saying which answer that call
+    asked for (profile and plan, evaluation, refinement, a reasoning step …) and a JSON example of its shape."""
     queue = list(texts)
 
     def next_answer(call: LLMCall) -> str | Exception:
         if not queue:
-            return ScriptExhausted(f"the test model ran out of answers after {len(texts)} calls")
+            wanted = expected_answer(len(texts) + 1, call.messages, call.schema_name, call.schema)
+            return ScriptExhausted(f"the test model ran out of answers after {_calls(len(texts))}: {wanted}")
         return queue.pop(0)
 
     return FunctionLLM(next_answer, name="answers")

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
+from aeon.adapters.llm.expected import calls, expected_answer
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
 from aeon.domain.llm import Completion, Message, Usage
 
@@ -43,7 +44,8 @@ class ScriptedRequest(msgspec.Struct, frozen=True, kw_only=True):
 class ScriptedLLM:
     """Answers each call with the next scripted response: a string returned verbatim, or `{error: kind}`.
 
-    Running out of responses raises ScriptExhausted naming the script. Every request is kept in `requests`.
+    Running out of responses raises ScriptExhausted naming the script and the answer the call asked for (its kind
+    and a JSON example). Every request is kept in `requests`.
     """
 
     def __init__(
@@ -100,7 +102,8 @@ class ScriptedLLM:
             ScriptedRequest(messages=list(messages), schema=dict(schema) if schema else None, schema_name=schema_name)
         )
         if n >= len(self._responses):
-            raise ScriptExhausted(f"scripted LLM {self._source} ran out of responses after {n} calls")
+            wanted = expected_answer(n + 1, messages, schema_name, schema)
+            raise ScriptExhausted(f"scripted LLM {self._source} ran out of responses after {calls(n)}: {wanted}")
         item = self._responses[n]
         if isinstance(item, Mapping):
             raise _ERRORS[str(item["error"])](self._source)
