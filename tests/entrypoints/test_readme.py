@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from aeon.adapters.llm._llama_server import BUILD_JOBS_VAR
+from aeon.adapters.llm._llama_server import BUILD_JOBS_VAR, BUILD_MINUTES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,3 +38,14 @@ def test_readme_local_install_bounds_the_llama_cpp_build_to_the_machines_cores()
 def test_configs_named_in_the_readme_exist():
     for name in re.findall(r"config/[\w.-]+\.yaml", (ROOT / "README.md").read_text()):
         assert (ROOT / name).is_file(), name
+
+
+def test_readme_gives_the_measured_build_time_and_a_demo_to_run_while_it_compiles():
+    text = (ROOT / "README.md").read_text()
+    assert "8–17\nminutes on 2 cores" in text and BUILD_MINUTES == "8–17 minutes on 2 cores"  # as `aeon run` says it
+    blocks = _bash_blocks(text)
+    demo = next(b for b in blocks if b.startswith(".venv/bin/aeon run") and "scripted-demo" in b)
+    meanwhile = next(b for b in blocks if ".venv-demo" in b)
+    venv, install, run = (part.strip() for part in meanwhile.split("&&"))
+    assert (venv, install) == ("python3 -m venv .venv-demo", ".venv-demo/bin/pip install -e .")  # no [local] build
+    assert run == demo.replace(".venv/", ".venv-demo/")  # the demo above, which the wheel install test runs
