@@ -295,13 +295,18 @@ def _denied(run: Run, status: RunStatus, converged: bool | None) -> ErrorInfo | 
         "; ".join(step.errors) or "denied",
     )  # fmt: skip
     message = f"a person denied step {step.step_id} ({step.tool}), {said}; the run did not get done without it"
+    return _step_error(run, DENIED_CODE, message, step.step_id)
+
+
+def _step_error(run: Run, code: str, message: str, step_id: str) -> ErrorInfo:
+    """The error of a run that ended because of one step (it failed, or a person denied it), where the run stood."""
     return ErrorInfo(
-        code=DENIED_CODE,
+        code=code,
         message=message,
         phase=run.phase.value,
-        step_id=step.step_id,
-        correlation_id=s.correlation_id,
-        pass_number=s.pass_number,
+        step_id=step_id,
+        correlation_id=run.state.correlation_id,
+        pass_number=run.state.pass_number,
     )
 
 
@@ -318,15 +323,7 @@ def assemble(
     run.meter.tick(run.clock.monotonic())
     not_made = tool_calls_not_made(s.plan)
     if status is RunStatus.COMPLETED and (failed := failure(s.plan)) is not None:  # `aeon run … && next` stops
-        status, (step_id, message) = RunStatus.FAILED, failed
-        error = ErrorInfo(
-            code=STEP_FAILED,
-            message=message,
-            phase=run.phase.value,
-            step_id=step_id,
-            correlation_id=s.correlation_id,
-            pass_number=s.pass_number,
-        )
+        status, error = RunStatus.FAILED, _step_error(run, STEP_FAILED, failed[1], failed[0])
     if status is RunStatus.COMPLETED and not_made:  # a script's `aeon run … && next` must not go on as if it ran
         status = RunStatus.UNVERIFIED
     last = s.assessments[-1] if s.assessments else None
