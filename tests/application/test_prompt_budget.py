@@ -48,8 +48,8 @@ def report(size: int) -> str:
     return "".join(lines)[: size - 1].rstrip().ljust(size - 1, "-") + "."  # `size` characters, no trailing space
 
 
-def run_reading(text: str, **settings: Any) -> tuple[Any, dict[str, list[testing.LLMCall]], testing.ListLog]:
-    """Read `text` with a tool, summarise it (s2), fail the first evaluation, refine (add s3), converge on pass 2."""
+def reading_tools(text: str) -> ToolRegistry:
+    """The built-in tools and `read_report`, which returns `text` whatever report is named."""
 
     @tool
     def read_report(name: str) -> str:
@@ -59,6 +59,13 @@ def run_reading(text: str, **settings: Any) -> tuple[Any, dict[str, list[testing
     registry = ToolRegistry()
     register_builtins(registry)
     registry.register_function(read_report)
+    return registry
+
+
+def run_reading(text: str, **settings: Any) -> tuple[Any, dict[str, list[testing.LLMCall]], testing.ListLog]:
+    """Read `text` with a tool, summarise it (s2), fail the first evaluation, refine (add s3), converge on pass 2."""
+
+    registry = reading_tools(text)
     step = {"answer": "Revenue grew.", "clarity_state": "CLEAR", "handoff_to_next": "revenue grew"}
     answers = iter(
         [
@@ -194,14 +201,7 @@ def test_the_readme_bench_command_prints_the_figures_it_quotes():
 def test_a_long_final_answer_is_shown_to_the_evaluation_once():
     text = report(5_000)
 
-    @tool
-    def read_report(name: str) -> str:
-        """The text of a named report."""
-        return text
-
-    registry = ToolRegistry()
-    register_builtins(registry)
-    registry.register_function(read_report)
+    registry = reading_tools(text)
     llm = testing.answers(first(profile(1), json.dumps({"goal": "read the q3 report", "steps": [READ]})), verdict(True))
     orch = testing.orchestrator(llm, run=RunSettings(ttl=1, ttl_given=True), tools=registry)
     result = asyncio.run(orch.run("read the q3 report"))
