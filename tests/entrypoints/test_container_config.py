@@ -155,6 +155,30 @@ def test_aeon_llm_adapter_env_with_an_unknown_adapter_is_a_config_error(monkeypa
         load_settings(None)
 
 
+@pytest.mark.parametrize(
+    ("tree", "line"),
+    [
+        ({"llm": {"scirpt": "x"}}, "config error at llm.scirpt: unknown key (did you mean 'script'?)"),
+        ({"lmm": {"adapter": "local"}}, "config error at lmm: unknown key (did you mean 'llm'?)"),
+        (
+            {"run": {"max_plan_step": 9}},
+            "config error at run.max_plan_step: unknown key (did you mean 'max_plan_steps'?)",
+        ),
+        ({"prices": {"m": {"input": 1, "ouptut": 2}}}, "at prices.m.ouptut: unknown key (did you mean 'output'?)"),
+        ({"run": {"zzz": 1}}, "config error at run.zzz: unknown key [from"),  # nothing close: no guess
+    ],
+)
+def test_a_mistyped_key_is_answered_with_the_key_it_is_closest_to(
+    tmp_path: Path, tree: dict[str, Any], line: str
+) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(yaml.safe_dump(tree), encoding="utf-8")
+
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings(path)
+    assert line in str(caught.value)
+
+
 def test_openai_yaml_reads_endpoint_and_model_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AEON_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
     monkeypatch.setenv("AEON_LLM_MODEL", "gemma-3-270m")

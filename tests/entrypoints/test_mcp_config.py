@@ -36,7 +36,10 @@ def config(tmp_path: Path, *servers: dict[str, Any]) -> Path:
             {"name": "none"},
             "at tools.mcp.0 (MCP server 'none'): neither command (stdio) nor url (streamable HTTP) given",
         ),
-        ({"name": "typo", "comand": "x"}, "at tools.mcp.0.comand (MCP server 'typo'): unknown key"),
+        (
+            {"name": "typo", "comand": "x"},
+            "at tools.mcp.0.comand (MCP server 'typo'): unknown key (did you mean 'command'?)",
+        ),
         (
             {"name": "web", "url": "http://h/mcp", "env": {"A": "b"}},
             "at tools.mcp.0 (MCP server 'web'): args and env are for a command (stdio)",
@@ -54,7 +57,11 @@ def config(tmp_path: Path, *servers: dict[str, Any]) -> Path:
         ),
         (
             {"name": "o", "command": "x", "overrides": {"a": {"approve": True}}},
-            "at tools.mcp.0.overrides.a.approve (MCP server 'o'): unknown key",
+            "at tools.mcp.0.overrides.a.approve (MCP server 'o'): unknown key [from",  # nothing close: no guess
+        ),
+        (
+            {"name": "o", "command": "x", "overrides": {"a": {"requires_aproval": True}}},
+            "(MCP server 'o'): unknown key (did you mean 'requires_approval'?)",
         ),
     ],
 )
@@ -64,6 +71,30 @@ def test_a_bad_server_entry_is_exit_2_with_one_line_naming_it(
     out = invoke("tools", "--config", config(tmp_path, server))
     assert_exit(out, 2)
     assert problem in one_line(out.stderr)
+
+
+@pytest.mark.parametrize("header", ["Authorization", "authorization"])
+@pytest.mark.parametrize("userinfo", ["bob:pw-in-the-url@", "token-in-the-url@"])
+def test_a_url_with_credentials_and_an_authorization_header_is_refused(
+    tmp_path: Path, header: str, userinfo: str
+) -> None:
+    server = {"name": "web", "url": f"https://{userinfo}h/mcp", "headers": {header: "Bearer header-token-123"}}
+    out = invoke("tools", "--config", config(tmp_path, server))
+
+    assert_exit(out, 2)
+    line = one_line(out.stderr)
+    assert (
+        "at tools.mcp.0 (MCP server 'web'): url carries a user and password and headers carries an Authorization"
+        in line
+    )
+    assert "in-the-url" not in line and "header-token-123" not in line
+
+
+def test_a_url_with_credentials_and_other_headers_is_accepted(tmp_path: Path) -> None:
+    server = {"name": "web", "url": "https://bob:pw@h/mcp", "headers": {"X-Api-Key": "k", "Authorization": "${NOPE:}"}}
+    settings = load_settings(config(tmp_path, server))  # an Authorization left empty by its marker is not sent
+
+    assert settings.tools.mcp[0].url == "https://bob:pw@h/mcp"
 
 
 def test_two_servers_with_one_name_is_a_config_error(tmp_path: Path) -> None:
@@ -102,15 +133,13 @@ def test_values_markers_put_into_env_and_headers_are_secrets_whatever_their_name
         "args": ["${ZONE}"],  # an argument is not a credential
         "env": {"A": "${PLAIN_NAME}", "DEBUG": "${SHORT}", "GITHUB_TOKEN": "literal-token-in-the-file"},
     }
-    web = {
-        "name": "w",
-        "url": "https://user:url-password-123@h/mcp",
-        "headers": {"Authorization": "Bearer literal-1234"},
-    }
+    web = {"name": "w", "url": "https://user:url-password-123@h/mcp", "headers": {"X-Api-Key": "literal-key-5678"}}
+    bearer = {"name": "b", "url": "https://h/mcp", "headers": {"Authorization": "Bearer literal-1234"}}
 
-    secrets = run_secrets(load_settings(config(tmp_path, stdio, web)), environ={})
+    secrets = run_secrets(load_settings(config(tmp_path, stdio, web, bearer)), environ={})
 
     assert {"innocent-looking-credential", "literal-token-in-the-file", "Bearer literal-1234"} <= set(secrets)
+    assert "literal-key-5678" in secrets
     assert "url-password-123" in secrets
     assert "1" not in secrets and "Europe/Paris-not-a-secret" not in secrets  # a flag, an argument
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,18 @@ def test_the_demo_with_a_reasoning_step_takes_three_calls_one_per_phase_a_step_a
     code, doc, _, _ = demo(tmp_path, "demo", "calculate the sum of 5 and 10")
     assert code == 0 and doc["converged"] is True
     assert [c["purpose"] for c in doc["ledger"]["calls"]] == ["profile_and_plan", "reason:s2", "evaluate"]
+
+
+def test_each_demo_of_the_readme_table_opens_with_what_to_expect_and_the_request_it_scripts() -> None:
+    readme = (CONFIG.parent / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Scripted demos", 1)[1].split("\n## ", 1)[0]
+    names = sorted(set(re.findall(r"`config/(scripted-[\w-]+\.yaml)`", table)))
+    assert len(names) >= 9
+    for name in names:
+        lines = (CONFIG / name).read_text(encoding="utf-8").splitlines()
+        comment = list(itertools.takewhile(lambda line: line.startswith("#"), lines))
+        assert comment and len(comment[0]) > 20, f"{name}: no first line saying what to expect"
+        assert re.search(r'"[^"]{5,}"', " ".join(comment)), f"{name}: its comment names no request in quotes"
+        for line in comment:
+            if line.startswith("# Try:"):
+                assert f"--config config/{name}" in line, f"{name}: its Try line runs another config"
