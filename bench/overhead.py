@@ -26,6 +26,7 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import Redactor
+from aeon.domain.log_pass import CycleRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 
@@ -138,13 +139,27 @@ def multipass_run(log_path: Path) -> tuple[float, int, int]:
 def log_records(path: Path, n: int) -> float:
     log = JsonlEventLog(path)
     log.bind("00000000-0000-4000-8000-000000000000")
-    payload = {"step_number": 3, "plan_state": json.loads(_plan()), "llm_output": ["x"], "errors": []}
+    plan = json.loads(_plan())
     t0 = time.perf_counter()
     for _ in range(n):
-        log.emit("cycle", **payload)
+        log.emit(cycle_record(plan))
     elapsed = time.perf_counter() - t0
     log.close()
     return elapsed / n
+
+
+def cycle_record(plan: Any) -> CycleRecord:
+    """A cycle record holding the full plan snapshot, built as the kernel builds one per cycle."""
+    return CycleRecord(
+        pass_number=1,
+        step_number=3,
+        plan_state=plan,
+        llm_output=["x"],
+        supervisor_actions=[],
+        tool_calls=[],
+        ttl_remaining=2,
+        errors=[],
+    )
 
 
 def scan_per_step(path: Path) -> tuple[float, int]:

@@ -25,6 +25,7 @@ from aeon.application.ports import ApproverPort, CheckpointPort, MemoryPort, Pro
 from aeon.domain.budget import BudgetState
 from aeon.domain.context import INPUTS, required
 from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.log_records import STAMPS, LogRecord
 from aeon.domain.phases import Stage
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
@@ -133,9 +134,11 @@ class FakeClock:
 
 
 class ListLog:
-    """A LoggerPort keeping (event, fields) in memory."""
+    """A LoggerPort keeping its records in memory: `records` as given, `events` as (event, fields) the way a log
+    file holds them (Structs and enums as JSON values, the stamps left out)."""
 
     def __init__(self) -> None:
+        self.records: list[LogRecord] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
 
     def open(self) -> None:
@@ -144,9 +147,12 @@ class ListLog:
     def bind(self, correlation_id: str) -> None:
         return None
 
-    def emit(self, event: str, /, **fields: Any) -> None:
-        """Kept as the JSON a log file would hold (Structs and enums as JSON values), decoded again."""
-        self.events.append((event, msgspec.json.decode(msgspec.json.encode(fields, enc_hook=str))))
+    def emit(self, record: LogRecord) -> None:
+        self.records.append(record)
+        fields = msgspec.json.decode(msgspec.json.encode(record, enc_hook=str))
+        for stamp in STAMPS:
+            fields.pop(stamp, None)
+        self.events.append((record.event, fields))
 
     def lost(self) -> LostRecords | None:
         return None

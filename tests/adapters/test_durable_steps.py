@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from free_records import rec
 
 from aeon import testing
 from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_written
@@ -303,7 +304,7 @@ def test_a_crash_before_the_first_step_is_recorded_leaves_no_record_in_the_log(t
     path = tmp_path / "runs.jsonl"
     log = ReplayLog(JsonlEventLog(path), count=lambda: records_written(path, "run-1"))
     log.bind("run-1")
-    log.emit("run_start", request="sum")
+    log.emit(rec("run_start", request="sum"))
     assert log.mark() == 1 and not path.exists()  # numbered, not yet written
 
     async def first() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from free_records import rec
 
 from aeon.adapters.eventlog import JsonlEventLog
 
@@ -52,9 +53,9 @@ class BreakableStream(io.StringIO):
 def test_a_repeat_of_a_large_text_is_a_marker_naming_its_size_hash_and_the_record_that_holds_it() -> None:
     answer = "é" + "forty-two " * 500  # 5 001 characters, 5 002 bytes
     log, stream = stream_log()
-    log.emit("llm_call", output=answer)
-    log.emit("step", note="small")
-    log.emit("cycle", llm_output=[answer], plan_state={"steps": [{"step_output": answer}]})
+    log.emit(rec("llm_call", output=answer))
+    log.emit(rec("step", note="small"))
+    log.emit(rec("cycle", llm_output=[answer], plan_state={"steps": [{"step_output": answer}]}))
 
     first, _, cycle = lines(stream)
     assert first["output"] == answer
@@ -67,8 +68,8 @@ def test_a_repeat_of_a_large_text_is_a_marker_naming_its_size_hash_and_the_recor
 def test_a_repeat_inside_one_record_points_at_that_record() -> None:
     answer = "x" * 2000
     log, stream = stream_log()
-    log.emit("small")
-    log.emit("cycle", a=answer, b=answer)
+    log.emit(rec("small"))
+    log.emit(rec("cycle", a=answer, b=answer))
     record = lines(stream)[1]
     assert record["a"] == answer
     assert REPEAT.match(record["b"]) is not None and record["b"].startswith("[aeon:repeat seq=1 ")
@@ -79,8 +80,8 @@ def test_a_text_of_exactly_1_kib_characters_is_found_however_it_is_escaped(unit:
     text = (unit * 1024)[:1024]
     around = {"pad": ["p", 'q"', "r\\"] * 200}  # short strings all around: no stretch of the line free of quotes
     log, stream = stream_log()
-    log.emit("e", **around, text=text)
-    log.emit("e", text=text, **around)
+    log.emit(rec("e", **around, text=text))
+    log.emit(rec("e", text=text, **around))
     first, second = lines(stream)
     assert first["text"] == text and first["pad"] == around["pad"]
     assert REPEAT.match(second["text"]) is not None
@@ -90,15 +91,15 @@ def test_texts_under_the_threshold_are_logged_verbatim_every_time() -> None:
     text = "y" * 1023
     log, stream = stream_log()
     for _ in range(3):
-        log.emit("e", text=text, nested={"list": [text]})
+        log.emit(rec("e", text=text, nested={"list": [text]}))
     assert all(r["text"] == text and r["nested"]["list"] == [text] for r in lines(stream))
 
 
 def test_a_first_copy_over_the_string_cap_keeps_its_head_and_names_its_size_and_hash() -> None:
     text = "".join(f"line {i} of the answer\n" for i in range(20_000))  # ~490 kB
     log, stream = stream_log(max_string_bytes=64 * 1024)
-    log.emit("llm_call", output=text, small="kept")
-    log.emit("cycle", llm_output=[text])
+    log.emit(rec("llm_call", output=text, small="kept"))
+    log.emit(rec("cycle", llm_output=[text]))
 
     first, second = lines(stream)
     cut = CUT.search(first["output"])
@@ -115,7 +116,7 @@ def test_a_first_copy_over_the_string_cap_keeps_its_head_and_names_its_size_and_
 def test_a_cut_never_splits_a_multibyte_character() -> None:
     text = "€" * 40_000  # 3 bytes each
     log, stream = stream_log(max_string_bytes=10_001)
-    log.emit("e", text=text)
+    log.emit(rec("e", text=text))
     value = lines(stream)[0]["text"]
     assert set(value[: CUT.search(value).start()]) == {"€"}  # type: ignore[union-attr]
 
@@ -125,7 +126,7 @@ def test_a_record_over_the_record_cap_has_its_largest_strings_cut_until_it_fits(
     big, middle = "b" * 50_000, "m" * 30_000
     log, stream = stream_log(max_record_bytes=cap, max_string_bytes=cap)
     log.bind("corr")
-    log.emit("cycle", big=big, middle=middle, small="s" * 500, number=7, items=[1, 2, 3])
+    log.emit(rec("cycle", big=big, middle=middle, small="s" * 500, number=7, items=[1, 2, 3]))
 
     raw = stream.getvalue()
     assert raw.count("\n") == 1 and len(raw.encode()) - 1 <= cap
@@ -142,7 +143,7 @@ def test_escaped_text_is_measured_as_written() -> None:
     cap = 16 * 1024
     quoted = '"\\\n\x01' * 20_000  # every character escaped, one to six bytes each on the line
     log, stream = stream_log(max_record_bytes=cap, max_string_bytes=1024 * 1024)
-    log.emit("e", text=quoted)
+    log.emit(rec("e", text=quoted))
     raw = stream.getvalue().encode()
     assert len(raw) - 1 <= cap
     value = json.loads(raw)["text"]
@@ -153,7 +154,7 @@ def test_a_record_of_many_small_fields_over_the_cap_is_still_one_valid_line_with
     cap = 4096
     log, stream = stream_log(max_record_bytes=cap)
     log.bind("corr")
-    log.emit("huge", **{f"k{i}": i for i in range(2000)})
+    log.emit(rec("huge", **{f"k{i}": i for i in range(2000)}))
     raw = stream.getvalue()
     assert raw.count("\n") == 1 and len(raw.encode()) - 1 <= cap
     record = json.loads(raw)
@@ -166,8 +167,8 @@ def test_secrets_are_redacted_before_a_large_text_is_cut_or_hashed() -> None:
     cut_at = 8 * 1024
     text = "a" * (cut_at - 150 - 10) + secret + "b" * 20_000 + secret  # one secret across the cut, one beyond it
     log, stream = stream_log(secrets=[secret], max_string_bytes=cut_at)
-    log.emit("llm_call", output=text)
-    log.emit("cycle", llm_output=[text])
+    log.emit(rec("llm_call", output=text))
+    log.emit(rec("cycle", llm_output=[text]))
 
     raw = stream.getvalue()
     for n in range(6, len(secret) + 1):
@@ -183,10 +184,10 @@ def test_a_large_text_whose_record_was_lost_is_written_in_full_next_time() -> No
     stream = BreakableStream()
     log = JsonlEventLog(None, stream=stream)
     stream.broken = True
-    log.emit("lost", text=text)
+    log.emit(rec("lost", text=text))
     stream.broken = False
-    log.emit("kept", text=text)
-    log.emit("again", text=text)
+    log.emit(rec("kept", text=text))
+    log.emit(rec("again", text=text))
     kept, again = (json.loads(line) for line in stream.getvalue().splitlines())
     assert kept["text"] == text
     assert again["text"].startswith("[aeon:repeat seq=1 ")
@@ -196,9 +197,9 @@ def test_repeats_never_point_into_another_run() -> None:
     text = "w" * 3000
     log, stream = stream_log()
     log.bind("run-1")
-    log.emit("e", text=text)
+    log.emit(rec("e", text=text))
     log.bind("run-2")
-    log.emit("e", text=text)
+    log.emit(rec("e", text=text))
     assert [r["text"] for r in lines(stream)] == [text, text]
 
 
@@ -215,6 +216,11 @@ CHILD = """
 import sys
 from pathlib import Path
 from aeon.adapters.eventlog import JsonlEventLog
+from aeon.domain.log_records import LogRecord
+
+class Tick(LogRecord, tag="tick", kw_only=True):
+    i: int
+    text: str
 
 path, who, count, rotate = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 log = JsonlEventLog(path, rotate_bytes=rotate, keep=10_000)
@@ -222,7 +228,7 @@ log.open()
 log.bind(who)
 sys.stdin.readline()  # every writer starts on the same signal
 for i in range(count):
-    log.emit("tick", i=i, text=f"{who}:{i}:" + "y" * (i % 300))
+    log.emit(Tick(i=i, text=f"{who}:{i}:" + "y" * (i % 300)))
 log.close()
 sys.exit(1 if log.lost() else 0)
 """
@@ -242,7 +248,7 @@ def test_the_log_rotates_by_size_and_keeps_n_backups(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     log = JsonlEventLog(path, rotate_bytes=2000, keep=2)
     for i in range(100):
-        log.emit("tick", i=i, text="x" * 100)
+        log.emit(rec("tick", i=i, text="x" * 100))
     log.close()
 
     files = generations(path)
@@ -255,9 +261,9 @@ def test_the_log_rotates_by_size_and_keeps_n_backups(tmp_path: Path) -> None:
 def test_a_record_larger_than_the_rotation_size_gets_a_file_of_its_own(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     log = JsonlEventLog(path, rotate_bytes=1024, keep=3)
-    log.emit("small")
-    log.emit("big", text="q" * 3000)
-    log.emit("small")
+    log.emit(rec("small"))
+    log.emit(rec("big", text="q" * 3000))
+    log.emit(rec("small"))
     log.close()
     assert [[r["event"] for r in read([p])] for p in generations(path)] == [["small"], ["big"], ["small"]]
 
@@ -266,9 +272,9 @@ def test_a_repeat_after_a_rotation_is_written_again_not_pointed_at(tmp_path: Pat
     path = tmp_path / "runs.jsonl"
     text = "r" * 3000
     log = JsonlEventLog(path, rotate_bytes=4096, keep=3)
-    log.emit("first", text=text)
-    log.emit("filler", text="f" * 1500)
-    log.emit("second", text=text)  # lands in a new file: its first copy is in runs.jsonl.1
+    log.emit(rec("first", text=text))
+    log.emit(rec("filler", text="f" * 1500))
+    log.emit(rec("second", text=text))  # lands in a new file: its first copy is in runs.jsonl.1
     log.close()
     assert [r["text"] for r in read([path])] == [text]
 
@@ -277,7 +283,7 @@ def test_without_a_rotation_size_the_log_only_grows(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     log = JsonlEventLog(path, rotate_bytes=None)
     for i in range(50):
-        log.emit("tick", text="x" * 100 + str(i))
+        log.emit(rec("tick", text="x" * 100 + str(i)))
     log.close()
     assert generations(path) == [path]
 

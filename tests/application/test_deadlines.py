@@ -184,7 +184,7 @@ def test_a_provider_down_for_good_gets_one_paused_extra_round_and_an_error_that_
         LLMRetryRound(purpose="plan", attempts=3, cause="HTTP 429", wait_seconds=12.0)
     ]
     retry = next(
-        json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines() if "phase_retry" in line
+        json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines() if "llm_retry_round" in line
     )
     assert retry["wait_seconds"] == 12.0
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from free_records import rec
 
 from aeon.adapters.durable.steps import redacted_error
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
@@ -101,7 +102,9 @@ def test_a_configured_secret_is_found_in_its_json_escaped_forms() -> None:
 
 def test_the_log_blanks_an_authorization_header_a_tool_output_holds_as_text() -> None:
     stream = io.StringIO()
-    JsonlEventLog(None, stream=stream).emit("tool_call", output=f"HTTP/1.1 200\r\nAuthorization: Bearer {TOKEN}\r\n")
+    JsonlEventLog(None, stream=stream).emit(
+        rec("tool_call", output=f"HTTP/1.1 200\r\nAuthorization: Bearer {TOKEN}\r\n")
+    )
     assert TOKEN not in stream.getvalue()
     assert json.loads(stream.getvalue())["output"] == "HTTP/1.1 200\r\nAuthorization: [REDACTED]\r\n"
 

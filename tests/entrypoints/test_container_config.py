@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from dependency_injector import providers
+from free_records import rec
 from pydantic import BaseModel, SecretStr
 from pytest_socket import disable_socket, enable_socket
 
@@ -225,7 +226,7 @@ def test_configured_key_is_redacted_from_the_event_log(monkeypatch: pytest.Monke
 
     assert container.secrets() == [FAKE_KEY]
     event_log = container.event_log()
-    event_log.emit("llm_error", message=f"401 for key {FAKE_KEY}")
+    event_log.emit(rec("llm_error", message=f"401 for key {FAKE_KEY}"))
     event_log.close()
     text = log.read_text()
     assert FAKE_KEY not in text

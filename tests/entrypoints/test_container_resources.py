@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 from dependency_injector import providers
+from free_records import rec
 from pydantic import BaseModel, SecretStr
 
 import aeon.entrypoints.container as container_module
@@ -163,7 +164,7 @@ def _spec(tmp_path: Path) -> durable_runner.RunSpec:
 def test_a_durable_run_closes_its_log_model_and_tracer_once(tmp_path: Path, tally: Counter[str]) -> None:
     async def scope() -> None:
         async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False) as built:
-            built.log.emit("checked")
+            built.log.emit(rec("checked"))
 
     asyncio.run(scope())
     assert_each_closed_once(tally)

@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest
 from aeon.domain.llm import Completion, Message
+from aeon.domain.log_records import LogRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
@@ -83,22 +84,23 @@ class MemoryPort(Protocol):
 
 @runtime_checkable
 class LoggerPort(Protocol):
-    """The run's event log. `emit` writes one record (the adapter adds correlation_id, seq and timestamp).
+    """The run's audit log. `emit` writes one record of aeon.domain.audit_log (the adapter fills its correlation_id,
+    seq and timestamp, and redacts it on its way out: the one place records are redacted).
 
     `open` opens the log now, before anything is spent, and makes its next record a must: when the log cannot be
     opened, or that record cannot be written (a read-only folder, a full device), `open` or that `emit` raises
     EventLogUnavailable naming where the log goes and the OS reason. Any other failing write must not crash the run:
     adapters report it once as a warning, carry on, and count it; `lost` says how many records were lost and why
     (None when none were). `close` flushes and syncs. `bind` fixes the correlation_id stamped on every later record.
-    Field values are JSON values, msgspec Structs (which may change after the call) or msgspec.Raw JSON: a logger
-    encodes or copies them within `emit`.
+    A record's field values may be Structs (which may change after the call) or msgspec.Raw JSON: a logger encodes
+    or copies them within `emit`, and never changes the record it is given.
     """
 
     def open(self) -> None: ...
 
     def bind(self, correlation_id: str) -> None: ...
 
-    def emit(self, event: str, /, **fields: Any) -> None: ...
+    def emit(self, record: LogRecord) -> None: ...
 
     def lost(self) -> LostRecords | None: ...
 

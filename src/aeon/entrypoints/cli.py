@@ -10,6 +10,7 @@ import typer
 
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout, second_signal_leaves
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
@@ -326,6 +327,7 @@ def mcp(
 
 
 register_durable_commands(app)
+app.add_typer(schema_app, name="schema")
 app.command()(ui)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from aeon.domain.log_records import LogRecord
 from aeon.domain.records import LostRecords
 
 
@@ -22,7 +23,7 @@ class NumberedLog(Protocol):
 
     def bind(self, correlation_id: str) -> None: ...
 
-    def emit(self, event: str, /, **fields: Any) -> None: ...
+    def emit(self, record: LogRecord) -> None: ...
 
     def lost(self) -> LostRecords | None: ...
 
@@ -45,7 +46,7 @@ class ReplayLog:
 
     def __init__(self, inner: NumberedLog, *, written: int = 0, count: Callable[[], int] | None = None) -> None:
         self._inner, self._written, self._count = inner, written, count
-        self._held: list[tuple[str, dict[str, Any]]] | None = [] if count is not None else None
+        self._held: list[LogRecord] | None = [] if count is not None else None
 
     def settle(self, *, again: bool) -> None:
         if self._held is None:
@@ -53,8 +54,8 @@ class ReplayLog:
         held, self._held = self._held, None
         if again and self._count is not None:
             self._written = self._count()
-        for event, fields in held:
-            self.emit(event, **fields)
+        for record in held:
+            self.emit(record)
 
     def holding(self) -> bool:
         """Whether the records are still held (the run has not settled yet whether it executes again)."""
@@ -73,13 +74,13 @@ class ReplayLog:
     def bind(self, correlation_id: str) -> None:
         self._inner.bind(correlation_id)
 
-    def emit(self, event: str, /, **fields: Any) -> None:
+    def emit(self, record: LogRecord) -> None:
         if self._held is not None:
-            self._held.append((event, fields))
+            self._held.append(record)
         elif self._inner.next_seq < self._written:
             self._inner.skip(1)
         else:
-            self._inner.emit(event, **fields)
+            self._inner.emit(record)
 
     def lost(self) -> LostRecords | None:
         return self._inner.lost()

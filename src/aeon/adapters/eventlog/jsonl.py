@@ -1,4 +1,4 @@
-"""JsonlEventLog: one JSON object per line, stamped, redacted, then rendered within its caps."""
+"""JsonlEventLog: one typed record (aeon.domain.audit_log) a line, stamped, redacted, then rendered within its caps."""
 
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks,
 from aeon.application.errors import EventLogUnavailable
 from aeon.application.llm.jsonfix import without_lone_surrogates
 from aeon.application.redaction import REDACTED, SECRET_KEYS, Redactor
+from aeon.domain.log_records import STAMPS, LogRecord
 from aeon.domain.records import LostRecords
 
 __all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
 
 MIB = 1024 * 1024
-_STAMPS = ("event", "correlation_id", "seq", "timestamp")
 # fsync's answer for a log that is a device or a pipe (/dev/stderr, /dev/full): nothing to sync, not a failure
 _UNSYNCABLE = frozenset({errno.EINVAL, errno.ENOTSUP})
 
@@ -38,7 +38,7 @@ class JsonlEventLog:
     `stream`; with neither the log is a sink that only counts. Each record is one unbuffered `write` call.
     After `open`, the next record must be written: its failure raises EventLogUnavailable. Any other failing write
     never raises: the first failure is reported once on stderr and every lost record is counted in `dropped` (and
-    `lost`). A field named like a stamp is kept under a leading underscore ("_seq"), since the stamps win.
+    `lost`). The record given is never changed: the stamps are set on a copy.
     Secrets are redacted first (the run's Redactor, or one made from `secrets`); then large texts are written once
     and records kept under `max_record_bytes` (RecordShrinker). The file rotates to path.1 … path.`keep` before a
     record would take it past `rotate_bytes` (None: never), also when other processes append to it.
@@ -73,7 +73,7 @@ class JsonlEventLog:
         self._failure: str | None = None
         self._lock = threading.Lock()
         self._shrinker = RecordShrinker(
-            max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=_STAMPS
+            max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=STAMPS
         )
         self._redactor = redactor if redactor is not None else Redactor(secrets)
 
@@ -104,7 +104,7 @@ class JsonlEventLog:
                 self._shrinker.forget()  # a repeat marker points at a record of the same run, never another
             self._correlation_id = correlation_id
 
-    def emit(self, event: str, /, **fields: Any) -> None:
+    def emit(self, record: LogRecord) -> None:
         with self._lock:
             seq = self._seq
             self._seq += 1
@@ -113,7 +113,7 @@ class JsonlEventLog:
             try:
                 if self._closed:
                     raise ValueError("the event log is closed")
-                self._write(event, seq, self._now(), fields)
+                self._write(record, seq, self._now())
             except Exception as exc:
                 self.dropped += 1
                 self._failure = self._failure or self._why(exc)
@@ -160,10 +160,8 @@ class JsonlEventLog:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _write(self, event: str, seq: int, timestamp: str, fields: dict[str, Any]) -> None:
-        if not fields.keys().isdisjoint(_STAMPS):
-            fields = {f"_{key}" if key in _STAMPS else key: value for key, value in fields.items()}
-        record = {"event": event, "correlation_id": self._correlation_id, "seq": seq, "timestamp": timestamp, **fields}
+    def _write(self, given: LogRecord, seq: int, timestamp: str) -> None:
+        record = msgspec.structs.replace(given, correlation_id=self._correlation_id, seq=seq, timestamp=timestamp)
         line = self._render(record)  # rendering never changes `record`
         if self.path is not None and self._make_room(len(line) + 1):
             # A new file: a repeat marker must not point into the one just rotated away, so render again.
@@ -217,18 +215,23 @@ class JsonlEventLog:
             file=sys.stderr,
         )
 
-    def _render(self, record: dict[str, Any]) -> bytes:
+    def _render(self, record: LogRecord) -> bytes:
         """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
         except (TypeError, UnicodeEncodeError):
             # A key JSON cannot take as it is (a tuple), or a lone surrogate (text decoded from "\\ud83d" alone):
             # the plain form makes every key a string, and a lone surrogate becomes U+FFFD.
-            record = without_lone_surrogates(msgspec.to_builtins(record, enc_hook=str, str_keys=True))
-            raw = msgspec.json.encode(record)
+            data = without_lone_surrogates(msgspec.to_builtins(record, enc_hook=str, str_keys=True))
+            raw = msgspec.json.encode(data)
+            return self._finish(data, raw)
+        return self._finish(record, raw)
+
+    def _finish(self, record: LogRecord | dict[str, Any], raw: bytes) -> bytes:
+        """Redact (the one place a record is redacted on its way to the sink), then keep within the caps."""
         if self._redactor.may_hold(raw):
-            record = self._redactor.scrub(plain(record))
-            raw = encode(record)
+            scrubbed = self._redactor.scrub(plain(record))
+            return self._shrinker.shrink(scrubbed, escape_breaks(encode(scrubbed)))
         return self._shrinker.shrink(record, escape_breaks(raw))
 
 

@@ -47,7 +47,7 @@ class RecordShrinker:
         self._pending: dict[bytes, int] = {}  # large texts of the record being written
         self._cuts: dict[int, _Cut] = {}  # id of a string this record cut → what the whole text was
 
-    def shrink(self, record: dict[str, Any], line: bytes) -> bytes:
+    def shrink(self, record: Any, line: bytes) -> bytes:
         """`line` (the record's encoding, from `encode`) within the caps; `record` may hold Structs, which are
         turned into plain JSON values only when a text has to be replaced."""
         if self._pending or self._cuts:  # left from a record that was not written

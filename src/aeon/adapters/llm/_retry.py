@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_exponential
 from tenacity.wait import wait_base
 
 from aeon.application.errors import LLMTooSlow, LLMTransient, LLMUnavailable
 from aeon.application.ports import LoggerPort
+from aeon.domain.log_llm import LLMGiveupRecord, LLMRetryRecord
+from aeon.domain.log_records import LogRecord
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -95,14 +97,14 @@ class RetryPolicy:
         failure, attempt, wait = _failure(state), state.attempt_number, state.upcoming_sleep
         cause = str(failure)
         waits.append(wait)
-        self._emit("llm_retry", attempt=attempt, cause=cause, status=failure.status, wait_seconds=wait)
+        self._emit(LLMRetryRecord(attempt=attempt, cause=cause, status=failure.status, wait_seconds=wait))
         if self._status is not None:
             self._status(f"{cause} from the provider: attempt {attempt + 1} of {self.max_attempts} in {wait:.1f} s")
 
     def _give_up(self, waits: list[float], state: RetryCallState) -> NoReturn:
         failure, attempts = _failure(state), state.attempt_number
         cause = str(failure)
-        self._emit("llm_giveup", attempts=attempts, cause=cause, status=failure.status, waits=waits)
+        self._emit(LLMGiveupRecord(attempts=attempts, cause=cause, status=failure.status, waits=waits))
         waited = f"; waited {', '.join(f'{w:.1f} s' for w in waits)}" if waits else ""
         # the last attempt decides: a model that answered nothing in time is slow, not down
         kind, what = (LLMTooSlow, "answers too slow") if failure.slow else (LLMUnavailable, "provider unavailable")
@@ -115,6 +117,6 @@ class RetryPolicy:
             retry_after=failure.retry_after,
         ) from failure
 
-    def _emit(self, event: str, **fields: Any) -> None:
+    def _emit(self, record: LogRecord) -> None:
         if self._logger is not None:
-            self._logger.emit(event, **fields)
+            self._logger.emit(record)

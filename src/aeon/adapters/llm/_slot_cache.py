@@ -29,6 +29,8 @@ from typing import Any
 import httpx
 
 from aeon.application.ports import LoggerPort
+from aeon.domain.log_llm import LocalSlotCacheSkippedRecord, LocalSlotRestoredRecord, LocalSlotSavedRecord
+from aeon.domain.log_records import LogRecord
 
 SUFFIX = ".slot"
 _TMP = ".tmp"
@@ -117,7 +119,7 @@ class SlotCache:
                 _forget(path)
             raise SlotCacheSkipped(_why(response) if restored is None else "the file held no tokens")
         _touch(path)  # recently used: evicted last
-        self._emit("local_slot_restored", file=str(path), tokens=restored, seconds=self._seconds(began))
+        self._emit(LocalSlotRestoredRecord(file=str(path), tokens=restored, seconds=self._seconds(began)))
 
     async def _prime(self, client: httpx.AsyncClient, prefix: str) -> dict[str, Any]:
         """A one-token completion of the prefix alone, pinned to slot 0: the slot then holds the prefix's KV."""
@@ -148,7 +150,8 @@ class SlotCache:
             _forget(tmp)
             raise SlotCacheSkipped(_why(response) if saved is None else "slot 0 was empty")
         size = _publish(tmp, path)
-        self._emit("local_slot_saved", file=str(path), tokens=saved, bytes=size, seconds=self._seconds(began), **primed)
+        seconds = self._seconds(began)
+        self._emit(LocalSlotSavedRecord(file=str(path), tokens=saved, bytes=size, seconds=seconds, **primed))
         self._evict(keep=path)
 
     def _evict(self, *, keep: Path) -> None:
@@ -172,11 +175,11 @@ class SlotCache:
         return round(self._clock() - began, 3)
 
     def _skipped(self, step: str, reason: str) -> None:
-        self._emit("local_slot_cache_skipped", step=step, reason=reason[:300])
+        self._emit(LocalSlotCacheSkippedRecord(step=step, reason=reason[:300]))
 
-    def _emit(self, event: str, **fields: Any) -> None:
+    def _emit(self, record: LogRecord) -> None:
         if self._logger is not None:
-            self._logger.emit(event, **fields)
+            self._logger.emit(record)
 
 
 def _usable(path: Path) -> bool:

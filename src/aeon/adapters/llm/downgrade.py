@@ -13,6 +13,7 @@ from aeon.adapters.llm.dialects import Dialect, Structured
 from aeon.adapters.llm.wire_schemas import schema_keywords
 from aeon.application.errors import LLMRejected
 from aeon.application.ports import LoggerPort
+from aeon.domain.log_llm import LLMDowngradeRecord
 
 T = TypeVar("T")
 
@@ -166,11 +167,12 @@ async def send(
             warnings.append(warning)
             if logger is not None:
                 logger.emit(
-                    "llm_downgrade",
-                    dialect=dialect.name,
-                    refused=change[1],
-                    change=now,
-                    provider_message=exc.provider_message,
-                    status=exc.status,
+                    LLMDowngradeRecord(
+                        dialect=dialect.name,
+                        refused=change[1],
+                        change=now,
+                        provider_message=exc.provider_message,
+                        status=exc.status,
+                    )
                 )
     raise AssertionError("unreachable")  # the loop returns or raises

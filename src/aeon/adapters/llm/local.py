@@ -25,6 +25,8 @@ from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message
+from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
+from aeon.domain.log_records import LogRecord
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -154,7 +156,7 @@ class LocalLlamaLLM:
             pid = server.pid
             atexit.unregister(server.stop)
             server.stop()
-            self._emit("local_server_stopped", pid=pid)
+            self._emit(LocalServerStoppedRecord(pid=pid))
 
     async def _ensure_started(self, messages: Sequence[Message]) -> OpenAICompatLLM:
         async with self._lock:
@@ -191,7 +193,8 @@ class LocalLlamaLLM:
         try:
             await server.wait_ready(self._startup_timeout)
             seconds = round(time.monotonic() - began, 2)
-            self._emit("local_server_started", pid=server.pid, port=server.port, model=str(model), seconds=seconds)
+            started = LocalServerStartedRecord(pid=server.pid, port=server.port, model=str(model), seconds=seconds)
+            self._emit(started)
             if cache is not None and slot_dir is not None and prefix is not None:
                 async with httpx.AsyncClient(base_url=server.base_url, trust_env=False) as control:
                     await cache.warm(control, prefix)  # before the first call: restore, or prime and save
@@ -219,7 +222,7 @@ class LocalLlamaLLM:
         try:
             layout = layout_key(binary, model, ctx_size=self._ctx_size)
         except OSError as exc:  # the binary or model vanished: the server start will say so
-            self._emit("local_slot_cache_skipped", step="folder", reason=str(exc))
+            self._emit(LocalSlotCacheSkippedRecord(step="folder", reason=str(exc)))
             return None
         return SlotCache(
             self._slot_cache_dir,
@@ -231,6 +234,6 @@ class LocalLlamaLLM:
             clock=self._clock,
         )
 
-    def _emit(self, event: str, **fields: Any) -> None:
+    def _emit(self, record: LogRecord) -> None:
         if self._logger is not None:
-            self._logger.emit(event, **fields)
+            self._logger.emit(record)

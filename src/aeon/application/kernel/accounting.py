@@ -14,6 +14,7 @@ from aeon.application.kernel.run import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.log_llm import LLMCallNotSentRecord
 
 # The worst case of a call whose max_tokens the caller left to the adapter: the base config's llm.max_tokens.
 DEFAULT_MAX_TOKENS = 512
@@ -57,7 +58,7 @@ class CallAccounts:
         )
         if hit is not None:
             worst = {"prompt_tokens": prompt, "max_tokens": self._max_tokens, "cost": worst_cost}
-            run.record.event("llm_call_not_sent", purpose=purpose, cap=hit.cap.value, worst_case=worst)
+            run.record.log(LLMCallNotSentRecord(purpose=purpose, cap=hit.cap.value, worst_case=worst))
             raise BudgetExhausted.mid_phase(hit, f"before LLM call for {purpose}; the call was not sent")
 
     def entry(

@@ -10,6 +10,7 @@ from aeon.application.kernel.run import ToolTurn
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.ports import ApproverPort
 from aeon.domain.approval import ApprovalDecision, ApprovalRecord, ApprovalRequest, Verdict
+from aeon.domain.log_run import ApprovalDecidedRecord, ApprovalRequestedRecord
 from aeon.domain.plan import PlanStep
 from aeon.domain.progress import ApprovalDecided, ApprovalRequested
 from aeon.domain.tools import ToolSpec
@@ -41,7 +42,7 @@ class Approvals:
             args=dict(step.args),
             pass_number=state.pass_number,
         )
-        run.record.event("approval_requested", **_fields(request))
+        run.record.log(_requested(request))
         run.record.notify(ApprovalRequested(request=request))
         decision = await self._decision(request)
         if decision.approved and decision.args is not None and (problem := self._misfit(step, decision.args)):
@@ -49,8 +50,7 @@ class Approvals:
                 verdict=Verdict.DENY, by=decision.by, reason=f"the edited arguments do not fit the tool: {problem}"
             )
         edited = decision.args is not None and decision.args != request.args
-        run.record.event(
-            "approval_decided",
+        decided = ApprovalDecidedRecord(
             key=request.key,
             step_id=step.step_id,
             tool=step.tool,
@@ -61,6 +61,7 @@ class Approvals:
             args_before=request.args if edited else None,
             args=decision.args if edited else None,
         )
+        run.record.log(decided)
         run.record.notify(ApprovalDecided(step_id=step.step_id, decision=decision, edited=edited))
         state.approval_decided(ApprovalRecord(request=request, decision=decision, edited=edited))
         return decision
@@ -87,11 +88,11 @@ class Approvals:
         return "; ".join(problems) or None
 
 
-def _fields(request: ApprovalRequest) -> dict[str, Any]:
-    return {
-        "key": request.key,
-        "step_id": request.step_id,
-        "tool": request.tool,
-        "args": request.args,
-        "pass_number": request.pass_number,
-    }
+def _requested(request: ApprovalRequest) -> ApprovalRequestedRecord:
+    return ApprovalRequestedRecord(
+        key=request.key,
+        step_id=request.step_id,
+        tool=request.tool,
+        args=request.args,
+        pass_number=request.pass_number,
+    )

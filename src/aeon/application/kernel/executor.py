@@ -18,6 +18,7 @@ from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.domain.llm import Message
+from aeon.domain.log_pass import FallbackRecord, MemoryErrorRecord
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted
 from aeon.domain.records import ToolCall
@@ -126,7 +127,7 @@ class Executor:
             step.notes.append(f"tool {step.tool!r} was not called: this output is LLM text in its place, unverified")
             self._record.warn(f"step {step.step_id}: tool {step.tool!r} was not called; its output will be LLM text")
         self._record.notify(StepFallback(step_id=step.step_id))
-        self._record.event("fallback", step_id=step.step_id, reason="; ".join(step.errors))
+        self._record.log(FallbackRecord(step_id=step.step_id, reason="; ".join(step.errors)))
         return step
 
     async def _run_tool(self, step: PlanStep) -> None:
@@ -221,7 +222,7 @@ class Executor:
             await self._memory.write(f"{MEMORY_PREFIX}{step.step_id}", value)
         except MemoryStoreError as exc:  # a memory failure is logged; the step's own result stands
             self._record.error(f"memory write failed for step {step.step_id}: {exc}")
-            self._record.event("memory_error", step_id=step.step_id, message=str(exc))
+            self._record.log(MemoryErrorRecord(step_id=step.step_id, message=str(exc)))
 
 
 def blocked_by(plan: Plan, step: PlanStep) -> list[str]:

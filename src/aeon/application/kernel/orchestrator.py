@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
 from aeon.application.errors import ApprovalExpired, BudgetExhausted, InternalError
 from aeon.application.kernel import tracing
@@ -43,6 +44,7 @@ from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse
 from aeon.domain.history import step_results
+from aeon.domain.log_run import RunResumedRecord, RunStartRecord
 from aeon.domain.phases import Halt, Phase, Stage
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.run_state import RunState
@@ -158,21 +160,20 @@ class Orchestrator:
 
     def _started(self, run: Run, services: RunServices, *, resumed: bool) -> None:
         state, settings = run.state, self.settings
-        fields = {"ttl": settings.ttl, "max_llm_calls": settings.max_llm_calls, "max_seconds": settings.max_seconds}
+        fields: dict[str, Any] = {
+            "ttl": settings.ttl,
+            "max_llm_calls": settings.max_llm_calls,
+            "max_seconds": settings.max_seconds,
+        }
         tools = [t.name for t in services.specs]
-        event = "run_resumed" if resumed else "run_start"
-        extra = {"from_stage": state.next_stage.value, "pass_number": state.pass_number} if resumed else {}
         llm, given = self.llm.describe(), state.plan_given
-        run.record.event(
-            event,
-            request=state.request,
-            **fields,
-            evaluate=settings.evaluate,
-            tools=tools,
-            plan_given=given,
-            llm=llm,
-            **extra,
-        )
+        fields |= {"request": state.request, "evaluate": settings.evaluate, "tools": tools, "plan_given": given}
+        if resumed:
+            run.record.log(
+                RunResumedRecord(**fields, llm=llm, from_stage=state.next_stage.value, pass_number=state.pass_number)
+            )
+        else:
+            run.record.log(RunStartRecord(**fields, llm=llm))
 
     # -- the loop -------------------------------------------------------------------------------------------------
     async def _loop(self, run: Run, services: RunServices, given: Plan | None) -> None:

@@ -24,6 +24,7 @@ from aeon.application.kernel.run import PhaseFrame
 from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
+from aeon.domain.log_pass import PhaseEntryRecord, PhaseErrorRecord, PhaseExitRecord, PhaseRetryRecord
 from aeon.domain.phases import (
     CONTEXT_PROPAGATION,
     CONTRACTS,
@@ -130,7 +131,7 @@ class PhaseRunner:
                 err = self.classify(exc, transition, component)
                 if retry and err.retryable and attempt < PHASE_ATTEMPTS and not isinstance(exc, LLMUnavailable):
                     # (an unavailable provider was already retried once by the gateway)
-                    self._run.record.event("phase_retry", **err.record())
+                    self._run.record.log(_failed(PhaseRetryRecord, err))
                     continue
                 raise err from exc
         raise AssertionError("unreachable")
@@ -143,8 +144,8 @@ class PhaseRunner:
         before = self._snapshot()
         kept = (run.state.correlation_id, run.state.started_at, run.state.plan)
         ttl = {"ttl_before": ttl_before, "ttl_at_boundary": ttl_before}
-        fields = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
-        run.record.event("phase_entry", **fields, state_before=before, ttl_snapshot=ttl)
+        fields: dict[str, Any] = {"phase": phase.value, "pass_number": run.state.pass_number, "transition": transition}
+        run.record.log(PhaseEntryRecord(**fields, state_before=before, ttl_snapshot=ttl))
         run.record.notify(PhaseStarted(phase=phase, pass_number=run.state.pass_number))
         outcome: PhaseOutcome = "failure"
         attrs = {"aeon.phase": phase.value, "aeon.pass_number": run.state.pass_number}
@@ -162,7 +163,7 @@ class PhaseRunner:
                 raise
             except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
                 err = self.classify(exc, transition, Component.ORCHESTRATOR)
-                run.record.event("phase_error", **err.record())
+                run.record.log(_failed(PhaseErrorRecord, err))
                 if err is exc:
                     raise
                 raise err from exc
@@ -213,8 +214,8 @@ class PhaseRunner:
         run.state.phase_timed(timing)
         ttl_after = run.state.budget.ttl_remaining
         ttl = {"ttl_before": before["ttl_remaining"], "ttl_after": ttl_after, "ttl_at_boundary": ttl_after}
-        state = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}
-        run.record.event("phase_exit", **fields, duration=round(duration, 6), outcome=outcome, **state)
+        state: dict[str, Any] = {"state_before": before, "state_after": self._snapshot(), "ttl_snapshot": ttl}
+        run.record.log(PhaseExitRecord(**fields, duration=round(duration, 6), outcome=outcome, **state))
         pass_number = fields["pass_number"]
         ended = PhaseEnded(phase=phase, pass_number=pass_number, outcome=outcome, duration_seconds=round(duration, 6))
         run.record.notify(ended)
@@ -228,3 +229,9 @@ class PhaseRunner:
             "ttl_remaining": s.budget.ttl_remaining,
             "phase_state": phase_state,
         }
+
+
+def _failed(kind: type[PhaseErrorRecord], err: PhaseTransitionError) -> PhaseErrorRecord:
+    """The failure's record; the run it names is kept as `_correlation_id` (the log's own stamp wins the name)."""
+    fields = err.record()
+    return kind(run_id=fields.pop("correlation_id"), **fields)

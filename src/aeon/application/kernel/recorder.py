@@ -1,7 +1,8 @@
 """The recorder: what a run does, as typed calls, turned into event-log records and live progress.
 
-This is the one place where the kernel's structs become log records and progress events (aeon.domain.progress), and
-where a cycle's LLM outputs, supervisor actions, tool calls and errors are gathered into its cycle record.
+This is the one place where the kernel's structs become log records (aeon.domain.audit_log) and progress events
+(aeon.domain.progress), and where a cycle's LLM outputs, supervisor actions, tool calls and errors are gathered into
+its cycle record.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.advisories import Advisory
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.expiry import TTLExpirationResponse
-from aeon.domain.history import DepthRecord
 from aeon.domain.ledger import CallEntry
 from aeon.domain.llm import Completion
+from aeon.domain.log_llm import LLMCallRecord
+from aeon.domain.log_pass import AdvisoryRecord, CycleRecord, RefinementRecord, SupervisorActionRecord, ToolCallRecord
+from aeon.domain.log_records import LogRecord
+from aeon.domain.log_run import RunEndRecord, TtlExpiredRecord, WarningRecord
 from aeon.domain.phases import PassPhase
 from aeon.domain.plan import Plan
-from aeon.domain.profile import AdaptiveDepthConfiguration
 from aeon.domain.progress import Evaluated, PlanMade, ProgressEvent, Refined, SupervisorActed, Warned
-from aeon.domain.records import CycleRecord, SupervisorAction, ToolCall
+from aeon.domain.records import SupervisorAction, ToolCall
 from aeon.domain.refinement import ActionOutcome
 from aeon.domain.run_state import RunState
 
@@ -34,14 +37,11 @@ plain = msgspec.to_builtins
 
 
 def fields(record: msgspec.Struct) -> dict[str, Any]:
-    """A record's fields as keyword arguments for `emit`, values left as they are (the log encodes Structs itself):
-    the tag of a tagged union first, and with omit_defaults a field at its default left out, as its JSON would."""
+    """A domain struct's fields, values left as they are (the log encodes Structs itself), to build the log record
+    that carries them field for field; a tagged union's tag under its tag field."""
     config = record.__struct_config__
     out: dict[str, Any] = {config.tag_field: config.tag} if config.tag_field is not None else {}
     out |= msgspec.structs.asdict(record)
-    if config.omit_defaults:
-        written = plain(record)
-        return {k: v for k, v in out.items() if k in written}
     return out
 
 
@@ -90,13 +90,13 @@ class Recorder:
         self.notify(Evaluated(assessment=assessment))
 
     # -- what happened, as records --------------------------------------------------------------------------------
-    def event(self, name: str, /, **fields: Any) -> None:
-        """A record of plain fields."""
-        self.logger.emit(name, **fields)
+    def log(self, record: LogRecord) -> None:
+        """A record of the audit log (aeon.domain.audit_log), as it is."""
+        self.logger.emit(record)
 
     def warn(self, message: str) -> None:
         self._state.warnings.append(message)
-        self.logger.emit("warning", message=message)
+        self.logger.emit(WarningRecord(message=message))
         self.notify(Warned(message=message))
 
     def error(self, message: str) -> None:
@@ -107,8 +107,7 @@ class Recorder:
         self._cycle.llm_output.append(text)
 
     def llm_call(self, completion: Completion, entry: CallEntry, label: PassPhase) -> None:
-        self.logger.emit(
-            "llm_call",
+        record = LLMCallRecord(
             purpose=entry.purpose,
             phase=label.value,
             step_id=entry.step_id,
@@ -122,23 +121,25 @@ class Recorder:
             model=entry.model,
             cost=entry.cost,
         )
+        self.logger.emit(record)
         self.llm_output(completion.text)
 
     def supervisor_action(self, action: SupervisorAction) -> None:
         self._cycle.supervisor_actions.append(action)
         self._state.supervisor_actions.append(action)
-        self.logger.emit("supervisor_action", **fields(action))
+        self.logger.emit(SupervisorActionRecord(**fields(action)))
         self.notify(SupervisorActed(action=action))
 
     def tool_call(self, call: ToolCall) -> None:
         self._cycle.tool_calls.append(call)
         self._state.tool_calls.append(call)
-        self.logger.emit("tool_call", **fields(call))
+        self.logger.emit(ToolCallRecord(**fields(call)))
 
     def cycle(self, *, step_number: int, step_id: str | None, plan: Plan | None, label: PassPhase) -> None:
         """Close the cycle in progress into its record."""
         buf, self._cycle = self._cycle, _Cycle()
         record = CycleRecord(
+            pass_number=self._state.pass_number,
             step_number=step_number,
             plan_state=plan,
             llm_output=buf.llm_output,
@@ -149,7 +150,7 @@ class Recorder:
             phase=label.value,
             step_id=step_id,
         )
-        self.logger.emit("cycle", pass_number=self._state.pass_number, **fields(record))
+        self.logger.emit(record)
 
     @property
     def cycle_pending(self) -> bool:
@@ -157,34 +158,32 @@ class Recorder:
 
     def advisory(self, advisory: Advisory) -> None:
         self._state.advisories.append(advisory)
-        self.logger.emit("advisory", **fields(advisory))
+        self.logger.emit(AdvisoryRecord(**fields(advisory)))
 
     def refinement(self, outcomes: Sequence[ActionOutcome], advisories: Sequence[Advisory]) -> None:
         for outcome in outcomes:
-            self.logger.emit("refinement", **fields(outcome))
+            self.logger.emit(RefinementRecord(**fields(outcome)))
         for advisory in advisories:
             self.advisory(advisory)
         applied = sum(o.applied for o in outcomes)
         self.notify(Refined(applied=applied, rejected=len(outcomes) - applied, advisories=tuple(advisories)))
 
-    def depth(self, event: str, depth: AdaptiveDepthConfiguration | DepthRecord, **extra: Any) -> None:
-        self.logger.emit(event, **extra, **fields(depth))
-
     def run_end(self, result: RunResult, *, expired_cap: str | None) -> None:
         self.logger.emit(
-            "run_end",
-            status=result.status.value,
-            converged=result.converged,
-            passes=result.passes,
-            error=plain(result.error),
-            llm_calls=result.budget.llm_calls,
-            counts=plain(result.counts),
-            expired_cap=expired_cap,
-            ledger=_ledger_summary(result),
+            RunEndRecord(
+                status=result.status.value,
+                converged=result.converged,
+                passes=result.passes,
+                error=plain(result.error),
+                llm_calls=result.budget.llm_calls,
+                counts=plain(result.counts),
+                expired_cap=expired_cap,
+                ledger=_ledger_summary(result),
+            )
         )
 
     def expired(self, response: TTLExpirationResponse) -> None:
-        self.logger.emit("ttl_expired", **fields(response))
+        self.logger.emit(TtlExpiredRecord(**fields(response)))
 
     def snapshot(self, plan: Plan | None) -> msgspec.Raw | None:
         """The plan as it is now, for records that outlive this moment: its JSON, which the log writes as it is."""

@@ -14,6 +14,7 @@ from aeon.application.ports import LLMPort
 from aeon.domain.budget import CapHit
 from aeon.domain.ledger import CallEntry, ModelPrice
 from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.log_llm import LLMErrorRecord, LLMRetryRoundRecord
 from aeon.domain.progress import LLMCallEnded, LLMCallStarted, LLMRetryRound
 
 # Before the phase contract's one extra round after an unavailable provider: the provider's own Retry-After (up to a
@@ -82,7 +83,7 @@ class LLMGateway:
     async def _pause(self, purpose: str, exc: LLMUnavailable) -> float:
         run = self._run
         wait = min(exc.retry_after, MAX_PHASE_RETRY_WAIT) if exc.retry_after else PHASE_RETRY_WAIT
-        run.record.event("phase_retry", purpose=purpose, reason=exc.code, phase=run.stage.value, wait_seconds=wait)
+        run.record.log(LLMRetryRoundRecord(purpose=purpose, reason=exc.code, phase=run.stage.value, wait_seconds=wait))
         run.record.notify(LLMRetryRound(purpose=purpose, attempts=exc.attempts, cause=exc.cause, wait_seconds=wait))
         try:
             async with asyncio.timeout(run.remaining_seconds()):
@@ -178,8 +179,10 @@ class LLMGateway:
                 # a failed request was still sent; a cut-off answer's tokens count too
                 usage = exc.usage if isinstance(exc, LLMTruncated) else None
                 entry = self._spend(purpose, usage, t0, error=exc.code)
-                info = {"error_code": exc.code, "message": str(exc), "status": exc.status, "attempt": attempt}
-                run.record.event("llm_error", purpose=purpose, **info)
+                info = LLMErrorRecord(
+                    purpose=purpose, error_code=exc.code, message=str(exc), status=exc.status, attempt=attempt
+                )
+                run.record.log(info)
                 self._ended(entry)
                 raise
             accounts.traced(span, completion)

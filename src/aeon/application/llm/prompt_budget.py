@@ -24,6 +24,7 @@ import msgspec
 
 from aeon.application.kernel.run import ToolTurn
 from aeon.domain.ledger import TOKENS_PER_MESSAGE
+from aeon.domain.log_llm import PromptClippedRecord
 
 BYTES_PER_TOKEN = 3
 # The window of a model that does not report one (aeon.testing's models, a caller's own LLMPort): the local model's.
@@ -122,8 +123,7 @@ class PromptBudget:
         texts, clips = fit(parts, room)
         if clips:
             said = ", ".join(f"{c.name} ({c.shown:,} of {c.total:,} characters shown)" for c in clips)
-            self._run.record.event(
-                "prompt_clipped",
+            clipped = PromptClippedRecord(
                 purpose=purpose,
                 step_id=self._run.current_step,
                 context_window=self.window,
@@ -131,4 +131,5 @@ class PromptBudget:
                 clips=[msgspec.to_builtins(c) for c in clips],
                 message=f"the prompt for {purpose} clipped {said} to fit the context window of {self.window:,} tokens",
             )
+            self._run.record.log(clipped)
         return texts

@@ -19,6 +19,7 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.application.errors import InputError
 from aeon.domain.approval import Pending
+from aeon.domain.log_run import BatchStartRecord
 from aeon.entrypoints.container import Container, opened
 from aeon.entrypoints.durable.ops import decode_outcome
 from aeon.entrypoints.durable.runner import Live, RunSpec, recorded_input, run_workflow
@@ -39,7 +40,7 @@ async def checked(container: Container, name: str, runs: int) -> None:
         await ready(container)
         log = container.event_log()
         log.bind(name)
-        log.emit("batch_start", batch=name, runs=runs)
+        log.emit(BatchStartRecord(batch=name, runs=runs))
 
 
 def read_requests(path: Path) -> list[str]:

@@ -37,6 +37,7 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.log_run import RunForkedRecord
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
@@ -356,7 +357,7 @@ async def _replay(spec: RunSpec, built: Built) -> RunResult:
     forked, _ = await built.recorder.record(f"fork {source} p{from_pass}", fork)
     state = RunState.decode(forked.encode())
     built.log.bind(spec.run_id)
-    built.log.emit("run_forked", source=source, from_pass=from_pass, request=state.request)
+    built.log.emit(RunForkedRecord(source=source, from_pass=from_pass, request=state.request))
     return await built.orchestrator.resume(state)
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import msgspec
 
 from aeon.application.judges.adaptive_depth import DepthOutcome, decide
+from aeon.application.kernel.recorder import fields
 from aeon.application.kernel.run import RunSettings, StageRun
 from aeon.domain.context import EVALUATION_OFF, DecideInput
 from aeon.domain.history import DepthRecord, ExecutionPass
+from aeon.domain.log_run import DepthDecisionRecord
 from aeon.domain.phases import HALT, Halt, Phase, Stage
 from aeon.domain.profile import DepthDecision
 from aeon.domain.progress import DepthDecided
@@ -55,6 +57,6 @@ async def decide_depth(run: StageRun, settings: RunSettings, current: ExecutionP
     record.next_phase = (Phase.A if outcome.revise_profile else Phase.B).value
     record.profile_revision_reasons = outcome.revise_profile
     current.adaptive_depth = record
-    run.record.depth("depth_decision", outcome.configuration, decision=outcome.decision.value)
+    run.record.log(DepthDecisionRecord(decision=outcome.decision.value, **fields(outcome.configuration)))
     run.record.notify(DepthDecided(decision=outcome.decision, reason=outcome.reason))
     return Decided(outcome=outcome, depth_decision=outcome.decision, ttl_remaining=state.budget.ttl_remaining)

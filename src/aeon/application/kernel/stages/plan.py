@@ -7,12 +7,14 @@ import msgspec
 
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.judges.adaptive_depth import allocate
+from aeon.application.kernel.recorder import fields
 from aeon.application.kernel.run import PlanningRun, RunSettings
 from aeon.application.kernel.wiring import Planning
 from aeon.application.llm.planner import PROFILE_TARGET
 from aeon.application.llm.profiler import static_profile
 from aeon.domain.advisories import ProfileClamped
 from aeon.domain.context import ProfileAndPlanInput
+from aeon.domain.log_run import ProfileClampedRecord, TtlAllocatedRecord
 from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.profile import AdaptiveDepthConfiguration, ReasoningMode, TaskProfile
@@ -50,7 +52,7 @@ async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | N
         depth = allocate(profile, cap=settings.ttl, revised_because=state.revise, escalations=state.escalations)
     state.profiled(profile, depth)
     run.meter.allocate(depth.allocated_ttl, state.pass_number)  # allocated_ttl counts whole-run cycles
-    run.record.depth("ttl_allocated", depth, profile_version=profile.profile_version, profile_source=source)
+    run.record.log(TtlAllocatedRecord(profile_version=profile.profile_version, profile_source=source, **fields(depth)))
     run.enter(ProfileAndPlanInput(task_profile=profile))
     if state.plan is None:  # a re-profiling pass keeps the plan it refines
         ask = services.planner.plan
@@ -95,7 +97,7 @@ async def _profile(run: PlanningRun, services: Planning) -> TaskProfile:
         lambda: infer(state.request, version=version, previous=previous, notes=notes),
     )
     if clamp:
-        run.record.event("profile_clamped", note=clamp, profile_version=version)
+        run.record.log(ProfileClampedRecord(note=clamp, profile_version=version))
         state.advise(ProfileClamped(pass_number=state.pass_number, reason=clamp))
     return profile
 

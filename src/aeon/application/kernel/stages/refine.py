@@ -19,6 +19,7 @@ from aeon.domain.advisories import RefinementFailed
 from aeon.domain.budget import Cap, CapHit
 from aeon.domain.context import RefineInput
 from aeon.domain.history import Evaluation, StepResult
+from aeon.domain.log_pass import RefinementFailedRecord
 from aeon.domain.phases import Component, Transition
 from aeon.domain.refinement import ActionOutcome, RefinementAction
 
@@ -92,7 +93,7 @@ async def refine_plan(
             )
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
             state.advise(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
-            run.record.event("refinement_failed", detail=str(exc))
+            run.record.log(RefinementFailedRecord(detail=str(exc)))
             return None
 
     actions = await runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)

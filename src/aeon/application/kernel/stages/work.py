@@ -12,6 +12,7 @@ from aeon.application.kernel.stages.refine import refine_plan, unusable
 from aeon.application.kernel.wiring import Working
 from aeon.domain.context import EVALUATION_OFF
 from aeon.domain.history import Evaluation, ExecutionPass, StepResult
+from aeon.domain.log_pass import RefinementSkippedRecord
 from aeon.domain.phases import Stage
 from aeon.domain.refinement import ActionOutcome
 
@@ -41,7 +42,7 @@ async def work_pass(run: ExecutingRun, services: Working, current: ExecutionPass
         if (skip := unusable(run, services.settings)) is None:  # a later pass can run the refined plan
             refinements = await refine_plan(run, runner, services.refiner, services.gate, results, evaluation)
         else:
-            run.record.event("refinement_skipped", reason=skip.reason, cap=skip.cap.cap if skip.cap else "ttl")
+            run.record.log(RefinementSkippedRecord(reason=skip.reason, cap=skip.cap.cap if skip.cap else "ttl"))
             if skip.cap is not None:  # the run cannot improve: it ends now rather than at the cap
                 raise BudgetExhausted.mid_phase(skip.cap, f"before a refinement it could not use: {skip.reason}")
     current.refinement_changes = refinements
