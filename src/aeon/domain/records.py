@@ -1,12 +1,10 @@
-"""Records of a run: tool calls, supervisor actions, counters, the cycle log record, records a log could not write."""
+"""Records of a run: tool calls, supervisor actions, counters, and the records a log could not write."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import msgspec
-
-from aeon.domain.plan import Plan
 
 
 class ToolCall(msgspec.Struct, kw_only=True):
@@ -36,20 +34,6 @@ class Counters(msgspec.Struct, kw_only=True):
     tool_repairs: int = 0
     fallbacks: int = 0
     tool_errors: int = 0
-
-
-class CycleRecord(msgspec.Struct, kw_only=True):
-    """One orchestration cycle as written to the JSONL log. The log adds correlation_id, seq and timestamp."""
-
-    step_number: int
-    plan_state: Plan | None
-    llm_output: list[str]
-    supervisor_actions: list[SupervisorAction]
-    tool_calls: list[ToolCall]
-    ttl_remaining: int
-    errors: list[str]
-    phase: str = "EXECUTE"
-    step_id: str | None = None
 
 
 class LostRecords(msgspec.Struct, frozen=True, kw_only=True):
