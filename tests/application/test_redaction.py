@@ -165,3 +165,18 @@ def test_a_recorded_error_is_redacted_with_its_attributes() -> None:
     clean = redacted_error(exc, Redactor([KEY]))
     assert KEY not in str(clean) and KEY not in repr(vars(clean)) and isinstance(clean, LLMRejected)
     assert clean.status == 401 and KEY in str(exc)  # the original is left as it was
+
+
+def test_a_short_configured_secret_is_blanked_only_as_a_whole_value() -> None:
+    """OPENAI_API_KEY=k: never shown as a value, but the "k" of every word and JSON key name is left alone (a
+    redacted result still decodes)."""
+
+    class Shown(msgspec.Struct):
+        kind: str
+        key: str
+        notes: dict[str, str]
+
+    shown = Redactor(["k"]).struct(Shown(kind="keep", key="k", notes={"k": "k", "kept": "key k"}), Shown)
+
+    assert shown == Shown(kind="keep", key=REDACTED, notes={"k": REDACTED, "kept": "key k"})
+    assert Redactor(["k"]).for_caller().text("k") == REDACTED

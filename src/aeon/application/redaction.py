@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import msgspec
 
 REDACTED = "[REDACTED]"
+MIN_INSIDE = 8  # a configured secret shorter than this is blanked only where it is a whole value
 # Names whose values are credentials whatever they hold; compared lower-cased with "-" as "_".
 SECRET_KEYS = frozenset(
     {
@@ -89,8 +90,11 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = (), *, configured_only: bool = False) -> None:
         self._secrets = values = {s for s in secrets if s and s != REDACTED}
         self._configured_only = configured_only
+        # a short secret ("k") is blanked only as a whole value: inside longer text it would garble every word
+        # holding it, JSON key names too (the document would no longer decode)
+        self._whole = {s for s in values if len(s) < MIN_INSIDE}
         # longest first (a secret inside another), each in its JSON-escaped and twice-escaped forms too
-        forms = {f for s in values for f in _escaped_forms(s)}
+        forms = {f for s in values - self._whole for f in _escaped_forms(s)}
         self._ordered = sorted(forms, key=len, reverse=True)
         needles = {form.encode("utf-8", "surrogatepass") for form in forms} | {w.encode() for w in _KEY_WORDS}
         needles |= set(_SHAPE_NEEDLES)
@@ -102,7 +106,7 @@ class Redactor:
 
     def may_hold(self, encoded: bytes) -> bool:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
-        if any(map(encoded.__contains__, _RAW_NEEDLES)):
+        if self._whole or any(map(encoded.__contains__, _RAW_NEEDLES)):  # a short secret: walk to find whole values
             return True
         blob = encoded.translate(_FOLD, b"_-")
         if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
@@ -117,6 +121,8 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """`value` with every secret value and credential-shaped text in it REDACTED."""
+        if value in self._whole:
+            return REDACTED
         if not self.may_hold(value.encode("utf-8", "surrogatepass")):
             return value
         for secret in self._ordered:
@@ -133,7 +139,7 @@ class Redactor:
             return self.text(value)
         if isinstance(value, dict):
             return {
-                self.text(k) if isinstance(k, str) else k: REDACTED if self._keyed(k) else self.scrub(v)
+                self._inside(k) if isinstance(k, str) else k: REDACTED if self._keyed(k) else self.scrub(v)
                 for k, v in value.items()
             }
         if isinstance(value, list):
@@ -141,6 +147,9 @@ class Redactor:
         if isinstance(value, tuple):
             return tuple(self.scrub(item) for item in value)
         return value
+
+    def _inside(self, key: str) -> str:
+        return key if key in self._whole else self.text(key)
 
     def _keyed(self, key: object) -> bool:
         return not self._configured_only and secret_key(key)
