@@ -331,6 +331,7 @@ SINKS: dict[str, Callable[[Audit], None]] = {
 # Commands that write no run data, and why.
 NO_RUN_DATA = {
     "tools": "lists the tool specs of the configured modules (code the user wrote), never a run's data",
+    "schema": "prints the JSON Schema of the log's records, generated from their types, never a run's data",
     "worker": "prints only its own start and stop lines; the runs it executes write the log and database audited "
     "through `batch`, which executes the same workflow",
 }
