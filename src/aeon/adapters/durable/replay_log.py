@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+import msgspec
+
+from aeon.domain.audit_log import decode_record
 from aeon.domain.log_records import LogRecord
 from aeon.domain.records import LostRecords
 
@@ -112,7 +114,7 @@ def mend_tail(path: Path) -> None:
 
 def records_written(path: Path, correlation_id: str, *, keep: int = 5) -> int:
     """How many records of run `correlation_id` the log at `path` (and its rotated files) holds: its last seq + 1.
-    A line cut short by a crash, or not JSON, is not a record."""
+    A line cut short by a crash, or not JSON, is not a record; a record of any kind counts (read with the union)."""
     last = -1
     for candidate in [path, *(path.with_name(f"{path.name}.{i}") for i in range(1, keep + 1))]:
         try:
@@ -124,9 +126,9 @@ def records_written(path: Path, correlation_id: str, *, keep: int = 5) -> int:
             if needle not in line:
                 continue
             try:
-                record = json.loads(line)
-            except ValueError:
+                record = decode_record(line)
+            except msgspec.DecodeError:
                 continue
-            if isinstance(record, dict) and record.get("correlation_id") == correlation_id:
-                last = max(last, int(record.get("seq", -1)))
+            if record.correlation_id == correlation_id:
+                last = max(last, record.seq)
     return last + 1
