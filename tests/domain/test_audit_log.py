@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from aeon.domain.audit_log import KINDS, decode_record
+from aeon.domain.audit_log import KINDS, as_plain, as_record, decode_record
 from aeon.domain.log_llm import LLMRetryRoundRecord
 from aeon.domain.log_pass import CycleRecord, PhaseRetryRecord, ToolCallRecord
 from aeon.domain.log_records import UnknownRecord
@@ -85,3 +85,11 @@ def test_a_line_that_is_no_record_raises_a_decode_error(line: bytes) -> None:
 def test_every_kind_has_its_own_event_name() -> None:
     tags = [kind.__struct_config__.tag for kind in KINDS]
     assert len(tags) == len(set(tags)) == 38
+
+
+def test_as_plain_gives_the_object_a_line_holds_and_as_record_reads_it_back() -> None:
+    unknown = b'{"event":"from_the_future","correlation_id":"r1","seq":7,"timestamp":"t","x":1}'
+    for line in [*old_lines()[:20], unknown]:
+        record = decode_record(line)
+        assert as_plain(record) == json.loads(line)
+        assert as_record(as_plain(record)) == record

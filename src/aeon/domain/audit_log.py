@@ -131,6 +131,15 @@ def as_record(data: dict[str, Any]) -> ReadRecord:
         return UnknownRecord(event=event, fields=fields)
 
 
+def as_plain(record: ReadRecord) -> dict[str, Any]:
+    """The record as the JSON object its line holds (an UnknownRecord's fields beside its stamps): for a display."""
+    if isinstance(record, UnknownRecord):
+        stamps = {"event": record.event, "correlation_id": record.correlation_id, "seq": record.seq}
+        return {**stamps, "timestamp": record.timestamp, **record.fields}
+    plain: dict[str, Any] = msgspec.to_builtins(record, enc_hook=str)
+    return plain
+
+
 class _Stamps(msgspec.Struct):
     correlation_id: str | None = None
     seq: int = -1
