@@ -20,7 +20,7 @@ from aeon.application.errors import (
     OutputFault,
     UnrecoverableOutput,
 )
-from aeon.application.kernel.run import PhaseFrame
+from aeon.application.llm.calling import PhaseFrame
 from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming

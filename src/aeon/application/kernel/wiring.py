@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
-from aeon.application.kernel.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.llm.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from aeon.application.llm.schemas import clip, json_kind, preview, schema_problems
+from aeon.application.schemas import clip, json_kind, preview, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
 from aeon.domain.tools import OutputCheck, ToolSpec
 
