@@ -13,7 +13,8 @@ from aeon.application.llm.jsonfix import parse_json
 from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
 from aeon.application.llm.supervisor import Supervisor
-from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
+from aeon.application.plans.outputs import output_verdict
+from aeon.application.plans.validation import ToolCheck, ToolResolver
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.schemas import as_text
 from aeon.application.tracing import tool_attributes, tool_outcome

@@ -119,12 +119,16 @@ class Supervisor:
             self._record.supervisor_action(action)
             if not errors:
                 return value
+        raise self._unrecoverable(target, errors)
+
+    def _unrecoverable(self, target: str, errors: list[str]) -> UnrecoverableOutput:
+        """The repairs are spent: the `unrecoverable` action on the record, and the error the caller raises."""
         self._record.supervisor_action(
             SupervisorAction(
                 kind="unrecoverable", target=target, detail="; ".join(errors), succeeded=False, attempt=MAX_LLM_REPAIRS
             )
         )
-        raise UnrecoverableOutput(
+        return UnrecoverableOutput(
             f"{target} could not be repaired after {MAX_LLM_REPAIRS} LLM repair attempts: {'; '.join(errors)}",
             target=target,
             errors=errors,
