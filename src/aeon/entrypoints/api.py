@@ -323,7 +323,7 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     if prepared.durable is not None:
         result = await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
     assert result is not None
-    return container.redactor().struct(result, RunResult)  # as `aeon run` shows it (a record may be older)
+    return container.redactor().for_caller().struct(result, RunResult)  # as `aeon run` shows it (Redactor.for_caller)
 
 
 async def _orchestrated(orchestrator: Orchestrator, *, request: str, plan: Plan | None) -> RunResult:

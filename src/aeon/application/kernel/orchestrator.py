@@ -244,10 +244,12 @@ class Orchestrator:
         if exc is not None:
             run.record.error(f"{exc.code}: {exc}")
             self._cycle(run)
-        # The one result every exit shows (--json, --history, stdout, a durable run's recorded outcome): redacted
-        result = self.redactor.struct(assemble(run, self.settings, status, error=error, expired=expired), RunResult)
-        run.record.run_end(result, expired_cap=result.ttl_expiration.cap if result.ttl_expiration else None)
-        return result
+        # The log gets the result fully redacted; the caller gets it redacted of the configured secrets only (what
+        # the run produced reaches it whole): every durable or shared sink redacts it fully again (Redactor.for_caller)
+        assembled = assemble(run, self.settings, status, error=error, expired=expired)
+        logged = self.redactor.struct(assembled, RunResult)
+        run.record.run_end(logged, expired_cap=logged.ttl_expiration.cap if logged.ttl_expiration else None)
+        return self.redactor.for_caller().struct(assembled, RunResult)
 
     def _cycle(self, run: Run) -> None:
         """The cycle in progress, closed at the end of the run: the running step's number, or 0 outside steps."""
