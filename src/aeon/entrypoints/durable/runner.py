@@ -34,8 +34,8 @@ from aeon.adapters.durable.steps import (
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
+from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.log_run import RunForkedRecord
 from aeon.domain.plan import Plan

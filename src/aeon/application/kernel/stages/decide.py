@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgspec
 
 from aeon.application.judges.adaptive_depth import DepthOutcome, decide
-from aeon.application.kernel.recorder import fields
 from aeon.application.kernel.run import RunSettings, StageRun
+from aeon.application.recorder import fields
 from aeon.domain.context import EVALUATION_OFF, DecideInput
 from aeon.domain.history import DepthRecord, ExecutionPass
 from aeon.domain.log_run import DepthDecisionRecord

@@ -7,11 +7,11 @@ import msgspec
 
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.judges.adaptive_depth import allocate
-from aeon.application.kernel.recorder import fields
 from aeon.application.kernel.run import PlanningRun, RunSettings
 from aeon.application.kernel.wiring import Planning
 from aeon.application.llm.planner import PROFILE_TARGET
 from aeon.application.llm.profiler import static_profile
+from aeon.application.recorder import fields
 from aeon.domain.advisories import ProfileClamped
 from aeon.domain.context import ProfileAndPlanInput
 from aeon.domain.log_run import ProfileClampedRecord, TtlAllocatedRecord
