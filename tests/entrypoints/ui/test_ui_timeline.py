@@ -60,3 +60,19 @@ def test_the_plan_diff_names_added_changed_kept_and_removed_steps() -> None:
         ("s1", "kept"), ("s3", "changed"), ("s4", "added"), ("s2", "removed")
     ]  # fmt: skip
     assert changes[1].was == {"args": {"text": "a"}} and changes[1].now == {"args": {"text": "b"}}
+
+
+def test_advisories_and_a_skipped_refinement_say_what_they_were_about(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    config = CONFIG / "scripted-deep-nesting.yaml"
+    done = aeon(tmp_path, "run", "reason about it", "--config", config, "--no-durable", "--log-file", log, "-q")
+    assert done.returncode == 3, done.stderr
+
+    line = build([json.loads(text) for text in log.read_text().splitlines()])
+
+    advisories = [i.label for i in line.warnings if i.fields.get("kind") == "manual_intervention"]
+    assert advisories and all("exceeds maximum 5" in a and " step s1." in a for a in advisories)
+    assert not [i.label for i in line.warnings if i.label in ("advisory", "llm giveup")]
+    every = [i for p in line.passes for ph in p.phases for i in ph.items]
+    (skipped,) = [i for i in every if i.label.startswith("refinement skipped")]
+    assert skipped.kind == "refinement" and "(cap ttl): no pass can follow" in skipped.label
