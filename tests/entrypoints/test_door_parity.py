@@ -202,9 +202,11 @@ def test_every_door_ends_the_demo_the_same(ran: dict[str, Door], door: str) -> N
 
 
 AUDIT_KNOWN = {
-    "aeon batch": "aeon batch holds a run's records (ReplayLog with count=) until its first recorded step settles "
-    "it, and a held cycle record keeps the live Plan (Recorder.cycle passes plan_state=plan, not a snapshot): the "
-    "PLAN and first EXECUTE cycle records show the steps already complete, with their outputs",
+    "aeon batch": "a run from a queue holds its records (ReplayLog; adapters/durable/steps.py "
+    "Recorder.start(again=None)) until its first written step, here the end step (the scripted answers are "
+    "deferred, the calculator is pure), and a held cycle record keeps the live Plan (kernel/recorder.py "
+    "Recorder.cycle passes plan_state=plan, not a snapshot as the phase records do): the batch's PLAN and first "
+    "EXECUTE cycle records show steps already complete, with their outputs",
 }
 
 
