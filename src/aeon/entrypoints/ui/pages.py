@@ -100,9 +100,9 @@ def compact(value: Any) -> str:
 
 
 def long(value: Any) -> bool:
-    """Whether a value is shown folded: long, or text of several lines."""
+    """Whether a value is shown folded: long, or text of several lines (or holding such a text)."""
     text = compact(value)
-    return len(text) > FOLD or "\n" in text
+    return len(text) > FOLD or "\n" in text or (not isinstance(value, str) and _NEWLINE.search(text) is not None)
 
 
 def clip(value: Any, most: int = 80) -> str:
