@@ -20,7 +20,8 @@ def _not_sent(record: dict[str, Any]) -> str:
 
 def _giveup(record: dict[str, Any]) -> str:
     status = f" (HTTP {record['status']})" if record.get("status") else ""
-    return f"LLM call gave up after {record.get('attempts')} attempts: {record.get('cause')}{status}"
+    attempts = record.get("attempts")
+    return f"LLM call gave up after {attempts} attempt{'' if attempts == 1 else 's'}: {record.get('cause')}{status}"
 
 
 WARNINGS: dict[str, Callable[[dict[str, Any]], str]] = {
