@@ -74,8 +74,9 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
 
     from aeon.entrypoints.container import load_settings
     from aeon.entrypoints.secrets import redactor_for
-    from aeon.entrypoints.ui.app import Ui, create_app
+    from aeon.entrypoints.ui.app import create_app
     from aeon.entrypoints.ui.catalog import RunIndex
+    from aeon.entrypoints.ui.context import Ui
     from aeon.entrypoints.ui.decisions import Decisions
     from aeon.entrypoints.ui.detail import Runs
     from aeon.entrypoints.ui.guard import is_loopback, loopback_hosts
