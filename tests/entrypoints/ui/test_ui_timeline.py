@@ -9,15 +9,16 @@ from pathlib import Path
 from durable_harness import aeon
 from ui_harness import CONFIG
 
+from aeon.domain.audit_log import ReadRecord, decode_record
 from aeon.entrypoints.ui.passes import diff
 from aeon.entrypoints.ui.timeline import build
 
 
-def _records(tmp_path: Path, request: str, config: str) -> list[dict[str, object]]:
+def _records(tmp_path: Path, request: str, config: str) -> list[ReadRecord]:
     log = tmp_path / "log.jsonl"
     done = aeon(tmp_path, "run", request, "--config", CONFIG / config, "--no-durable", "--log-file", log, "-q")
     assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return [decode_record(line) for line in log.read_text().splitlines()]
 
 
 def test_a_subplan_run_shows_its_passes_phases_and_the_substeps_as_subplan_steps(tmp_path: Path) -> None:
@@ -68,7 +69,7 @@ def test_advisories_and_a_skipped_refinement_say_what_they_were_about(tmp_path: 
     done = aeon(tmp_path, "run", "reason about it", "--config", config, "--no-durable", "--log-file", log, "-q")
     assert done.returncode == 3, done.stderr
 
-    line = build([json.loads(text) for text in log.read_text().splitlines()])
+    line = build([decode_record(text) for text in log.read_text().splitlines()])
 
     advisories = [i.label for i in line.warnings if i.fields.get("kind") == "manual_intervention"]
     assert advisories and all("exceeds maximum 5" in a and " step s1." in a for a in advisories)
@@ -93,7 +94,7 @@ def test_a_clipped_prompt_and_a_call_given_up_say_what_happened(tmp_path: Path) 
     done = aeon(tmp_path, "run", "sum", "--plan", "plan.json", "--config", "c.json", "--no-durable", "--log-file", log)
     assert done.returncode == 3, done.stderr
 
-    said = [i.label for i in build([json.loads(t) for t in log.read_text().splitlines()]).warnings]
+    said = [i.label for i in build([decode_record(t) for t in log.read_text().splitlines()]).warnings]
 
     assert any(w.startswith("the prompt for reason:s2 clipped") and " s1 (0 of 20,036 characters" in w for w in said), (
         said
@@ -102,3 +103,16 @@ def test_a_clipped_prompt_and_a_call_given_up_say_what_happened(tmp_path: Path) 
         w == "LLM call gave up after 1 attempt: connection refused at http://127.0.0.1:9/v1/chat/completions"
         for w in said
     ), said
+
+
+def test_a_log_written_before_the_records_were_typed_still_makes_its_timeline() -> None:
+    old = Path(__file__).resolve().parents[2] / "corpus" / "log-written-by-3a2520f.jsonl"
+    records = [decode_record(line) for line in old.read_bytes().splitlines()]
+    first_run = [r for r in records if r.correlation_id == records[0].correlation_id]  # the two-pass demo
+
+    line = build(first_run)
+
+    assert [p.number for p in line.passes] == [1, 2]
+    assert [ph.letter for ph in line.passes[0].phases] == ["A", "B", "C", "D"]
+    assert len(line.llm_calls) == 5
+    assert [i.label for i in line.ending] == ["run ended: completed"]

@@ -1,5 +1,5 @@
 """LogIndex: where each run's records are in a JSONL event log and its rotated files, so that one run's records are
-read without reading the whole log again; the index follows the log as it grows."""
+read (as typed records of aeon.domain.audit_log) without reading the whole log again; the index follows the log."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+
+import msgspec
+
+from aeon.domain.audit_log import ReadRecord, decode_record
 
 _KEY = b'"correlation_id":'
 _BLOCK = 8 * 1024 * 1024  # bytes read at a time while indexing
@@ -19,7 +22,8 @@ class LogIndex:
     `records(run)` first indexes what the files gained since the last call: whole lines only (a record being written
     is indexed once it ends), by file identity, so a rotation (the live file renamed to `path.1`) keeps what was
     indexed and only the new live file is read from its start. A file cut shorter is indexed again. A line that is
-    not a JSON object naming a correlation id is not a record. Safe to call from several threads."""
+    not a JSON object naming a correlation id is not a record; a kind this version does not know reads as an
+    UnknownRecord. Safe to call from several threads."""
 
     def __init__(self, path: Path, *, keep: int = 5) -> None:
         self.path, self._keep = path, keep
@@ -27,18 +31,18 @@ class LogIndex:
         self._where: dict[str, list[tuple[tuple[int, int], int, int]]] = {}  # run -> (file, offset, length)
         self._lock = threading.Lock()
 
-    def records(self, correlation_id: str) -> list[dict[str, Any]]:
+    def records(self, correlation_id: str) -> list[ReadRecord]:
         """Every record of run `correlation_id`, in seq order (a record written twice counts once)."""
         with self._lock:
             paths = self._refresh()
             spots = list(self._where.get(correlation_id, ()))
-        found: dict[int, dict[str, Any]] = {}
+        found: dict[int, ReadRecord] = {}
         for file in dict.fromkeys(s[0] for s in spots):
             path = paths.get(file)
             lines = _read_at(path, [(o, n) for f, o, n in spots if f == file]) if path is not None else []
             for record in lines:
-                if record.get("correlation_id") == correlation_id and isinstance(record.get("seq"), int):
-                    found[record["seq"]] = record
+                if record.correlation_id == correlation_id and record.seq >= 0:
+                    found[record.seq] = record
         return [found[seq] for seq in sorted(found)]
 
     def _refresh(self) -> dict[tuple[int, int], Path]:
@@ -108,19 +112,17 @@ def _correlation_id(line: bytes) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _read_at(path: Path, spots: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    """The JSON objects on the lines at (offset, length) `spots` of `path` (a line that is none is left out)."""
+def _read_at(path: Path, spots: list[tuple[int, int]]) -> list[ReadRecord]:
+    """The records on the lines at (offset, length) `spots` of `path` (a line that is none is left out)."""
     out = []
     try:
         with path.open("rb") as f:
             for offset, length in spots:
                 f.seek(offset)
                 try:
-                    record = json.loads(f.read(length))
-                except ValueError:
+                    out.append(decode_record(f.read(length)))
+                except msgspec.DecodeError:
                     continue
-                if isinstance(record, dict):
-                    out.append(record)
     except OSError:
         return out
     return out

@@ -18,6 +18,7 @@ from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
+from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.durable import listing, ops
 from aeon.entrypoints.durable.runner import RUN_WORKFLOW, RunSpec
@@ -33,7 +34,7 @@ class RunView:
     request: str
     result: RunResult | None
     pending: Pending | None
-    records: list[dict[str, Any]]
+    records: list[ReadRecord]
     timeline: Timeline
     chart: passes.Chart | None
     changes: list[passes.PassChange]
@@ -95,12 +96,18 @@ class Runs:
         pending = waiting_on(self._engine.client, run_id)
         return self._redactor.struct(pending, Pending) if pending is not None else None
 
-    def records(self, run_id: str, log: Path, keep: int) -> list[dict[str, Any]]:
+    def records(self, run_id: str, log: Path, keep: int) -> list[ReadRecord]:
         """The run's records in `log`, redacted. Each log is indexed once and followed as it grows, so a page shown
         again reads only what is new and the run's own lines."""
         with self._lock:
             index = self._logs.setdefault(log, LogIndex(log, keep=keep))
-        return [self._redactor.scrub(r) for r in index.records(run_id)]
+        return [self._redacted(r) for r in index.records(run_id)]
+
+    def _redacted(self, record: ReadRecord) -> ReadRecord:
+        """The record with what the page's redactor holds secret blanked (the log was redacted as it was written)."""
+        plain = as_plain(record)
+        scrubbed = self._redactor.scrub(plain)
+        return record if scrubbed == plain else as_record(scrubbed)
 
     def _so_far(self, run_id: str, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any] | None:
         """A history document of the passes an unfinished run has closed, from its last checkpoint."""

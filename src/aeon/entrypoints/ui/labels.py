@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from aeon.domain.audit_log import ReadRecord, as_plain
+from aeon.domain.log_llm import LLMCallNotSentRecord, LLMGiveupRecord, PromptClippedRecord
+from aeon.domain.log_pass import AdvisoryRecord, PhaseErrorRecord
+from aeon.domain.log_run import WarningRecord
 
 
 def advisory(fields: dict[str, Any]) -> str:
@@ -13,20 +17,18 @@ def advisory(fields: dict[str, Any]) -> str:
     return f"{str(fields.get('kind', 'advisory')).replace('_', ' ')} (pass {fields.get('pass_number')}{step}): {said}"
 
 
-def _not_sent(record: dict[str, Any]) -> str:
-    worst = record.get("worst_case") or {}
-    return f"LLM call for {record.get('purpose')} not sent: it could cross {record.get('cap')} ({worst})"
-
-
-def _giveup(record: dict[str, Any]) -> str:
-    status = f" (HTTP {record['status']})" if record.get("status") else ""
-    attempts = record.get("attempts")
-    return f"LLM call gave up after {attempts} attempt{'' if attempts == 1 else 's'}: {record.get('cause')}{status}"
-
-
-WARNINGS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "phase_error": lambda r: f"phase {r.get('phase')} error {r.get('error_code')}: {r.get('detail')}",
-    "llm_call_not_sent": _not_sent,
-    "llm_giveup": _giveup,
-    "advisory": advisory,
-}
+def warning(record: ReadRecord) -> str:
+    """A warning-like record (a warning, a phase error, a call not sent or given up, an advisory …) as one line."""
+    if isinstance(record, WarningRecord | PromptClippedRecord):
+        return record.message
+    if isinstance(record, PhaseErrorRecord):
+        return f"phase {record.phase} error {record.error_code}: {record.detail}"
+    if isinstance(record, LLMCallNotSentRecord):
+        return f"LLM call for {record.purpose} not sent: it could cross {record.cap} ({record.worst_case})"
+    if isinstance(record, LLMGiveupRecord):
+        status = f" (HTTP {record.status})" if record.status else ""
+        attempts = record.attempts
+        return f"LLM call gave up after {attempts} attempt{'' if attempts == 1 else 's'}: {record.cause}{status}"
+    if isinstance(record, AdvisoryRecord):
+        return advisory(as_plain(record))
+    return record.event.replace("_", " ")

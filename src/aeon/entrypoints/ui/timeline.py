@@ -1,11 +1,40 @@
-"""A run's timeline from its JSONL records: passes → phases A–D → what happened in each, placed on the run's clock."""
+"""A run's timeline from its log records (typed, aeon.domain.audit_log): passes → phases A–D → what happened in each."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from aeon.domain.audit_log import ReadRecord, as_plain
+from aeon.domain.log_llm import (
+    LLMCallNotSentRecord,
+    LLMCallRecord,
+    LLMDowngradeRecord,
+    LLMGiveupRecord,
+    PromptClippedRecord,
+)
+from aeon.domain.log_pass import (
+    AdvisoryRecord,
+    CycleRecord,
+    PhaseEntryRecord,
+    PhaseErrorRecord,
+    PhaseExitRecord,
+    RefinementRecord,
+    RefinementSkippedRecord,
+    ToolCallRecord,
+)
+from aeon.domain.log_records import STAMPS, UnknownRecord
+from aeon.domain.log_run import (
+    ApprovalDecidedRecord,
+    ApprovalRequestedRecord,
+    DepthDecisionRecord,
+    RunEndRecord,
+    RunStartRecord,
+    TtlExpiredRecord,
+    WarningRecord,
+)
 from aeon.entrypoints.ui import labels
 
 # Steps of a subplan take their parent's id and a number (s2 → s2.1, s2.2).
@@ -66,7 +95,7 @@ class Timeline:
     ending: list[Item] = field(default_factory=list)
 
 
-def _clock(records: list[dict[str, Any]]) -> tuple[datetime | None, float]:
+def _clock(records: Sequence[ReadRecord]) -> tuple[datetime | None, float]:
     stamps = [_when(r) for r in records]
     known = [s for s in stamps if s is not None]
     if not known:
@@ -74,14 +103,14 @@ def _clock(records: list[dict[str, Any]]) -> tuple[datetime | None, float]:
     return min(known), (max(known) - min(known)).total_seconds()
 
 
-def _when(record: dict[str, Any]) -> datetime | None:
+def _when(record: ReadRecord) -> datetime | None:
     try:
-        return datetime.fromisoformat(str(record.get("timestamp")))
+        return datetime.fromisoformat(record.timestamp)
     except ValueError:
         return None
 
 
-def build(records: list[dict[str, Any]]) -> Timeline:
+def build(records: Sequence[ReadRecord]) -> Timeline:
     """The timeline of one run's records (in seq order)."""
     origin, total = _clock(records)
     line = Timeline(total=max(total, 1e-6))
@@ -89,29 +118,25 @@ def build(records: list[dict[str, Any]]) -> Timeline:
     subplans: set[str] = set()
     mark = 0.0  # where the next step starts: the end of the previous one, or its phase's start
 
-    def at(record: dict[str, Any]) -> float:
+    def at(record: ReadRecord) -> float:
         moment = _when(record)
         return 0.0 if moment is None or origin is None else (moment - origin).total_seconds()
 
     for record in records:
-        event, t = record.get("event"), at(record)
-        if event == "phase_entry":
-            current = Phase(
-                letter=str(record.get("phase")),
-                pass_number=int(record.get("pass_number") or 0),
-                start=t,
-                seq=int(record["seq"]),
-            )
+        t = at(record)
+        if isinstance(record, PhaseEntryRecord):
+            current = Phase(letter=record.phase, pass_number=record.pass_number, start=t, seq=record.seq)
             _pass_of(line, current.pass_number).phases.append(current)
             mark = t
             continue
-        if event == "phase_exit" and current is not None:
-            current.seconds = float(record.get("duration") or max(0.0, t - current.start))
-            current.outcome = str(record.get("outcome") or "")
-            current = None
+        if isinstance(record, PhaseExitRecord):
+            if current is not None:
+                current.seconds = record.duration or max(0.0, t - current.start)
+                current.outcome = record.outcome
+                current = None
             continue
-        if event == "refinement":
-            subplan = (record.get("action") or {}).get("subplan") or {}
+        if isinstance(record, RefinementRecord):
+            subplan = record.action.get("subplan") or {}
             if subplan.get("parent_step_id"):
                 subplans.add(str(subplan["parent_step_id"]))
         item = _item(record, t, mark, subplans)
@@ -135,47 +160,39 @@ def _pass_of(line: Timeline, number: int) -> Pass:
     return line.passes[-1]
 
 
-def _item(record: dict[str, Any], t: float, mark: float, subplans: set[str]) -> Item | None:
-    event, seq = str(record.get("event")), int(record.get("seq", -1))
-    maker = _MAKERS.get(event)
+def _item(record: ReadRecord, t: float, mark: float, subplans: set[str]) -> Item | None:
+    maker = _MAKERS.get(type(record))  # by the kind itself: a phase_retry is no phase_error, run_resumed no run_start
     if maker is not None:
-        return maker(record, t, seq, mark, subplans)
-    if event in ("phase_entry", "phase_exit"):
-        return None
-    return Item(kind="note", label=event.replace("_", " "), seq=seq, start=t, fields=_rest(record))
+        return maker(record, t, record.seq, mark, subplans)
+    return Item(kind="note", label=record.event.replace("_", " "), seq=record.seq, start=t, fields=_rest(record))
 
 
-def _llm(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    seconds = float(record.get("seconds") or 0.0)
-    prompt, cached = int(record.get("prompt_tokens") or 0), int(record.get("cached_tokens") or 0)
-    completion = int(record.get("completion_tokens") or 0)
+def _llm(record: LLMCallRecord, t: float, seq: int, *_: Any) -> Item:
+    seconds, prompt, cached = record.seconds, record.prompt_tokens, record.cached_tokens
+    completion, cost = record.completion_tokens, record.cost
     share = f", {cached / prompt:.0%} cached" if prompt and cached else ""
-    cost = record.get("cost")
     price = "cost unknown" if cost is None else ("$0" if cost == 0 else f"${cost:.4f}")
-    label = (
-        f"LLM {record.get('purpose')} · {record.get('model')} · {prompt} in{share} · {completion} out · "
-        f"{price} · {seconds:.2f}s"
-    )
-    facts = {"purpose": record.get("purpose"), "model": record.get("model"), "prompt": prompt, "cached": cached}
+    label = f"LLM {record.purpose} · {record.model} · {prompt} in{share} · {completion} out · {price} · {seconds:.2f}s"
+    facts: dict[str, Any] = {"purpose": record.purpose, "model": record.model, "prompt": prompt, "cached": cached}
     facts |= {"completion": completion, "cost": cost, "seconds": seconds}
-    fields = _kept({"output": record.get("output"), "finish": record.get("finish_reason")})
+    fields = _kept({"output": record.output, "finish": record.finish_reason})
     return Item(
         kind="llm", label=label, seq=seq, start=max(0.0, t - seconds), seconds=seconds, fields=fields, facts=facts
     )
 
 
-def _tool(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    error = record.get("error")
+def _tool(record: ToolCallRecord, t: float, seq: int, *_: Any) -> Item:
+    error = record.error
     said = f"failed: {error}" if error else "returned"
-    by = " (output given by the operator)" if record.get("supplied_by") else ""
-    label = f"tool {record.get('tool')} for {record.get('step_id')} {said}{by}"
-    fields = {"args": record.get("args"), "output": record.get("output"), "error": error, "notes": record.get("notes")}
+    by = " (output given by the operator)" if record.supplied_by else ""
+    label = f"tool {record.tool} for {record.step_id} {said}{by}"
+    fields = {"args": record.args, "output": record.output, "error": error, "notes": record.notes}
     return Item(kind="tool", label=label, seq=seq, start=t, fields=_kept(fields))
 
 
-def _cycle(record: dict[str, Any], t: float, seq: int, mark: float, subplans: set[str]) -> Item:
-    steps = (record.get("plan_state") or {}).get("steps") or []
-    sid = record.get("step_id")
+def _cycle(record: CycleRecord, t: float, seq: int, mark: float, subplans: set[str]) -> Item:
+    steps = (record.plan_state or {}).get("steps") or []
+    sid = record.step_id
     if sid is None:  # the planning cycle: the plan as it stands
         listed = [f"{s.get('step_id')}: {s.get('description')}" for s in steps]
         return Item(kind="plan", label=f"plan of {len(steps)} steps", seq=seq, start=t, fields={"steps": listed})
@@ -195,84 +212,78 @@ def _cycle(record: dict[str, Any], t: float, seq: int, mark: float, subplans: se
     )
 
 
-def _refinement(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    action = record.get("action") or {}
+def _refinement(record: RefinementRecord, t: float, seq: int, *_: Any) -> Item:
+    action = record.action
     target = action.get("target_step_id") or (action.get("new_step") or {}).get("step_id")
-    verdict = "applied" if record.get("applied") else "rejected" + (" (advisory)" if record.get("advisory") else "")
+    verdict = "applied" if record.applied else "rejected" + (" (advisory)" if record.advisory else "")
     label = f"refinement {action.get('action_type')} {target or ''}: {verdict} — {action.get('justification')}"
-    return Item(kind="refinement", label=label, seq=seq, start=t, fields=_kept({"reason": record.get("reason")}))
+    return Item(kind="refinement", label=label, seq=seq, start=t, fields=_kept({"reason": record.reason}))
 
 
-def _decision(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    label = f"depth decision: {record.get('decision')} — {record.get('adjustment_reason')}"
+def _decision(record: DepthDecisionRecord, t: float, seq: int, *_: Any) -> Item:
+    label = f"depth decision: {record.decision} — {record.adjustment_reason}"
     return Item(kind="decision", label=label, seq=seq, start=t)
 
 
-def _approval(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    if record.get("event") == "approval_requested":
-        label = f"approval asked: tool {record.get('tool')} for step {record.get('step_id')}"
-        return Item(kind="approval", label=label, seq=seq, start=t, fields={"args": record.get("args")})
-    reason = record.get("reason")
-    edited = " with edited arguments" if record.get("edited") else ""
-    label = f"approval decided: {record.get('verdict')}{edited} by {record.get('by')}" + (
-        f": {reason}" if reason else ""
-    )
-    return Item(
-        kind="approval",
-        label=label,
-        seq=seq,
-        start=t,
-        fields=_kept({"args": record.get("args"), "args_before": record.get("args_before")}),
-    )
+def _asked(record: ApprovalRequestedRecord, t: float, seq: int, *_: Any) -> Item:
+    label = f"approval asked: tool {record.tool} for step {record.step_id}"
+    return Item(kind="approval", label=label, seq=seq, start=t, fields={"args": record.args})
 
 
-def _warning(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    event = str(record.get("event"))
-    said = labels.WARNINGS.get(event)
-    text = said(record) if said else record.get("message") or record.get("detail") or record.get("reason")
-    return Item(kind="warning", label=str(text or event.replace("_", " ")), seq=seq, start=t, fields=_rest(record))
+def _decided(record: ApprovalDecidedRecord, t: float, seq: int, *_: Any) -> Item:
+    reason = record.reason
+    edited = " with edited arguments" if record.edited else ""
+    label = f"approval decided: {record.verdict}{edited} by {record.by}" + (f": {reason}" if reason else "")
+    fields = _kept({"args": record.args, "args_before": record.args_before})
+    return Item(kind="approval", label=label, seq=seq, start=t, fields=fields)
 
 
-def _skipped(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    label = f"refinement skipped (cap {record.get('cap')}): {record.get('reason')}"
+def _warning(record: ReadRecord, t: float, seq: int, *_: Any) -> Item:
+    return Item(kind="warning", label=labels.warning(record), seq=seq, start=t, fields=_rest(record))
+
+
+def _skipped(record: RefinementSkippedRecord, t: float, seq: int, *_: Any) -> Item:
+    label = f"refinement skipped (cap {record.cap}): {record.reason}"
     return Item(kind="refinement", label=label, seq=seq, start=t)
 
 
-def _ending(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    if record.get("event") == "ttl_expired":
-        label = f"stopped by cap {record.get('cap') or 'ttl'}: {record.get('message')}"
-        return Item(kind="end", label=label, seq=seq, start=t)
-    error = record.get("error") or {}
-    said = f" · {error.get('code')}: {error.get('message')}" if isinstance(error, dict) and error else ""
-    cap = f" · cap {record.get('expired_cap')}" if record.get("expired_cap") else ""
-    return Item(kind="end", label=f"run ended: {record.get('status')}{cap}{said}", seq=seq, start=t)
+def _expired(record: TtlExpiredRecord, t: float, seq: int, *_: Any) -> Item:
+    return Item(kind="end", label=f"stopped by cap {record.cap or 'ttl'}: {record.message}", seq=seq, start=t)
 
 
-def _start(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
-    llm = record.get("llm") or {}
-    label = f"run started · model {llm.get('model')} ({llm.get('adapter')}) · TTL {record.get('ttl')}"
-    return Item(kind="note", label=label, seq=seq, start=t, fields={"tools": record.get("tools")})
+def _ended(record: RunEndRecord, t: float, seq: int, *_: Any) -> Item:
+    error = record.error or {}
+    said = f" · {error.get('code')}: {error.get('message')}" if error else ""
+    cap = f" · cap {record.expired_cap}" if record.expired_cap else ""
+    return Item(kind="end", label=f"run ended: {record.status}{cap}{said}", seq=seq, start=t)
 
 
-_MAKERS = {
-    "run_start": _start,
-    "llm_call": _llm,
-    "tool_call": _tool,
-    "cycle": _cycle,
-    "refinement": _refinement,
-    "refinement_skipped": _skipped,
-    "depth_decision": _decision,
-    "approval_requested": _approval,
-    "approval_decided": _approval,
-    "warning": _warning,
-    "phase_error": _warning,
-    "llm_call_not_sent": _warning,
-    "llm_downgrade": _warning,
-    "llm_giveup": _warning,
-    "advisory": _warning,
-    "prompt_clipped": _warning,
-    "ttl_expired": _ending,
-    "run_end": _ending,
+def _start(record: RunStartRecord, t: float, seq: int, *_: Any) -> Item:
+    llm = record.llm
+    label = f"run started · model {llm.get('model')} ({llm.get('adapter')}) · TTL {record.ttl}"
+    return Item(kind="note", label=label, seq=seq, start=t, fields={"tools": record.tools})
+
+
+_Maker = Callable[[Any, float, int, float, set[str]], Item]
+_MAKERS: dict[type[ReadRecord], _Maker] = {
+    RunStartRecord: _start,
+    LLMCallRecord: _llm,
+    ToolCallRecord: _tool,
+    CycleRecord: _cycle,
+    RefinementRecord: _refinement,
+    RefinementSkippedRecord: _skipped,
+    DepthDecisionRecord: _decision,
+    ApprovalRequestedRecord: _asked,
+    ApprovalDecidedRecord: _decided,
+    WarningRecord: _warning,
+    PhaseErrorRecord: _warning,
+    LLMCallNotSentRecord: _warning,
+    LLMDowngradeRecord: _warning,
+    LLMGiveupRecord: _warning,
+    AdvisoryRecord: _warning,
+    PromptClippedRecord: _warning,
+    TtlExpiredRecord: _expired,
+    RunEndRecord: _ended,
 }
 
 
@@ -280,5 +291,7 @@ def _kept(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None and v != [] and v != ""}
 
 
-def _rest(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in ("event", "correlation_id", "seq", "timestamp")}
+def _rest(record: ReadRecord) -> dict[str, Any]:
+    if isinstance(record, UnknownRecord):
+        return dict(record.fields)
+    return {k: v for k, v in as_plain(record).items() if k not in STAMPS}

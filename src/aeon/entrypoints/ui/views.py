@@ -7,6 +7,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from aeon.domain.audit_log import as_plain
 from aeon.entrypoints.ui.catalog import STATUSES
 from aeon.entrypoints.ui.context import Ui
 
@@ -44,11 +45,11 @@ def record_page(ui: Ui, request: Request) -> Response:
     view = ui.runs.view(run_id)
     if view is None:
         raise HTTPException(404, f"no run {run_id!r} on the record")
-    record = next((r for r in view.records if r.get("seq") == seq), None)
+    record = next((r for r in view.records if r.seq == seq), None)
     if record is None:
         raise HTTPException(404, f"run {run_id} has no record {seq} in {view.log}")
-    seqs = [r.get("seq") for r in view.records]
-    return ui.render("record.html", view=view, record=record, seqs=seqs)
+    seqs = [r.seq for r in view.records]
+    return ui.render("record.html", view=view, record=as_plain(record), seqs=seqs)
 
 
 def batches_page(ui: Ui, request: Request) -> Response:
