@@ -14,7 +14,7 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import downgrade
+from aeon.adapters.llm import defaults, downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
@@ -27,7 +27,7 @@ from aeon.application.errors import (
     LLMTruncated,
 )
 from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 
 class _Block(msgspec.Struct):
@@ -86,12 +86,12 @@ class AnthropicLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
-        anthropic_version: str = "2023-06-01",
+        anthropic_version: str = defaults.ANTHROPIC_VERSION,
         thinking_budget: int | None = None,
-        read_timeout: float = 60.0,
-        max_attempts: int = 3,
-        temperature: float = 0.0,
-        max_tokens: int = 1024,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_attempts: int = defaults.MAX_ATTEMPTS,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         logger: LoggerPort | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -133,7 +133,7 @@ class AnthropicLLM:
             f"dialect={self._choice.dialect.name!r}, api_key={key})"
         )
 
-    def describe(self) -> dict[str, str]:
+    def describe(self) -> ModelInfo:
         return self._choice.describe("anthropic", self._model, self._base_url)
 
     async def complete(

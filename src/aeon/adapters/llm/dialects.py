@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from aeon.application.errors import ConfigurationError
+from aeon.domain.llm import ModelInfo
 
 Wire = Literal["openai", "anthropic"]
 # How a JSON schema reaches the model: OpenAI `response_format` (strict or not), OpenAI JSON mode, Anthropic's
@@ -124,16 +125,19 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
     dialect: Dialect
     source: str  # why this dialect: "llm.dialect", or what auto-detection saw
 
-    def describe(self, adapter: str, model: str, base_url: str) -> dict[str, str]:
+    def describe(self, adapter: str, model: str, base_url: str) -> ModelInfo:
         """What `LLMPort.describe` reports for an HTTP adapter speaking this dialect."""
-        return {
-            "adapter": adapter,
-            "model": model,
-            "base_url": base_url,
-            "dialect": self.dialect.name,
-            "dialect_source": self.source,
-            "context_window": str(self.dialect.context_window),
-        }
+        from aeon.adapters.llm.providers import provider_name  # the registry builds the adapters that import this
+
+        return ModelInfo(
+            adapter=adapter,
+            model=model,
+            base_url=base_url,
+            dialect=self.dialect.name,
+            dialect_source=self.source,
+            provider=provider_name(adapter, self.dialect.name),
+            context_window=self.dialect.context_window,
+        )
 
 
 def _model_id(model: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from aeon.adapters.llm import defaults
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     layout_key,
@@ -22,9 +23,10 @@ from aeon.adapters.llm._llama_server import (
 )
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+from aeon.adapters.llm.providers import provider_name
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message
+from aeon.domain.llm import Completion, Message, ModelInfo
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -63,17 +65,17 @@ class LocalLlamaLLM:
         *,
         model_path: Path | None = None,
         cache_dir: Path | None = None,
-        ctx_size: int = 8192,
+        ctx_size: int = defaults.CTX_SIZE,
         threads: int | None = None,
-        startup_timeout: float = 120.0,
-        read_timeout: float = 120.0,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
+        startup_timeout: float = defaults.STARTUP_TIMEOUT,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_tokens: int = defaults.MAX_TOKENS,
+        temperature: float = defaults.TEMPERATURE,
         logger: LoggerPort | None = None,
         progress: Callable[[str], None] | None = None,
         binary: Path | None = None,
         slot_cache_dir: Path | None = None,
-        slot_cache_bytes: int = 256 * 2**20,
+        slot_cache_bytes: int = defaults.SLOT_CACHE_MB * 2**20,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._model_path = model_path
@@ -105,17 +107,16 @@ class LocalLlamaLLM:
         """The running server's pid, None before the first call and after close."""
         return None if self._server is None else self._server.pid
 
-    def describe(self) -> dict[str, str]:
-        info = {
-            "adapter": "local",
-            "model": MODEL_ALIAS,
-            "dialect": "llamacpp",
-            "dialect_source": "the local adapter runs llama.cpp's llama-server",
-            "context_window": str(self._ctx_size),  # llama-server's -c: with --kv-unified one call may take it all
-        }
-        if self._server is not None:
-            info["base_url"] = self._server.base_url
-        return info
+    def describe(self) -> ModelInfo:
+        return ModelInfo(
+            adapter="local",
+            model=MODEL_ALIAS,
+            dialect="llamacpp",
+            dialect_source="the local adapter runs llama.cpp's llama-server",
+            provider=provider_name("local", "llamacpp"),
+            context_window=self._ctx_size,  # llama-server's -c: with --kv-unified one call may take it all
+            base_url=None if self._server is None else self._server.base_url,
+        )
 
     def preflight(self) -> str | None:
         """Why this adapter cannot run here (the [local] extra is missing), checked before a run; None if it can."""

@@ -14,14 +14,14 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import downgrade
+from aeon.adapters.llm import defaults, downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
 from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 
 class _PromptDetails(msgspec.Struct):
@@ -73,10 +73,10 @@ class OpenAICompatLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
-        read_timeout: float = 60.0,
-        max_attempts: int = 3,
-        temperature: float = 0.0,
-        max_tokens: int = 1024,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_attempts: int = defaults.MAX_ATTEMPTS,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         logger: LoggerPort | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -115,7 +115,7 @@ class OpenAICompatLLM:
             f"dialect={self._choice.dialect.name!r}, api_key={key})"
         )
 
-    def describe(self) -> dict[str, str]:
+    def describe(self) -> ModelInfo:
         return self._choice.describe("openai", self._model, self._base_url)
 
     async def complete(

@@ -10,8 +10,9 @@ import msgspec
 
 from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.adapters.llm.expected import calls, expected_answer
+from aeon.adapters.llm.providers import provider_name
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 
 def _unavailable(src: str) -> LLMError:
@@ -73,11 +74,15 @@ class ScriptedLLM:
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
         return cls(data["responses"], source=str(p), request=str(data.get("request") or ""))
 
-    def describe(self) -> dict[str, str]:
-        info = {"adapter": "scripted", "model": "scripted", "dialect": "scripted", "dialect_source": self._source}
-        if self._request:
-            info["scripted_request"] = self._request
-        return info
+    def describe(self) -> ModelInfo:
+        return ModelInfo(
+            adapter="scripted",
+            model="scripted",
+            dialect="scripted",
+            dialect_source=self._source,
+            provider=provider_name("scripted", "scripted"),
+            scripted_request=self._request or None,
+        )
 
     @property
     def remaining(self) -> int:

@@ -16,7 +16,6 @@ from functools import partial
 
 from aeon.application.errors import ApprovalExpired, BudgetExhausted, InternalError
 from aeon.application.kernel import tracing
-from aeon.application.kernel.accounting import provider_name
 from aeon.application.kernel.passes import close_pass, open_pass
 from aeon.application.kernel.phase_runner import PhaseWork
 from aeon.application.kernel.result import RunResult, RunStatus, assemble, error_info, expiration
@@ -107,8 +106,8 @@ class Orchestrator:
             tracing.OPERATION: "invoke_agent",
             "gen_ai.agent.name": "aeon",
             "gen_ai.conversation.id": state.correlation_id,
-            tracing.PROVIDER: provider_name(info),
-            tracing.REQUEST_MODEL: info.get("model"),
+            tracing.PROVIDER: info.provider,
+            tracing.REQUEST_MODEL: info.model,
         }
         with self.tracer.span("invoke_agent aeon", attrs) as span:
             result = await self._go(state, given=given)
@@ -170,7 +169,7 @@ class Orchestrator:
             evaluate=settings.evaluate,
             tools=tools,
             plan_given=given,
-            llm=llm,
+            llm=llm.fields(),
             **extra,
         )
 
