@@ -61,20 +61,26 @@ def test_every_registered_provider_is_accepted_built_and_priced(
     asyncio.run(llm.aclose())
 
 
+BUILT: list[LLMPort] = []
+
+
+def build_echo(llm: Any, *, logger: Any, status: Any) -> LLMPort:
+    """The builder of a provider that exists only in this test: a model answering "ok"."""
+    BUILT.append(FunctionLLM(lambda call: "ok", name=llm.model or "echo-1"))
+    return BUILT[-1]
+
+
 def test_a_provider_added_to_the_registry_alone_is_accepted_built_and_priced(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[LLMPort] = []
-
-    def build(llm: Any, *, logger: Any, status: Any) -> LLMPort:
-        built.append(FunctionLLM(lambda call: "ok", name=llm.model or "echo-1"))
-        return built[-1]
-
-    echo = Provider(name="echo", build=build, pricing="free", free_models=("echo-1",), max_seconds=42.0)
+    echo = Provider(
+        name="echo", builder=f"{__name__}:build_echo", pricing="free", free_models=("echo-1",), max_seconds=42.0
+    )
     monkeypatch.setitem(PROVIDERS, "echo", echo)
+    BUILT.clear()
 
     settings = load_settings(None, model_overrides("echo"))
     assert settings.run.max_seconds == 42.0
-    assert build_container(settings).llm_adapter() is built[0]
-    price = price_of(kernel_settings(settings).prices, built[0].describe().model)
+    assert build_container(settings).llm_adapter() is BUILT[0]
+    price = price_of(kernel_settings(settings).prices, BUILT[0].describe().model)
     assert price is not None and price.cost(1_000, 1_000) == 0
     assert load_settings(None, model_overrides("echo:echo-2")).llm.model == "echo-2"
 

@@ -18,14 +18,9 @@ from aeon.adapters.llm import defaults, downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
+from aeon.adapters.llm.settings import LLMSettings
 from aeon.adapters.llm.wire_schemas import revert_text, to_wire
-from aeon.application.errors import (
-    LLMBadResponse,
-    LLMContextExceeded,
-    LLMEmptyAnswer,
-    LLMRefused,
-    LLMTruncated,
-)
+from aeon.application.errors import LLMBadResponse, LLMContextExceeded, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
@@ -278,4 +273,23 @@ def _add(a: Usage, b: Usage) -> Usage:
         prompt_tokens=a.prompt_tokens + b.prompt_tokens,
         completion_tokens=a.completion_tokens + b.completion_tokens,
         cached_tokens=a.cached_tokens + b.cached_tokens,
+    )
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> AnthropicLLM:
+    """The adapter of provider record `anthropic`, from the `llm:` section (no I/O)."""
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return AnthropicLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        anthropic_version=llm.anthropic_version,
+        thinking_budget=llm.thinking_budget,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
     )

@@ -38,6 +38,8 @@ class Dialect(msgspec.Struct, frozen=True, kw_only=True):
     # tokens a prompt and its answer may take together, unless llm.context_window says: the provider's own models'
     # smallest current window; for a server of unknown size, llama-server's and Ollama's common 8192
     context_window: int = 8192
+    # gen_ai.provider.name for a provider's own API (its name); None: any other server, named by the dialect
+    provider: str | None = None
 
 
 _ALL = (
@@ -49,6 +51,7 @@ _ALL = (
         structured="strict_json_schema",
         schema_profile="strict",
         context_window=128_000,
+        provider="openai",
     ),
     Dialect(
         name="openai-reasoning",
@@ -60,6 +63,7 @@ _ALL = (
         structured="strict_json_schema",
         schema_profile="strict",
         context_window=128_000,
+        provider="openai",
     ),
     Dialect(
         name="llamacpp",
@@ -84,6 +88,7 @@ _ALL = (
         structured="output_config",
         schema_profile="anthropic",
         context_window=200_000,
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-thinking",
@@ -95,6 +100,7 @@ _ALL = (
         schema_profile="anthropic",
         thinking=True,
         context_window=200_000,
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-tool",
@@ -104,6 +110,7 @@ _ALL = (
         max_stop=8,
         structured="forced_tool",
         schema_profile="plain",
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-compatible",
@@ -127,15 +134,13 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
 
     def describe(self, adapter: str, model: str, base_url: str) -> ModelInfo:
         """What `LLMPort.describe` reports for an HTTP adapter speaking this dialect."""
-        from aeon.adapters.llm.providers import provider_name  # the registry builds the adapters that import this
-
         return ModelInfo(
             adapter=adapter,
             model=model,
             base_url=base_url,
             dialect=self.dialect.name,
             dialect_source=self.source,
-            provider=provider_name(adapter, self.dialect.name),
+            provider=self.dialect.provider or self.dialect.name,
             context_window=self.dialect.context_window,
         )
 

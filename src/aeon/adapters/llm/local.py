@@ -8,7 +8,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -23,10 +23,12 @@ from aeon.adapters.llm._llama_server import (
 )
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-from aeon.adapters.llm.providers import provider_name
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -113,7 +115,7 @@ class LocalLlamaLLM:
             model=MODEL_ALIAS,
             dialect="llamacpp",
             dialect_source="the local adapter runs llama.cpp's llama-server",
-            provider=provider_name("local", "llamacpp"),
+            provider="llamacpp",  # a server of our own, named by its dialect
             context_window=self._ctx_size,  # llama-server's -c: with --kv-unified one call may take it all
             base_url=None if self._server is None else self._server.base_url,
         )
@@ -235,3 +237,34 @@ class LocalLlamaLLM:
     def _emit(self, event: str, **fields: Any) -> None:
         if self._logger is not None:
             self._logger.emit(event, **fields)
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LocalLlamaLLM:
+    """The adapter of provider record `local`, from the `llm:` section (no I/O: the server starts on first use)."""
+    return LocalLlamaLLM(
+        model_path=llm.model_path,
+        cache_dir=llm.cache_dir,
+        ctx_size=llm.ctx_size,
+        threads=llm.threads,
+        startup_timeout=llm.startup_timeout,
+        read_timeout=llm.read_timeout,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        progress=status,
+        slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
+        slot_cache_bytes=llm.slot_cache_mb * 2**20,
+    )
+
+
+def default_slot_cache_dir(cache_dir: Path | None) -> Path | None:
+    """Where the local server's slot files go unless llm.slot_cache_dir says: beside the model when llm.cache_dir
+    names a folder, else the user's cache folder ($XDG_CACHE_HOME, or ~/.cache); None without a home folder."""
+    if cache_dir is not None:
+        return cache_dir / "llama-slots"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        base = Path(xdg) if Path(xdg).is_absolute() else Path.home() / ".cache"
+    except RuntimeError:  # no home folder to be found
+        return None
+    return base / "aeon" / "llama-slots"

@@ -8,7 +8,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from random import random as uniform01
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
@@ -22,6 +22,9 @@ from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 
 class _PromptDetails(msgspec.Struct):
@@ -232,3 +235,20 @@ def _schema_name(name: str) -> str:
     """OpenAI's rule for `json_schema.name`: 1-64 letters, digits, '_' or '-'."""
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
     return cleaned or "answer"
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> OpenAICompatLLM:
+    """The adapter of provider record `openai`, from the `llm:` section (no I/O)."""
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return OpenAICompatLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
+    )

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.adapters.llm.expected import calls, expected_answer
-from aeon.adapters.llm.providers import provider_name
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 
 def _unavailable(src: str) -> LLMError:
@@ -80,7 +82,7 @@ class ScriptedLLM:
             model="scripted",
             dialect="scripted",
             dialect_source=self._source,
-            provider=provider_name("scripted", "scripted"),
+            provider="scripted",
             scripted_request=self._request or None,
         )
 
@@ -120,3 +122,9 @@ class ScriptedLLM:
 
     async def aclose(self) -> None:
         return None
+
+
+def from_settings(llm: LLMSettings, *, logger: object, status: object) -> ScriptedLLM:
+    """The adapter of provider record `scripted`, from the `llm:` section: the script's answers."""
+    assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
+    return ScriptedLLM.from_file(llm.script)

@@ -1,16 +1,19 @@
-"""The `llm:` and `keys:` settings sections: what the provider registry builds a model client from. Their defaults are
-adapters/llm/defaults.py's; which providers exist (and with them the keys section) is providers.py's."""
+"""The `llm:` and `keys:` settings sections, and `build`: the model client the provider registry names, from them.
+Their defaults are adapters/llm/defaults.py's; which providers exist (and with them the keys section) providers.py's."""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, create_model, field_validator, model_validator
 
 from aeon.adapters.llm import defaults
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.adapters.llm.providers import PROVIDERS
+from aeon.application.ports import LLMPort, LoggerPort
 
 
 class Section(BaseModel):
@@ -90,3 +93,17 @@ KeysSettings: type[_Keys] = create_model(
 def key_layer() -> dict[str, Any]:
     """The `keys:` section as config data: each provider's key from its variable (empty when unset)."""
     return {"keys": {p.name: f"${{{p.key_variable}:}}" for p in PROVIDERS.values() if p.key_variable}}
+
+
+Status = Callable[[str], None] | None
+
+
+class Builder(Protocol):
+    def __call__(self, llm: LLMSettings, *, logger: LoggerPort, status: Status) -> LLMPort: ...
+
+
+def build(llm: LLMSettings, *, logger: LoggerPort, status: Status) -> LLMPort:
+    """The model client `llm.adapter` names, made by its provider record's builder from this section (no I/O)."""
+    module, _, function = PROVIDERS[llm.adapter].builder.partition(":")
+    builder: Builder = getattr(importlib.import_module(module), function)
+    return builder(llm, logger=logger, status=status)
