@@ -10,13 +10,13 @@ from pydantic import (
     field_validator,
 )
 
+from aeon.adapters.eventlog.jsonl import KEEP, MAX_RECORD_BYTES, MAX_STRING_BYTES, ROTATE_BYTES
 from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.settings import Section as _Section
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.domain.evaluation import Severity
 
-KIB = 1024
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
 
@@ -72,10 +72,12 @@ class OtelSettings(_Section):
 class LogSettings(_Section):
     path: Path | None = Path(".aeon/runs.jsonl")
     # Texts of 1 KiB or more are written once per log; a repeat is a marker naming the record that holds the copy.
-    max_string_bytes: int = Field(256 * KIB, ge=MIN_CAP, description="a text's first copy is cut past this")
-    max_record_bytes: int = Field(1024 * KIB, ge=MIN_CAP, description="a record's largest texts are cut past this")
-    rotate_bytes: int | None = Field(100 * 1024 * KIB, ge=MIN_CAP, description="rotate past this; null: never")
-    keep: int = Field(5, ge=1, description="backups kept when rotating: runs.jsonl.1 (newest) … runs.jsonl.N")
+    max_string_bytes: int = Field(MAX_STRING_BYTES, ge=MIN_CAP, description="a text's first copy is cut past this")
+    max_record_bytes: int = Field(
+        MAX_RECORD_BYTES, ge=MIN_CAP, description="a record's largest texts are cut past this"
+    )
+    rotate_bytes: int | None = Field(ROTATE_BYTES, ge=MIN_CAP, description="rotate past this; null: never")
+    keep: int = Field(KEEP, ge=1, description="backups kept when rotating: runs.jsonl.1 (newest) … runs.jsonl.N")
 
     @field_validator("path", mode="before")
     @classmethod

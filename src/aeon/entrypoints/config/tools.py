@@ -13,6 +13,9 @@ from pydantic import (
 )
 
 from aeon.adapters.llm.settings import Section as _Section
+from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT
+from aeon.adapters.tools.mcp.config import DEFAULT_START_TIMEOUT
+from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
 from aeon.application.kernel.run import RunSettings
 from aeon.domain.tools import OutputCheck
 
@@ -44,7 +47,9 @@ class McpServerSettings(McpToolFlags):
     exclude: list[str] = Field(default_factory=list)
     prefix: str = Field("", pattern=PREFIX_RULE)
     timeout: float | None = Field(None, gt=0, description="seconds per call; unset: tools.timeout")
-    start_timeout: float = Field(30.0, gt=0, description="seconds to start, initialize and list its tools")
+    start_timeout: float = Field(
+        DEFAULT_START_TIMEOUT, gt=0, description="seconds to start, initialize and list its tools"
+    )
     overrides: dict[str, McpToolFlags] = Field(default_factory=dict)
 
     @field_validator("command", "url", mode="before")
@@ -80,9 +85,9 @@ class ToolsSettings(_Section):
     builtins: bool = True
     modules: list[str] = Field(default_factory=list)
     # the most seconds one tool call may take (a tool's @tool(timeout=...) overrides it); run.max_seconds applies too
-    timeout: float = Field(60.0, gt=0)
+    timeout: float = Field(DEFAULT_TIMEOUT, gt=0)
     # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
-    import_timeout: float = Field(30.0, gt=0)
+    import_timeout: float = Field(DEFAULT_IMPORT_TIMEOUT, gt=0)
     # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
     approval: dict[str, bool] = Field(default_factory=dict)
     # an output that does not match its Python tool's return annotation: warn (keep it, say so), fail (the step), off
