@@ -150,11 +150,13 @@ def test_a_tool_gets_its_key_while_the_prompt_result_progress_and_log_get_it_red
     assert "[REDACTED]" in prompts  # s1's output reached the prompt, redacted
     shown = {
         "prompts": prompts,
-        "result": msgspec.json.encode(result).decode(),
         "progress": msgspec.json.encode(progress.events).decode(),
     }
     for where, text in shown.items():
         assert KEY not in text and TOKEN not in text, where
+    # the caller's copy: the configured key redacted, the token the tool produced whole (Redactor.for_caller)
+    returned = msgspec.json.encode(result).decode()
+    assert KEY not in returned and TOKEN in returned
     assert result.plan is not None and result.plan.steps[0].args["api_key"] == REDACTED
 
 
@@ -163,3 +165,18 @@ def test_a_recorded_error_is_redacted_with_its_attributes() -> None:
     clean = redacted_error(exc, Redactor([KEY]))
     assert KEY not in str(clean) and KEY not in repr(vars(clean)) and isinstance(clean, LLMRejected)
     assert clean.status == 401 and KEY in str(exc)  # the original is left as it was
+
+
+def test_a_short_configured_secret_is_blanked_only_as_a_whole_value() -> None:
+    """OPENAI_API_KEY=k: never shown as a value, but the "k" of every word and JSON key name is left alone (a
+    redacted result still decodes)."""
+
+    class Shown(msgspec.Struct):
+        kind: str
+        key: str
+        notes: dict[str, str]
+
+    shown = Redactor(["k"]).struct(Shown(kind="keep", key="k", notes={"k": "k", "kept": "key k"}), Shown)
+
+    assert shown == Shown(kind="keep", key=REDACTED, notes={"k": REDACTED, "kept": "key k"})
+    assert Redactor(["k"]).for_caller().text("k") == REDACTED

@@ -62,6 +62,12 @@ PLANTED = {
     "value under an upper-cased name": _plant("up"),
     "PGPASSWORD= in text": _plant("pg"),
 }
+# The secrets the run is configured with: the only ones the caller's copy of a result is redacted of.
+CONFIGURED = {k: v for k, v in PLANTED.items() if k.startswith(("provider key", "service token", "config key"))}
+# What the process that ran the run is shown (a run started here, its result as the caller gets it): what the run
+# produced reaches it whole (a request, a plan's arguments, a tool's output, a model's answer), configured secrets not.
+CALLER = {"run: stdout", "run --durable: stdout", "run --no-durable: stdout", "replay: stdout"}
+CALLER |= {"run (approve later): stdout", "run (deny later): stdout", "run (left waiting): stdout"}
 _NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model", "ghp", "pat", "akia", "sk")
 _NAMES += ("xoxb", "jwt", "url", "upper", "pg")
 S = dict(zip(_NAMES, PLANTED.values(), strict=True))
@@ -175,6 +181,12 @@ def _run(audit: Audit) -> None:
     out = audit.aeon("run", "run", REQUEST, "--plan", audit.plan, "--config", audit.config, "--json", "--history",
                      audit.folder / "history.json")  # fmt: skip
     audit.run_ids["run"] = json.loads(out)["correlation_id"]
+
+
+def _run_here(audit: Audit) -> None:
+    """The same run in this process only: the log and --history, no record."""
+    audit.aeon("run --no-durable", "run", REQUEST, "--plan", audit.plan, "--config", audit.config, "--no-durable",
+               "--json", "--history", audit.folder / "here-history.json")  # fmt: skip
 
 
 def _run_durable(audit: Audit) -> None:
@@ -305,6 +317,7 @@ def _ui(audit: Audit) -> None:
 SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
     "run --durable": _run_durable,
+    "run --no-durable": _run_here,
     "inspect": _inspect,
     "approve": _approvals,  # and deny
     "runs": _runs,
@@ -367,10 +380,18 @@ def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
     leaks = [
         f"{what} in {where}: …{m}…"
         for where, text in places.items()
-        for what, secret in PLANTED.items()
+        for what, secret in (CONFIGURED if where in CALLER else PLANTED).items()
         if (m := _fragment(secret, text))
     ]
     assert not leaks, "\n".join(leaks)
+    # the caller's copy: a run in this process shows what its tool produced whole; a durable run goes on with what
+    # its record holds (the tool's answer redacted), so its caller gets whole only what it gave (the request)
+    assert (
+        S["ghp"] in audit.streams["run --no-durable: stdout"] and S["pg"] in audit.streams["run --no-durable: stdout"]
+    )
+    assert all(
+        S["request"] in audit.streams[f"{where}: stdout"] for where in ("run", "run --durable", "run --no-durable")
+    )
 
     # The run did what it was asked: the tool got the real key (the redacted form only where the record was replayed)
     seen = (audit.folder / "seen.txt").read_text().splitlines()
@@ -440,3 +461,37 @@ def _deep_repr(value: object) -> str:
     if isinstance(value, BaseException):
         return f"{value!r} {vars(value)!r}"
     return repr(value)
+
+
+# -- the caller's copy ------------------------------------------------------------------------------------------------
+# What the run itself produced (a tool's answer holding a token or `password=…`) reaches the process that ran it
+# whole: aeon.run's result, `aeon run`'s stdout and --json. Every durable or shared sink (the log, the record,
+# --history, inspect, runs, ui) is fully redacted; a configured secret is redacted everywhere, the caller's copy too.
+PRODUCED = f"{S['ghp']} password={S['pg']}"
+
+
+def test_what_the_run_produced_reaches_the_python_caller_whole_and_the_log_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import aeon
+    from aeon import testing
+
+    monkeypatch.setenv("OPENAI_API_KEY", S["env"])
+
+    @aeon.tool
+    def issue_token(user: str) -> str:
+        """A new token for the user."""
+        return f"{PRODUCED} for {user}; the provider key is {os.environ['OPENAI_API_KEY']}"
+
+    step = {"step_id": "s1", "description": "Issue it", "tool": "issue_token", "args": {"user": "ann"}}
+    llm = testing.answers(json.dumps({"goal": "test", "steps": [step]}))
+    log = tmp_path / "runs.jsonl"
+
+    result = aeon.run("a token for ann", tools=[issue_token], model=llm, config={"run": {"evaluate": False}},
+                      log_file=str(log))  # fmt: skip
+
+    output = str(result.outputs["s1"].output)
+    assert PRODUCED in output, output  # the caller's copy: whole
+    assert S["env"] not in output and "[REDACTED]" in output  # the configured key: redacted for the caller too
+    written = log.read_text()
+    assert not any(_fragment(secret, written) for secret in (S["ghp"], S["pg"], S["env"])), written

@@ -8,6 +8,9 @@ their JSON-escaped forms too; (b) every value under a secret-named key (SECRET_K
 (`https://user:…@host`) and well-known token shapes (GitHub `ghp_…`/`github_pat_…`, AWS `AKIA…`, `sk-…` keys,
 Slack `xox?-…`, JWTs).
 Pure: built once per run from the secret values, no I/O.
+Two strengths of the one policy: the full one for every durable or shared sink (the log, the record, --history),
+and `for_caller()`, which blanks only (a), for the copy of a result handed back to the process that ran it (what the
+run itself produced, a token a tool returned, reaches its caller whole; a configured key never does).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, TypeVar
 import msgspec
 
 REDACTED = "[REDACTED]"
+MIN_INSIDE = 8  # a configured secret shorter than this is blanked only where it is a whole value
 # Names whose values are credentials whatever they hold; compared lower-cased with "-" as "_".
 SECRET_KEYS = frozenset(
     {
@@ -83,18 +87,26 @@ class Redactor:
     """Finds and replaces secrets. `may_hold` looks at bytes (one folded copy — lower case, "-" and "_" dropped —
     and one C-speed search per needle), so only data that could hold a secret is walked by `scrub` or `text`."""
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {s for s in secrets if s and s != REDACTED}
+    def __init__(self, secrets: Iterable[str] = (), *, configured_only: bool = False) -> None:
+        self._secrets = values = {s for s in secrets if s and s != REDACTED}
+        self._configured_only = configured_only
+        # a short secret ("k") is blanked only as a whole value: inside longer text it would garble every word
+        # holding it, JSON key names too (the document would no longer decode)
+        self._whole = {s for s in values if len(s) < MIN_INSIDE}
         # longest first (a secret inside another), each in its JSON-escaped and twice-escaped forms too
-        forms = {f for s in values for f in _escaped_forms(s)}
+        forms = {f for s in values - self._whole for f in _escaped_forms(s)}
         self._ordered = sorted(forms, key=len, reverse=True)
         needles = {form.encode("utf-8", "surrogatepass") for form in forms} | {w.encode() for w in _KEY_WORDS}
         needles |= set(_SHAPE_NEEDLES)
         self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
 
+    def for_caller(self) -> Redactor:
+        """The same configured secrets, and nothing else: for the result the run's own caller gets back."""
+        return Redactor(self._secrets, configured_only=True)
+
     def may_hold(self, encoded: bytes) -> bool:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
-        if any(map(encoded.__contains__, _RAW_NEEDLES)):
+        if self._whole or any(map(encoded.__contains__, _RAW_NEEDLES)):  # a short secret: walk to find whole values
             return True
         blob = encoded.translate(_FOLD, b"_-")
         if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
@@ -109,10 +121,14 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """`value` with every secret value and credential-shaped text in it REDACTED."""
+        if value in self._whole:
+            return REDACTED
         if not self.may_hold(value.encode("utf-8", "surrogatepass")):
             return value
         for secret in self._ordered:
             value = value.replace(secret, REDACTED)
+        if self._configured_only:
+            return value
         value = _UPPER_KEYED.sub(_blank, _KEYED.sub(_blank, value))
         value = _URL_PASSWORD.sub(_blank, _SHAPED.sub(REDACTED, value))
         return _BEARER.sub(_blank, value)
@@ -123,7 +139,7 @@ class Redactor:
             return self.text(value)
         if isinstance(value, dict):
             return {
-                self.text(k) if isinstance(k, str) else k: REDACTED if secret_key(k) else self.scrub(v)
+                self._inside(k) if isinstance(k, str) else k: REDACTED if self._keyed(k) else self.scrub(v)
                 for k, v in value.items()
             }
         if isinstance(value, list):
@@ -131,6 +147,12 @@ class Redactor:
         if isinstance(value, tuple):
             return tuple(self.scrub(item) for item in value)
         return value
+
+    def _inside(self, key: str) -> str:
+        return key if key in self._whole else self.text(key)
+
+    def _keyed(self, key: object) -> bool:
+        return not self._configured_only and secret_key(key)
 
     def data(self, value: T) -> T:
         """Plain data (what progress and spans get) redacted; returned as it is when it holds nothing to redact."""

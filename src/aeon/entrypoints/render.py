@@ -13,9 +13,9 @@ from typing import Any, TextIO
 import msgspec
 import typer
 
-from aeon.application.kernel.result import RunResult, RunStatus
-from aeon.application.llm.schemas import one_line
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult, RunStatus
+from aeon.application.schemas import one_line
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
@@ -236,13 +236,16 @@ def present(
     received: list[int] | None = None,
     redactor: Redactor | None = None,
 ) -> None:
-    """Write the history, print the result (or its JSON document) and exit with the status's code. The result is
-    redacted once more here (a run recorded by an older Aeon comes back from the record as it was written)."""
-    result = (redactor or redactor_for(None)).struct(result, RunResult)
-    if history is not None and result.history is not None:
+    """Write the history, print the result (or its JSON document) and exit with the status's code. The history file
+    is a durable sink: fully redacted. What is printed is the caller's: redacted of the configured secrets only (what
+    the run produced, a token a tool returned, is shown whole; Redactor.for_caller)."""
+    redactor = redactor or redactor_for(None)
+    kept = redactor.struct(result, RunResult).history
+    result = redactor.for_caller().struct(result, RunResult)
+    if history is not None and kept is not None:
         try:
             history.parent.mkdir(parents=True, exist_ok=True)
-            document = msgspec.json.format(msgspec.json.encode(result.history), indent=2).decode()
+            document = msgspec.json.format(msgspec.json.encode(kept), indent=2).decode()
             history.write_text(json_safe(document), encoding="utf-8")
         except OSError as exc:
             typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)

@@ -14,17 +14,16 @@ import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
 
+from aeon.application import tracing
 from aeon.application.errors import ApprovalExpired, BudgetExhausted, InternalError
-from aeon.application.kernel import tracing
+from aeon.application.kernel.outcome import assemble, error_info, expiration
 from aeon.application.kernel.passes import close_pass, open_pass
 from aeon.application.kernel.phase_runner import PhaseWork
-from aeon.application.kernel.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.kernel.stages.check import validate_plan
 from aeon.application.kernel.stages.decide import Decided, decide_depth
 from aeon.application.kernel.stages.plan import profile_and_plan
 from aeon.application.kernel.stages.work import work_pass
-from aeon.application.kernel.tracing import NULL_TRACER
 from aeon.application.kernel.wiring import RunServices, wire
 from aeon.application.ports import (
     ApproverPort,
@@ -38,6 +37,8 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import NO_SECRETS, Redactor
+from aeon.application.results import RunResult, RunStatus
+from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse
@@ -242,10 +243,12 @@ class Orchestrator:
         if exc is not None:
             run.record.error(f"{exc.code}: {exc}")
             self._cycle(run)
-        # The one result every exit shows (--json, --history, stdout, a durable run's recorded outcome): redacted
-        result = self.redactor.struct(assemble(run, self.settings, status, error=error, expired=expired), RunResult)
-        run.record.run_end(result, expired_cap=result.ttl_expiration.cap if result.ttl_expiration else None)
-        return result
+        # The log gets the result fully redacted; the caller gets it redacted of the configured secrets only (what
+        # the run produced reaches it whole): every durable or shared sink redacts it fully again (Redactor.for_caller)
+        assembled = assemble(run, self.settings, status, error=error, expired=expired)
+        logged = self.redactor.struct(assembled, RunResult)
+        run.record.run_end(logged, expired_cap=logged.ttl_expiration.cap if logged.ttl_expiration else None)
+        return self.redactor.for_caller().struct(assembled, RunResult)
 
     def _cycle(self, run: Run) -> None:
         """The cycle in progress, closed at the end of the run: the running step's number, or 0 outside steps."""

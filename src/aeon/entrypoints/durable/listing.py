@@ -10,7 +10,7 @@ import msgspec
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.durable.ops import alive, decode_outcome

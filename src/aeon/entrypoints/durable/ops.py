@@ -127,9 +127,15 @@ def start(
         Live.waiting[spec.run_id] = settled.waiting
     spec = msgspec.structs.replace(spec, direct=True)
     Live.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
-    with SetWorkflowID(spec.run_id):
-        handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
-    outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    Live.results[spec.run_id] = None
+    try:
+        with SetWorkflowID(spec.run_id):
+            handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
+        outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
+    finally:
+        caller = Live.results.pop(spec.run_id, None)
+    if outcome.result is not None and caller is not None:  # run here: the caller's copy, not the record's
+        outcome.result = caller
     if outcome.unlogged is not None:  # its first log record could not be written: it never started, spent nothing
         DBOS.delete_workflow(spec.run_id)
         raise EventLogUnavailable(outcome.unlogged)

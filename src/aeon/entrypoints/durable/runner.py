@@ -35,8 +35,8 @@ from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
+from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -110,6 +110,9 @@ class Live:
     # the runs executing here that asked for a decision nobody here could give (a batch reads it instead of asking
     # the system database whether each of its runs executing here waits)
     asked: set[str] = set()  # noqa: RUF012 — process-wide on purpose
+    # the runs started here whose caller waits here: the result as the caller gets it (redacted of the configured
+    # secrets only, Redactor.for_caller); the record holds it fully redacted, which any other process gets
+    results: dict[str, RunResult | None] = {}  # noqa: RUF012 — process-wide on purpose
 
 
 @dataclass
@@ -307,7 +310,10 @@ async def run_workflow(spec_json: str) -> str:
     if (lost := built.log.lost()) is not None:  # after the close: its last flush may lose records too
         result = result.with_lost_records(lost)
     result.warnings.extend(built.recorder.diverged)
-    return msgspec.json.encode(Outcome(result=result, carried=carried)).decode()
+    if spec.run_id in Live.results:  # the caller waits in this process: its copy, the record's fully redacted
+        Live.results[spec.run_id] = result
+    stored = built.orchestrator.redactor.struct(result, RunResult)
+    return msgspec.json.encode(Outcome(result=stored, carried=carried)).decode()
 
 
 async def _start(built: Built, workflow_id: str, *, direct: bool) -> None:

@@ -15,8 +15,8 @@ from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
-from aeon.application.kernel.result import RunResult
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.durable import listing, ops

@@ -130,7 +130,7 @@ def prime_decoders() -> None:
     start: msgspec builds it on a type's first decode, and two threads doing that at once crash the process."""
     import msgspec
 
-    from aeon.application.kernel.result import RunResult
+    from aeon.application.results import RunResult
     from aeon.domain.approval import Pending
     from aeon.domain.llm import Completion
     from aeon.domain.run_state import RunState

@@ -18,8 +18,8 @@ from aeon.adapters.tools.mcp.config import McpServerConfig
 from aeon.adapters.tools.mcp.results import MAX_RESULT_BYTES, MalformedResult, error_text, tool_output
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
 from aeon.application.errors import ConfigurationError, ToolNotFound
-from aeon.application.llm.schemas import schema_problems
 from aeon.application.redaction import Redactor
+from aeon.application.schemas import schema_problems
 from aeon.domain.tools import ToolResult, ToolSpec
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
+from aeon.application import tracing as t
 from aeon.application.errors import BudgetExhausted
-from aeon.application.kernel import tracing as t
-from aeon.application.kernel.run import CallingRun
+from aeon.application.llm.calling import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
@@ -27,7 +27,7 @@ class CallAccounts:
     ) -> None:
         self._run = run
         self.model = info.model or None
-        self.provider = info.provider  # gen_ai.provider.name, as the provider registry names it
+        self.provider = info.provider  # gen_ai.provider.name, as the model client reports it
         self._max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self._prices = prices
         self._capped = run.meter.limits.max_tokens is not None or run.meter.limits.max_cost is not None
