@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
+# The answer tokens a call may take unless told: llm.max_tokens' default, and what the kernel prices a call's worst
+# case at when its model client was made without settings.
+DEFAULT_MAX_TOKENS = 512
+
 # How the prompt of a JSON repair call opens (its guide's heading, then its labelled slots): the application writes
 # it (llm/prompts/templates.py), a scripted model's diagnostics recognise it (adapters/llm/expected.py).
 JSON_REPAIR_OPENINGS = ("## Repair JSON\n", "Schema: ")

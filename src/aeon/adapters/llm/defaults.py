@@ -3,7 +3,9 @@ and an adapter built without a value (a test, an embedding program) takes the sa
 
 from __future__ import annotations
 
-MAX_TOKENS = 512
+from aeon.domain.llm import DEFAULT_MAX_TOKENS
+
+MAX_TOKENS = DEFAULT_MAX_TOKENS  # the kernel prices a call's worst case at it too
 READ_TIMEOUT = 120.0
 MAX_ATTEMPTS = 3
 TEMPERATURE = 0.0

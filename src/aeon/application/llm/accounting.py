@@ -13,10 +13,7 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.llm.calling import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
-from aeon.domain.llm import Completion, Message, ModelInfo, Usage
-
-# The worst case of a call whose max_tokens the caller left to the adapter: the base config's llm.max_tokens.
-DEFAULT_MAX_TOKENS = 512
+from aeon.domain.llm import DEFAULT_MAX_TOKENS, Completion, Message, ModelInfo, Usage
 
 
 class CallAccounts:

@@ -13,6 +13,7 @@ from pydantic import (
 from aeon.adapters.eventlog.jsonl import KEEP, MAX_RECORD_BYTES, MAX_STRING_BYTES, ROTATE_BYTES
 from aeon.adapters.eventlog.shrink import MIN_CAP
 from aeon.adapters.llm.settings import Section as _Section
+from aeon.adapters.telemetry.defaults import SERVICE_NAME
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.domain.evaluation import Severity
@@ -60,7 +61,7 @@ class OtelSettings(_Section):
     exporter: Literal["console", "otlp"] = "console"
     # OTLP over HTTP: the collector's base URL (…/v1/traces and …/v1/metrics are added); empty: the OTEL_* env vars
     endpoint: str | None = None
-    service_name: str = "aeon"
+    service_name: str = SERVICE_NAME
     capture_content: bool = Field(False, description="put prompt and answer text on the chat spans")
 
     @field_validator("endpoint", mode="before")
