@@ -48,10 +48,13 @@ __all__ = [
     "kernel_settings",
     "layered",
     "load_settings",
+    "open_llm",
     "opened",
+    "preflight",
     "provided",
     "run_scope",
     "tool_folders",
+    "tools_opened",
 ]
 
 

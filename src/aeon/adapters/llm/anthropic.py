@@ -21,7 +21,7 @@ from aeon.adapters.llm.dialects import Choice, choose
 from aeon.adapters.llm.settings import LLMSettings
 from aeon.adapters.llm.wire_schemas import revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContextExceeded, LLMEmptyAnswer, LLMRefused, LLMTruncated
-from aeon.application.ports import LoggerPort
+from aeon.application.ports import LLMPort, LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 
@@ -276,8 +276,8 @@ def _add(a: Usage, b: Usage) -> Usage:
     )
 
 
-def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> AnthropicLLM:
-    """The adapter of provider record `anthropic`, from the `llm:` section (no I/O)."""
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """The adapter of provider record `anthropic`, from the `llm:` section (no I/O); as the port: mypy checks it."""
     assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
     return AnthropicLLM(
         base_url=llm.base_url,

@@ -24,7 +24,7 @@ from aeon.adapters.llm._llama_server import (
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
-from aeon.application.ports import LoggerPort
+from aeon.application.ports import LLMPort, LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo
 
 if TYPE_CHECKING:  # the settings section is only read
@@ -239,8 +239,8 @@ class LocalLlamaLLM:
             self._logger.emit(event, **fields)
 
 
-def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LocalLlamaLLM:
-    """The adapter of provider record `local`, from the `llm:` section (no I/O: the server starts on first use)."""
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """Provider record `local`: the adapter from the `llm:` section (no I/O); as the port: mypy checks it."""
     return LocalLlamaLLM(
         model_path=llm.model_path,
         cache_dir=llm.cache_dir,

@@ -20,7 +20,7 @@ from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
 from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
-from aeon.application.ports import LoggerPort
+from aeon.application.ports import LLMPort, LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 if TYPE_CHECKING:  # the settings section is only read
@@ -237,8 +237,8 @@ def _schema_name(name: str) -> str:
     return cleaned or "answer"
 
 
-def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> OpenAICompatLLM:
-    """The adapter of provider record `openai`, from the `llm:` section (no I/O)."""
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """The adapter of provider record `openai`, from the `llm:` section (no I/O); as the port: mypy checks it."""
     assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
     return OpenAICompatLLM(
         base_url=llm.base_url,

@@ -11,6 +11,7 @@ import msgspec
 from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.adapters.llm.expected import calls, expected_answer
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
+from aeon.application.ports import LLMPort
 from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 if TYPE_CHECKING:  # the settings section is only read
@@ -124,7 +125,7 @@ class ScriptedLLM:
         return None
 
 
-def from_settings(llm: LLMSettings, *, logger: object, status: object) -> ScriptedLLM:
-    """The adapter of provider record `scripted`, from the `llm:` section: the script's answers."""
+def from_settings(llm: LLMSettings, *, logger: object, status: object) -> LLMPort:
+    """The adapter of provider record `scripted`, from the `llm:` section; as the port: mypy checks it."""
     assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
     return ScriptedLLM.from_file(llm.script)
