@@ -35,6 +35,8 @@ class Provider(msgspec.Struct, frozen=True, kw_only=True):
     # True: one client per run (a scripted model answers each run from the start of its script); False: a process
     # that executes many runs (a batch, a worker) may share one client between them (a local server stays warm)
     per_run: bool = False
+    # llm settings the provider cannot do without, each with what to say when it is unset
+    requires: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 # run.max_seconds by provider: the default call cap (30) at what one call may take. A 270M local model on 2 busy
@@ -74,6 +76,10 @@ _ALL = (
         free_models=("scripted",),
         max_seconds=120.0,
         per_run=True,
+        requires={
+            "script": "the scripted adapter answers from a YAML file of responses "
+            "(set llm.script in a --config file, or AEON_LLM_SCRIPT)"
+        },
     ),
 )
 PROVIDERS: dict[str, Provider] = {p.name: p for p in _ALL}

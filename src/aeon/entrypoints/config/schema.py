@@ -63,12 +63,10 @@ class Settings(_Section):
     def _adapter_has_what_it_needs(self) -> Settings:
         """Fill a provider adapter's endpoint, model and key from the defaults; name what is missing, one line."""
         llm = self.llm
-        if llm.adapter == "scripted" and llm.script is None:
-            raise ValueError(
-                "llm.script is not set: the scripted adapter answers from a YAML file of responses "
-                "(set llm.script in a --config file, or AEON_LLM_SCRIPT)"
-            )
         provider = PROVIDERS[llm.adapter]
+        for setting, why in provider.requires.items():
+            if getattr(llm, setting) is None:
+                raise ValueError(f"llm.{setting} is not set: {why}")
         if provider.base_url is None:  # no API of its own (local, scripted): nothing to fill
             return self
         url, model, key_var = provider.base_url, provider.model, provider.key_variable
