@@ -24,7 +24,7 @@ from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.ports import ApproverPort, CheckpointPort, MemoryPort, ProgressPort, ToolPort, TracerPort
 from aeon.domain.budget import BudgetState
 from aeon.domain.context import INPUTS, required
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 from aeon.domain.log_records import STAMPS, LogRecord
 from aeon.domain.phases import Stage
 from aeon.domain.progress import ProgressEvent
@@ -60,8 +60,10 @@ class FunctionLLM:
         self._name = name
         self.calls: list[LLMCall] = []
 
-    def describe(self) -> dict[str, str]:
-        return {"adapter": "function", "model": self._name, "dialect": "test", "dialect_source": "aeon.testing"}
+    def describe(self) -> ModelInfo:
+        return ModelInfo(
+            adapter="function", model=self._name, dialect="test", dialect_source="aeon.testing", provider="test"
+        )
 
     async def complete(
         self,

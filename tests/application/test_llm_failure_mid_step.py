@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from aeon.application.errors import LLMRefused, LLMTruncated
-from aeon.application.llm.accounting import DEFAULT_MAX_TOKENS
 from aeon.domain.ledger import estimate_prompt_tokens
-from aeon.domain.llm import Usage
+from aeon.domain.llm import DEFAULT_MAX_TOKENS, Usage
 
 from harness import SUM_STEP, FailingLLM, FinishedRun, plan_json, run
 from multipass import first, profile

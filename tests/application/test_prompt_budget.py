@@ -28,6 +28,7 @@ from aeon.application.llm.prompt_budget import (
     shares,
 )
 from aeon.application.results import RunStatus
+from aeon.domain.llm import ModelInfo
 
 from multipass import add_step, first, profile, refine, verdict
 
@@ -176,10 +177,11 @@ def test_a_clipped_part_keeps_its_start_ends_with_a_notice_and_stays_within_its_
 
 @pytest.mark.parametrize(
     ("configured", "reported", "window"),
-    [(None, {}, DEFAULT_CONTEXT_WINDOW), (None, {"context_window": "200000"}, 200_000), (4096, {}, 4096)],
+    [(None, None, DEFAULT_CONTEXT_WINDOW), (None, 200_000, 200_000), (4096, None, 4096)],
 )
 def test_the_window_is_the_configured_one_else_the_one_the_model_reports(configured, reported, window):
-    assert context_window(configured, reported) == window
+    info = ModelInfo(adapter="a", model="m", dialect="d", dialect_source="s", provider="p", context_window=reported)
+    assert context_window(configured, info) == window
 
 
 # == the README's figures ==============================================================================================

@@ -15,7 +15,7 @@ from dependency_injector import providers
 from free_records import rec
 from pydantic import BaseModel, SecretStr
 
-import aeon.entrypoints.container as container_module
+import aeon.entrypoints.config.layers as layers_module
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
@@ -85,7 +85,7 @@ def test_no_provider_argument_holds_the_api_key_as_plain_text(monkeypatch: pytes
     leaks = [p for p in every for arg in _arguments(p) for text in _texts(arg, seen) if FAKE_KEY in text]
 
     assert leaks == []
-    assert container.llm_adapter().describe()["adapter"] == file.removesuffix(".yaml")  # the key reached it
+    assert container.llm_adapter().describe().adapter == file.removesuffix(".yaml")  # the key reached it
     container.shutdown_resources()  # the adapter's logger, the event log, was opened for it
 
 
@@ -184,13 +184,13 @@ def test_a_durable_run_that_raises_still_closes_each_resource_once(tmp_path: Pat
 
 def test_the_cli_config_layers_are_read_once_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: Counter[str] = Counter()
-    real = container_module.parse_yaml
+    real = layers_module.parse_yaml
 
     def counted(text: str, *, source: str) -> Any:
         reads[source] += 1
         return real(text, source=source)
 
-    monkeypatch.setattr(container_module, "parse_yaml", counted)
+    monkeypatch.setattr(layers_module, "parse_yaml", counted)
     config = scripted_config(tmp_path, ["x"])
     load_settings(config)
     assert sorted(reads.values()) == [1, 1] and any(str(config) in source for source in reads)  # base and the file

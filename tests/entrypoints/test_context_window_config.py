@@ -24,21 +24,21 @@ def test_a_context_window_too_small_to_hold_a_prompt_is_a_config_error() -> None
 
 def test_the_local_adapter_reports_its_server_context_size() -> None:
     settings = load_settings(None, {"llm.ctx_size": 16384})
-    assert build_container(settings).llm_adapter().describe()["context_window"] == "16384"
+    assert build_container(settings).llm_adapter().describe().context_window == 16384
 
 
 @pytest.mark.parametrize(
     ("adapter", "base_url", "model", "window"),
     [
-        ("openai", "https://api.openai.com/v1", "gpt-4.1-mini", "128000"),
-        ("openai", "http://127.0.0.1:8080/v1", "gemma-3-270m", "8192"),  # a llama-server of unknown size
-        ("anthropic", "https://api.anthropic.com", "claude-haiku-5-5", "200000"),
+        ("openai", "https://api.openai.com/v1", "gpt-4.1-mini", 128000),
+        ("openai", "http://127.0.0.1:8080/v1", "gemma-3-270m", 8192),  # a llama-server of unknown size
+        ("anthropic", "https://api.anthropic.com", "claude-haiku-5-5", 200000),
     ],
 )
 def test_hosted_adapters_report_their_dialects_window(
-    monkeypatch: pytest.MonkeyPatch, adapter: str, base_url: str, model: str, window: str
+    monkeypatch: pytest.MonkeyPatch, adapter: str, base_url: str, model: str, window: int
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-1234")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key-1234")
     settings = load_settings(None, {"llm.adapter": adapter, "llm.base_url": base_url, "llm.model": model})
-    assert build_container(settings).llm_adapter().describe()["context_window"] == window
+    assert build_container(settings).llm_adapter().describe().context_window == window

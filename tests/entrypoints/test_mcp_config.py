@@ -11,7 +11,8 @@ import yaml
 
 from aeon.adapters.tools.mcp import ToolFlags
 from aeon.application.errors import ConfigurationError
-from aeon.entrypoints.container import load_settings, mcp_server
+from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.from_settings import mcp_server
 from aeon.entrypoints.secrets import run_secrets
 
 from cli_harness import assert_exit, invoke, one_line

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest
-from aeon.domain.llm import Completion, Message
+from aeon.domain.llm import Completion, Message, ModelInfo
 from aeon.domain.log_records import LogRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
@@ -32,7 +32,7 @@ class LLMPort(Protocol):
     `describe` says what answers: adapter, model and the provider dialect spoken, with why it was chosen.
     """
 
-    def describe(self) -> dict[str, str]: ...
+    def describe(self) -> ModelInfo: ...
 
     async def complete(
         self,

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
+# The answer tokens a call may take unless told: llm.max_tokens' default, and what the kernel prices a call's worst
+# case at when its model client was made without settings.
+DEFAULT_MAX_TOKENS = 512
+
 # How the prompt of a JSON repair call opens (its guide's heading, then its labelled slots): the application writes
 # it (llm/prompts/templates.py), a scripted model's diagnostics recognise it (adapters/llm/expected.py).
 JSON_REPAIR_OPENINGS = ("## Repair JSON\n", "Schema: ")
@@ -27,3 +31,32 @@ class Completion(msgspec.Struct, kw_only=True):
     finish_reason: str | None = None
     model: str | None = None
     warnings: list[str] = msgspec.field(default_factory=list)  # what the adapter had to change to be accepted
+
+
+class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """What answers a run's LLM calls (`LLMPort.describe`): the adapter (a provider name of the registry), the model,
+    the provider dialect spoken and why it was chosen; `provider` is gen_ai.provider.name (the provider's own API:
+    its name; any other server: the dialect); `context_window` the tokens a prompt and its answer may take together
+    (None: not known); `scripted_request` the request a scripted model's script was written for."""
+
+    adapter: str
+    model: str
+    dialect: str
+    dialect_source: str
+    provider: str
+    base_url: str | None = None
+    context_window: int | None = None
+    scripted_request: str | None = None
+
+    def fields(self) -> dict[str, str]:
+        """The `llm` field of the run_start record, as it has always been written: strings, unset ones left out,
+        without `provider` (a span attribute)."""
+        out = {"adapter": self.adapter, "model": self.model}
+        if self.base_url is not None:
+            out["base_url"] = self.base_url
+        out |= {"dialect": self.dialect, "dialect_source": self.dialect_source}
+        if self.context_window is not None:
+            out["context_window"] = str(self.context_window)
+        if self.scripted_request:
+            out["scripted_request"] = self.scripted_request
+        return out

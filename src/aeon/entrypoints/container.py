@@ -1,28 +1,19 @@
-"""The composition root: YAML config layers, validated settings, and the adapters they choose, fed typed."""
+"""The composition root: the providers that build the adapters validated settings choose, each from its own typed
+section. Reading the config is config/'s (load_settings, layered and BASE_CONFIG are re-exported here for the
+front doors that import them from this module)."""
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import inspect
-import os
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
-from aeon.adapters.documents import parse_yaml, read_text
-from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.llm.settings import build as build_llm
 from aeon.adapters.memory.inmemory import InMemoryKV
-from aeon.adapters.telemetry import build_tracer
-from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.composite import CompositeTools
-from aeon.adapters.tools.loader import load_tool_modules
-from aeon.adapters.tools.mcp import McpServerConfig, McpTools, ToolFlags
-from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.errors import ConfigurationError, InputError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     ApproverPort,
@@ -36,158 +27,35 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
-from aeon.domain.evaluation import ConvergenceCriteria
-from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.env_markers import EnvUses, credentials, forget_replaced, hidden, notes, substitute
-from aeon.entrypoints.secrets import run_secrets
-from aeon.entrypoints.settings import (
-    LLMSettings,
-    LogSettings,
-    McpServerSettings,
-    OtelSettings,
-    Settings,
-    ToolsSettings,
-    validate_settings,
+from aeon.entrypoints.config.layers import BASE_CONFIG, layered, load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.from_settings import (
+    build_tools,
+    kernel_settings,
+    open_event_log,
+    open_tools,
+    open_tracer,
+    tool_folders,
 )
+from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers
 
-# Package data, so a non-editable install finds it: the first layer under every --config file.
-BASE_CONFIG = resources.files("aeon.entrypoints").joinpath("base.yaml")
-_PATH_KEYS = ("script", "model_path", "cache_dir", "slot_cache_dir")
 T = TypeVar("T")
-
-if TYPE_CHECKING:  # each model adapter is imported when it is chosen: the HTTP ones load httpx, a scripted one not
-    from aeon.adapters.llm.anthropic import AnthropicLLM
-    from aeon.adapters.llm.local import LocalLlamaLLM
-    from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-    from aeon.adapters.llm.scripted import ScriptedLLM
-
-    # One static line per port: mypy checks every adapter against its Protocol.
-    _LLM_ADAPTERS: tuple[type[LLMPort], ...] = (ScriptedLLM, OpenAICompatLLM, AnthropicLLM, LocalLlamaLLM)
-
-
-def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_seconds: float | None = None) -> ToolRegistry:
-    """The registry: built-ins, then the tools of each module, each import bounded by tools.import_timeout and by
-    run.max_seconds (importing is part of what the run's time cap promises to bound)."""
-    registry = ToolRegistry(timeout=tools.timeout)
-    if tools.builtins:
-        register_builtins(registry)
-    bound = min(tools.import_timeout, max_seconds) if max_seconds is not None else tools.import_timeout
-    load_tool_modules(registry, tools.modules, search=search, import_timeout=bound)
-    return registry
-
-
-def open_tools(
-    registry: ToolRegistry,
-    tools: ToolsSettings,
-    redactor: Redactor,
-    *,
-    max_seconds: float | None = None,
-    status: Callable[[str], None] | None = None,
-) -> Iterator[CompositeTools]:
-    """The run's ToolPort: the registry's tools, then the tools of each MCP server of tools.mcp, which start here —
-    when the tools are first needed, so `aeon --version` starts nothing — and stop when the container shuts down,
-    or at interpreter exit for a container nobody shuts down (one that is only dropped leaves them running for
-    whoever holds its tools). A server that cannot start is a ConfigurationError naming it; `status` hears which
-    server tools were skipped and why."""
-    servers = McpTools([mcp_server(s) for s in tools.mcp], timeout=tools.timeout, redactor=redactor, warn=status)
-    try:
-        servers.start(start_limit=max_seconds)
-        composite = CompositeTools(registry, servers)
-        for name, needed in tools.approval.items():  # Python and MCP tools alike, over what each said
-            composite.require_approval(name, needed)
-    except BaseException:
-        servers.close()
-        raise
-    try:
-        yield composite
-    except GeneratorExit:  # collected, not shut down: the tools may still be in use (run_scope's orchestrator)
-        return
-    servers.close()
-
-
-def mcp_server(server: McpServerSettings) -> McpServerConfig:
-    """One tools.mcp entry as the adapter's config, field by field; secrets opened here, for the server only."""
-    return McpServerConfig(
-        name=server.name,
-        command=server.command,
-        args=tuple(server.args),
-        env={k: v.get_secret_value() for k, v in server.env.items() if v is not None},
-        url=server.url,
-        headers={k: v.get_secret_value() for k, v in server.headers.items() if v is not None},
-        include=tuple(server.include) if server.include is not None else None,
-        exclude=tuple(server.exclude),
-        prefix=server.prefix,
-        timeout=server.timeout,
-        start_timeout=server.start_timeout,
-        flags=ToolFlags(requires_approval=server.requires_approval, idempotent=server.idempotent),
-        overrides={
-            name: ToolFlags(requires_approval=f.requires_approval, idempotent=f.idempotent)
-            for name, f in server.overrides.items()
-        },
-    )
-
-
-def tool_folders(settings: Settings) -> list[Path]:
-    """Where tools.modules are looked for first: the config file's folder, then the working directory."""
-    return list(dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None))
-
-
-def kernel_settings(settings: Settings) -> RunSettings:
-    """What the kernel needs of the validated settings, field by field (mypy checks each one)."""
-    run, criteria = settings.run, settings.convergence
-    return RunSettings(
-        ttl=run.ttl,
-        max_llm_calls=run.max_llm_calls,
-        max_tokens=run.max_tokens,
-        max_seconds=run.max_seconds,
-        max_plan_steps=run.max_plan_steps,
-        llm_max_tokens=settings.llm.max_tokens,
-        context_window=settings.llm.context_window,
-        evaluate=run.evaluate,
-        ttl_given=run.ttl_given,
-        approval_timeout=run.approval_timeout,
-        output_check=settings.tools.output_check,
-        max_cost=run.max_cost,
-        prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
-        criteria=ConvergenceCriteria(
-            min_completeness=criteria.min_completeness,
-            min_coherence=criteria.min_coherence,
-            max_severity=criteria.max_severity,
-            require_consistency=criteria.require_consistency,
-        ),
-    )
-
-
-def open_event_log(log: LogSettings, redactor: Redactor) -> Iterator[JsonlEventLog]:
-    """The run's log, closed (flushed, fsynced) at shutdown. The file opens on the first record, or on `open()`,
-    which the CLI calls as its check that the log can be written before anything is spent."""
-    event_log = JsonlEventLog(
-        log.path,
-        redactor=redactor,
-        max_string_bytes=log.max_string_bytes,
-        max_record_bytes=log.max_record_bytes,
-        rotate_bytes=log.rotate_bytes,
-        keep=log.keep,
-    )
-    with event_log:
-        yield event_log
-
-
-def open_tracer(otel: OtelSettings, redactor: Redactor) -> Iterator[TracerPort]:
-    """No-op unless otel.enabled: then the OpenTelemetry adapter ([otel] extra); shut down (exported) at the end."""
-    tracer = build_tracer(
-        enabled=otel.enabled,
-        exporter=otel.exporter,
-        endpoint=otel.endpoint,
-        service_name=otel.service_name,
-        capture_content=otel.capture_content,
-        redactor=redactor,
-    )
-    try:
-        yield tracer
-    finally:
-        tracer.shutdown()
+__all__ = [
+    "BASE_CONFIG",
+    "Container",
+    "build_container",
+    "kernel_settings",
+    "layered",
+    "load_settings",
+    "open_llm",
+    "opened",
+    "preflight",
+    "provided",
+    "run_scope",
+    "tool_folders",
+    "tools_opened",
+]
 
 
 async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
@@ -199,83 +67,6 @@ async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
         yield client
     finally:
         await client.aclose()
-
-
-def local_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LocalLlamaLLM:
-    from aeon.adapters.llm.local import LocalLlamaLLM
-
-    return LocalLlamaLLM(
-        model_path=llm.model_path,
-        cache_dir=llm.cache_dir,
-        ctx_size=llm.ctx_size,
-        threads=llm.threads,
-        startup_timeout=llm.startup_timeout,
-        read_timeout=llm.read_timeout,
-        max_tokens=llm.max_tokens,
-        temperature=llm.temperature,
-        logger=logger,
-        progress=status,
-        slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
-        slot_cache_bytes=llm.slot_cache_mb * 2**20,
-    )
-
-
-def default_slot_cache_dir(cache_dir: Path | None) -> Path | None:
-    """Where the local server's slot files go unless llm.slot_cache_dir says: beside the model when llm.cache_dir
-    names a folder, else the user's cache folder ($XDG_CACHE_HOME, or ~/.cache); None without a home folder."""
-    if cache_dir is not None:
-        return cache_dir / "llama-slots"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    try:
-        base = Path(xdg) if Path(xdg).is_absolute() else Path.home() / ".cache"
-    except RuntimeError:  # no home folder to be found
-        return None
-    return base / "aeon" / "llama-slots"
-
-
-def scripted_llm(llm: LLMSettings) -> ScriptedLLM:
-    from aeon.adapters.llm.scripted import ScriptedLLM
-
-    assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
-    return ScriptedLLM.from_file(llm.script)
-
-
-def openai_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> OpenAICompatLLM:
-    from aeon.adapters.llm.openai_compat import OpenAICompatLLM
-
-    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
-    return OpenAICompatLLM(
-        base_url=llm.base_url,
-        model=llm.model,
-        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
-        dialect=llm.dialect,
-        read_timeout=llm.read_timeout,
-        max_attempts=llm.max_attempts,
-        max_tokens=llm.max_tokens,
-        temperature=llm.temperature,
-        logger=logger,
-        status=status,
-    )
-
-
-def anthropic_llm(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> AnthropicLLM:
-    from aeon.adapters.llm.anthropic import AnthropicLLM
-
-    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
-    return AnthropicLLM(
-        base_url=llm.base_url,
-        model=llm.model,
-        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
-        dialect=llm.dialect,
-        anthropic_version=llm.anthropic_version,
-        thinking_budget=llm.thinking_budget,
-        read_timeout=llm.read_timeout,
-        max_attempts=llm.max_attempts,
-        max_tokens=llm.max_tokens,
-        temperature=llm.temperature,
-        logger=logger,
-        status=status,
-    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -309,14 +100,9 @@ class Container(containers.DeclarativeContainer):
     memory = providers.Factory(InMemoryKV)
     progress: providers.Object[ProgressPort | None] = providers.Object(None)  # no display: no events built
 
-    # the adapter llm.adapter names, built (no I/O); `llm` is that client as a resource, closed at shutdown
-    llm_adapter = providers.Selector(
-        settings.provided.llm.adapter,
-        local=providers.Factory(local_llm, settings.provided.llm, logger=event_log, status=status),
-        scripted=providers.Factory(scripted_llm, settings.provided.llm),
-        openai=providers.Factory(openai_llm, settings.provided.llm, logger=event_log, status=status),
-        anthropic=providers.Factory(anthropic_llm, settings.provided.llm, logger=event_log, status=status),
-    )
+    # the adapter llm.adapter names, built by its provider record (no I/O); `llm` is that client as a resource,
+    # closed at shutdown
+    llm_adapter = providers.Factory(build_llm, settings.provided.llm, logger=event_log, status=status)
     llm = providers.Resource(open_llm, llm_adapter, event_log)
 
     run_settings = providers.Factory(kernel_settings, settings)
@@ -421,116 +207,6 @@ def run_scope(
             provider.override(providers.Object(value))
     orchestrator: Orchestrator = container.orchestrator()
     return orchestrator
-
-
-def load_settings(
-    config_file: Path | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    *,
-    mapping: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Merge the built-in base.yaml, the chosen file, a config `mapping` (the Python API's `config={...}`: read as a
-    file's parsed YAML would be, its paths relative to the working directory) and CLI overrides, each layer's env
-    markers replaced in its parsed values (never in its text); validate once, naming the variable behind any value
-    that does not fit."""
-    if config_file is not None and not config_file.is_file():
-        raise ConfigurationError(f"config file not found: {config_file}")
-    data: dict[str, Any] = {}
-    uses: EnvUses = {}
-    with resources.as_file(BASE_CONFIG) as base:
-        layers = [_layer(f, "the built-in base.yaml" if f == base else str(f)) for f in (base, config_file) if f]
-    if mapping is not None:
-        layers.append(substitute(_nest(mapping), os.environ, "the config mapping"))
-    for layer, layer_uses in layers:
-        if not layer:
-            continue  # an empty file (or only comments) overrides nothing
-        forget_replaced(uses, layer)
-        uses.update(layer_uses)
-        _merge(data, layer)
-    if overrides:
-        nested = _nest(overrides)
-        forget_replaced(uses, nested)
-        _merge(data, nested)
-    named = [f", {config_file}" if config_file is not None else "", ", the config mapping" if mapping else ""]
-    sources = "the built-in base.yaml" + "".join(named)
-    config_dir = config_file.resolve().parent if config_file is not None else None
-    return validate_settings(
-        data,
-        sources=sources,
-        config_dir=config_dir,
-        env_notes=notes(uses),
-        hidden=hidden(uses),
-        env_secrets=credentials(uses),
-    )
-
-
-def _layer(f: Path, name: str) -> tuple[dict[str, Any], EnvUses]:
-    """One config file as data: parsed, env markers replaced in its values, its own relative paths resolved."""
-    literal = _literal_layer(f)
-    data, uses = substitute(literal, os.environ, name)
-    return _relative_to(data, literal, f), uses
-
-
-_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
-
-
-def _literal_layer(source: Path) -> dict[str, Any]:
-    """The file as written (env markers not yet replaced): a mapping of sections, or {} for an empty file."""
-    try:
-        literal = parse_yaml(read_text(source, what="config file"), source=f"config file {source}")
-    except InputError as exc:
-        raise ConfigurationError(str(exc)) from None
-    if literal is None:
-        return {}
-    if not isinstance(literal, dict):
-        kind = _KINDS.get(type(literal), type(literal).__name__)
-        raise ConfigurationError(f"config file {source} holds a {kind}; expected a mapping of sections (llm:, run:, …)")
-    return literal
-
-
-def _relative_to(data: dict[str, Any], literal_layer: dict[str, Any], source: Path) -> dict[str, Any]:
-    """Paths a config file spells out (LLM script, model file, cache dir) are relative to that file.
-
-    A path that arrives through an environment marker is the user's own, relative to the working directory.
-    """
-    llm = data.get("llm")
-    literal = literal_layer.get("llm") or {}
-    if isinstance(llm, dict) and isinstance(literal, dict):
-        for key in _PATH_KEYS:
-            value, spelled = llm.get(key), literal.get(key)
-            from_env = isinstance(spelled, str) and "${" in spelled
-            if isinstance(value, str) and value.strip() and not from_env and not Path(value).expanduser().is_absolute():
-                llm[key] = str(source.parent / value)
-    return data
-
-
-def _merge(into: dict[str, Any], layer: Mapping[str, Any]) -> None:
-    """A later layer over an earlier one: sections merge key by key; any other value (a list too) replaces."""
-    for key, value in layer.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = copy.deepcopy(value)
-
-
-def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for dotted, value in flat.items():
-        node = out
-        *parents, leaf = dotted.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[leaf] = value
-    return out
-
-
-def layered(*layers: Mapping[str, Any]) -> dict[str, Any]:
-    """Layers of settings — sections, or dotted keys as overrides are — merged into one tree (a copy) as
-    load_settings merges them: what a durable run records to rebuild its settings in another process."""
-    data: dict[str, Any] = {}
-    for layer in layers:
-        _merge(data, _nest(layer))
-    return data
 
 
 def build_container(

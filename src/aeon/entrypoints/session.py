@@ -12,6 +12,7 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.plans.plan_documents import validate_document
 from aeon.application.ports import LLMPort
 from aeon.application.results import RunResult
+from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
@@ -41,23 +42,20 @@ def run_overrides(
     return overrides
 
 
-def scripted_mismatch(info: dict[str, str], request: str) -> str | None:
+def scripted_mismatch(info: ModelInfo, request: str) -> str | None:
     """A scripted model answers what its script was written for, whatever is asked: say so when they differ."""
-    scripted = info.get("scripted_request")
+    scripted = info.scripted_request
     if not scripted or " ".join(request.split()).casefold() == " ".join(scripted.split()).casefold():
         return None
     return f"note: this scripted model answers {scripted!r} whatever is asked; your request only reaches its prompts"
 
 
-def describe_llm(info: dict[str, str]) -> str:
+def describe_llm(info: ModelInfo) -> str:
     """The first progress line: which model answers, through which adapter, in which dialect and why."""
-    if info.get("adapter") == "scripted":
-        return f"scripted model from {info.get('dialect_source')}"
-    where = f" at {info['base_url']}" if info.get("base_url") else ""
-    return (
-        f"model {info.get('model')} via {info.get('adapter')}{where} · dialect {info.get('dialect')} "
-        f"({info.get('dialect_source')})"
-    )
+    if info.adapter == "scripted":
+        return f"scripted model from {info.dialect_source}"
+    where = f" at {info.base_url}" if info.base_url else ""
+    return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
 
 
 def calls_model(settings: Settings, plan: Plan | None) -> bool:

@@ -25,7 +25,7 @@ from dbos import DBOS
 from aeon.application.ports import LLMPort, ToolPort
 from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.errors import AeonError
-from aeon.domain.llm import Completion, Message
+from aeon.domain.llm import Completion, Message, ModelInfo
 from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
 from aeon.domain.tools import ToolResult, ToolSpec
@@ -230,7 +230,7 @@ class DurableLLM:
         self._defer = defer
         self.replayed = 0
 
-    def describe(self) -> dict[str, str]:
+    def describe(self) -> ModelInfo:
         return self._inner.describe()
 
     async def complete(

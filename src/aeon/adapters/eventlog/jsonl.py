@@ -27,6 +27,8 @@ from aeon.domain.records import LostRecords
 __all__ = ["REDACTED", "SECRET_KEYS", "JsonlEventLog"]
 
 MIB = 1024 * 1024
+# the log's size bounds unless told (the `log:` settings section defaults to these)
+MAX_RECORD_BYTES, MAX_STRING_BYTES, ROTATE_BYTES, KEEP = MIB, MIB // 4, 100 * MIB, 5
 # fsync's answer for a log that is a device or a pipe (/dev/stderr, /dev/full): nothing to sync, not a failure
 _UNSYNCABLE = frozenset({errno.EINVAL, errno.ENOTSUP})
 
@@ -52,10 +54,10 @@ class JsonlEventLog:
         secrets: Sequence[str] = (),
         redactor: Redactor | None = None,
         stream: IO[str] | None = None,
-        max_record_bytes: int = MIB,
-        max_string_bytes: int = MIB // 4,
-        rotate_bytes: int | None = 100 * MIB,
-        keep: int = 5,
+        max_record_bytes: int = MAX_RECORD_BYTES,
+        max_string_bytes: int = MAX_STRING_BYTES,
+        rotate_bytes: int | None = ROTATE_BYTES,
+        keep: int = KEEP,
     ) -> None:
         if keep < 1 or (rotate_bytes is not None and rotate_bytes < 1):
             raise ValueError(f"rotation needs keep >= 1 and rotate_bytes >= 1, got {keep} and {rotate_bytes}")

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import httpx
 
+from aeon.adapters.llm import defaults
 from aeon.adapters.llm._retry import RetryPolicy, Sleep
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient
 from aeon.application.json_text import loads
@@ -155,8 +156,8 @@ class JsonPoster:
         self,
         base_url: str,
         *,
-        read_timeout: float = 60.0,
-        max_attempts: int = 3,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_attempts: int = defaults.MAX_ATTEMPTS,
         logger: LoggerPort | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,

@@ -14,20 +14,15 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import downgrade
+from aeon.adapters.llm import defaults, downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
+from aeon.adapters.llm.settings import LLMSettings
 from aeon.adapters.llm.wire_schemas import revert_text, to_wire
-from aeon.application.errors import (
-    LLMBadResponse,
-    LLMContextExceeded,
-    LLMEmptyAnswer,
-    LLMRefused,
-    LLMTruncated,
-)
-from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.application.errors import LLMBadResponse, LLMContextExceeded, LLMEmptyAnswer, LLMRefused, LLMTruncated
+from aeon.application.ports import LLMPort, LoggerPort
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
 
 
 class _Block(msgspec.Struct):
@@ -86,12 +81,12 @@ class AnthropicLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
-        anthropic_version: str = "2023-06-01",
+        anthropic_version: str = defaults.ANTHROPIC_VERSION,
         thinking_budget: int | None = None,
-        read_timeout: float = 60.0,
-        max_attempts: int = 3,
-        temperature: float = 0.0,
-        max_tokens: int = 1024,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_attempts: int = defaults.MAX_ATTEMPTS,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         logger: LoggerPort | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -133,7 +128,7 @@ class AnthropicLLM:
             f"dialect={self._choice.dialect.name!r}, api_key={key})"
         )
 
-    def describe(self) -> dict[str, str]:
+    def describe(self) -> ModelInfo:
         return self._choice.describe("anthropic", self._model, self._base_url)
 
     async def complete(
@@ -278,4 +273,23 @@ def _add(a: Usage, b: Usage) -> Usage:
         prompt_tokens=a.prompt_tokens + b.prompt_tokens,
         completion_tokens=a.completion_tokens + b.completion_tokens,
         cached_tokens=a.cached_tokens + b.cached_tokens,
+    )
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """The adapter of provider record `anthropic`, from the `llm:` section (no I/O); as the port: mypy checks it."""
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return AnthropicLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        anthropic_version=llm.anthropic_version,
+        thinking_budget=llm.thinking_budget,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
     )

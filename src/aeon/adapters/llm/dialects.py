@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from aeon.application.errors import ConfigurationError
+from aeon.domain.llm import ModelInfo
 
 Wire = Literal["openai", "anthropic"]
 # How a JSON schema reaches the model: OpenAI `response_format` (strict or not), OpenAI JSON mode, Anthropic's
@@ -37,6 +38,8 @@ class Dialect(msgspec.Struct, frozen=True, kw_only=True):
     # tokens a prompt and its answer may take together, unless llm.context_window says: the provider's own models'
     # smallest current window; for a server of unknown size, llama-server's and Ollama's common 8192
     context_window: int = 8192
+    # gen_ai.provider.name for a provider's own API (its name); None: any other server, named by the dialect
+    provider: str | None = None
 
 
 _ALL = (
@@ -48,6 +51,7 @@ _ALL = (
         structured="strict_json_schema",
         schema_profile="strict",
         context_window=128_000,
+        provider="openai",
     ),
     Dialect(
         name="openai-reasoning",
@@ -59,6 +63,7 @@ _ALL = (
         structured="strict_json_schema",
         schema_profile="strict",
         context_window=128_000,
+        provider="openai",
     ),
     Dialect(
         name="llamacpp",
@@ -83,6 +88,7 @@ _ALL = (
         structured="output_config",
         schema_profile="anthropic",
         context_window=200_000,
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-thinking",
@@ -94,6 +100,7 @@ _ALL = (
         schema_profile="anthropic",
         thinking=True,
         context_window=200_000,
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-tool",
@@ -103,6 +110,7 @@ _ALL = (
         max_stop=8,
         structured="forced_tool",
         schema_profile="plain",
+        provider="anthropic",
     ),
     Dialect(
         name="anthropic-compatible",
@@ -124,16 +132,17 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
     dialect: Dialect
     source: str  # why this dialect: "llm.dialect", or what auto-detection saw
 
-    def describe(self, adapter: str, model: str, base_url: str) -> dict[str, str]:
+    def describe(self, adapter: str, model: str, base_url: str) -> ModelInfo:
         """What `LLMPort.describe` reports for an HTTP adapter speaking this dialect."""
-        return {
-            "adapter": adapter,
-            "model": model,
-            "base_url": base_url,
-            "dialect": self.dialect.name,
-            "dialect_source": self.source,
-            "context_window": str(self.dialect.context_window),
-        }
+        return ModelInfo(
+            adapter=adapter,
+            model=model,
+            base_url=base_url,
+            dialect=self.dialect.name,
+            dialect_source=self.source,
+            provider=self.dialect.provider or self.dialect.name,
+            context_window=self.dialect.context_window,
+        )
 
 
 def _model_id(model: str) -> str:

@@ -8,10 +8,11 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from aeon.adapters.llm import defaults
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     layout_key,
@@ -23,10 +24,13 @@ from aeon.adapters.llm._llama_server import (
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
-from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message
+from aeon.application.ports import LLMPort, LoggerPort
+from aeon.domain.llm import Completion, Message, ModelInfo
 from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
 from aeon.domain.log_records import LogRecord
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -65,17 +69,17 @@ class LocalLlamaLLM:
         *,
         model_path: Path | None = None,
         cache_dir: Path | None = None,
-        ctx_size: int = 8192,
+        ctx_size: int = defaults.CTX_SIZE,
         threads: int | None = None,
-        startup_timeout: float = 120.0,
-        read_timeout: float = 120.0,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
+        startup_timeout: float = defaults.STARTUP_TIMEOUT,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_tokens: int = defaults.MAX_TOKENS,
+        temperature: float = defaults.TEMPERATURE,
         logger: LoggerPort | None = None,
         progress: Callable[[str], None] | None = None,
         binary: Path | None = None,
         slot_cache_dir: Path | None = None,
-        slot_cache_bytes: int = 256 * 2**20,
+        slot_cache_bytes: int = defaults.SLOT_CACHE_MB * 2**20,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._model_path = model_path
@@ -107,17 +111,16 @@ class LocalLlamaLLM:
         """The running server's pid, None before the first call and after close."""
         return None if self._server is None else self._server.pid
 
-    def describe(self) -> dict[str, str]:
-        info = {
-            "adapter": "local",
-            "model": MODEL_ALIAS,
-            "dialect": "llamacpp",
-            "dialect_source": "the local adapter runs llama.cpp's llama-server",
-            "context_window": str(self._ctx_size),  # llama-server's -c: with --kv-unified one call may take it all
-        }
-        if self._server is not None:
-            info["base_url"] = self._server.base_url
-        return info
+    def describe(self) -> ModelInfo:
+        return ModelInfo(
+            adapter="local",
+            model=MODEL_ALIAS,
+            dialect="llamacpp",
+            dialect_source="the local adapter runs llama.cpp's llama-server",
+            provider="llamacpp",  # a server of our own, named by its dialect
+            context_window=self._ctx_size,  # llama-server's -c: with --kv-unified one call may take it all
+            base_url=None if self._server is None else self._server.base_url,
+        )
 
     def preflight(self) -> str | None:
         """Why this adapter cannot run here (the [local] extra is missing), checked before a run; None if it can."""
@@ -237,3 +240,34 @@ class LocalLlamaLLM:
     def _emit(self, record: LogRecord) -> None:
         if self._logger is not None:
             self._logger.emit(record)
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """Provider record `local`: the adapter from the `llm:` section (no I/O); as the port: mypy checks it."""
+    return LocalLlamaLLM(
+        model_path=llm.model_path,
+        cache_dir=llm.cache_dir,
+        ctx_size=llm.ctx_size,
+        threads=llm.threads,
+        startup_timeout=llm.startup_timeout,
+        read_timeout=llm.read_timeout,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        progress=status,
+        slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
+        slot_cache_bytes=llm.slot_cache_mb * 2**20,
+    )
+
+
+def default_slot_cache_dir(cache_dir: Path | None) -> Path | None:
+    """Where the local server's slot files go unless llm.slot_cache_dir says: beside the model when llm.cache_dir
+    names a folder, else the user's cache folder ($XDG_CACHE_HOME, or ~/.cache); None without a home folder."""
+    if cache_dir is not None:
+        return cache_dir / "llama-slots"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    try:
+        base = Path(xdg) if Path(xdg).is_absolute() else Path.home() / ".cache"
+    except RuntimeError:  # no home folder to be found
+        return None
+    return base / "aeon" / "llama-slots"

@@ -8,20 +8,23 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from random import random as uniform01
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import downgrade
+from aeon.adapters.llm import defaults, downgrade
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
 from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
-from aeon.application.ports import LoggerPort
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.application.ports import LLMPort, LoggerPort
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 
 class _PromptDetails(msgspec.Struct):
@@ -73,10 +76,10 @@ class OpenAICompatLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
-        read_timeout: float = 60.0,
-        max_attempts: int = 3,
-        temperature: float = 0.0,
-        max_tokens: int = 1024,
+        read_timeout: float = defaults.READ_TIMEOUT,
+        max_attempts: int = defaults.MAX_ATTEMPTS,
+        temperature: float = defaults.TEMPERATURE,
+        max_tokens: int = defaults.MAX_TOKENS,
         logger: LoggerPort | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -115,7 +118,7 @@ class OpenAICompatLLM:
             f"dialect={self._choice.dialect.name!r}, api_key={key})"
         )
 
-    def describe(self) -> dict[str, str]:
+    def describe(self) -> ModelInfo:
         return self._choice.describe("openai", self._model, self._base_url)
 
     async def complete(
@@ -232,3 +235,20 @@ def _schema_name(name: str) -> str:
     """OpenAI's rule for `json_schema.name`: 1-64 letters, digits, '_' or '-'."""
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
     return cleaned or "answer"
+
+
+def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
+    """The adapter of provider record `openai`, from the `llm:` section (no I/O); as the port: mypy checks it."""
+    assert llm.base_url is not None and llm.model is not None, "filled by the settings schema"
+    return OpenAICompatLLM(
+        base_url=llm.base_url,
+        model=llm.model,
+        api_key=llm.api_key,  # still a SecretStr: the adapter opens it
+        dialect=llm.dialect,
+        read_timeout=llm.read_timeout,
+        max_attempts=llm.max_attempts,
+        max_tokens=llm.max_tokens,
+        temperature=llm.temperature,
+        logger=logger,
+        status=status,
+    )

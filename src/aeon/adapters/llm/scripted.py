@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.adapters.llm.expected import calls, expected_answer
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.application.ports import LLMPort
+from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+
+if TYPE_CHECKING:  # the settings section is only read
+    from aeon.adapters.llm.settings import LLMSettings
 
 
 def _unavailable(src: str) -> LLMError:
@@ -73,11 +77,15 @@ class ScriptedLLM:
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
         return cls(data["responses"], source=str(p), request=str(data.get("request") or ""))
 
-    def describe(self) -> dict[str, str]:
-        info = {"adapter": "scripted", "model": "scripted", "dialect": "scripted", "dialect_source": self._source}
-        if self._request:
-            info["scripted_request"] = self._request
-        return info
+    def describe(self) -> ModelInfo:
+        return ModelInfo(
+            adapter="scripted",
+            model="scripted",
+            dialect="scripted",
+            dialect_source=self._source,
+            provider="scripted",
+            scripted_request=self._request or None,
+        )
 
     @property
     def remaining(self) -> int:
@@ -115,3 +123,9 @@ class ScriptedLLM:
 
     async def aclose(self) -> None:
         return None
+
+
+def from_settings(llm: LLMSettings, *, logger: object, status: object) -> LLMPort:
+    """The adapter of provider record `scripted`, from the `llm:` section; as the port: mypy checks it."""
+    assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
+    return ScriptedLLM.from_file(llm.script)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from aeon.adapters.telemetry.defaults import SERVICE_NAME
 from aeon.application.errors import ConfigurationError
 from aeon.application.ports import TracerPort
 from aeon.application.redaction import NO_SECRETS, Redactor
@@ -15,7 +16,7 @@ def build_tracer(
     enabled: bool,
     exporter: str = "console",
     endpoint: str | None = None,
-    service_name: str = "aeon",
+    service_name: str = SERVICE_NAME,
     capture_content: bool = False,
     redactor: Redactor = NO_SECRETS,
 ) -> TracerPort:

@@ -27,6 +27,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, SpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from aeon.adapters.telemetry.defaults import SERVICE_NAME
 from aeon.application import tracing
 from aeon.application.ports import SpanPort, TracerPort
 from aeon.application.redaction import NO_SECRETS, Redactor
@@ -63,7 +64,7 @@ class OtelTracer:
         *,
         span_processor: SpanProcessor,
         metric_reader: MetricReader,
-        service_name: str = "aeon",
+        service_name: str = SERVICE_NAME,
         capture_content: bool = False,
         redactor: Redactor = NO_SECRETS,
     ) -> None:
@@ -89,7 +90,7 @@ class OtelTracer:
         exporter: str,
         *,
         endpoint: str | None = None,
-        service_name: str = "aeon",
+        service_name: str = SERVICE_NAME,
         capture_content: bool = False,
         redactor: Redactor = NO_SECRETS,
     ) -> OtelTracer:

@@ -26,7 +26,6 @@ from aeon.application.kernel.stages.decide import Decided, decide_depth
 from aeon.application.kernel.stages.plan import profile_and_plan
 from aeon.application.kernel.stages.work import work_pass
 from aeon.application.kernel.wiring import RunServices, wire
-from aeon.application.llm.accounting import provider_name
 from aeon.application.ports import (
     ApproverPort,
     CheckpointPort,
@@ -110,8 +109,8 @@ class Orchestrator:
             tracing.OPERATION: "invoke_agent",
             "gen_ai.agent.name": "aeon",
             "gen_ai.conversation.id": state.correlation_id,
-            tracing.PROVIDER: provider_name(info),
-            tracing.REQUEST_MODEL: info.get("model"),
+            tracing.PROVIDER: info.provider,
+            tracing.REQUEST_MODEL: info.model,
         }
         with self.tracer.span("invoke_agent aeon", attrs) as span:
             result = await self._go(state, given=given)
@@ -171,10 +170,12 @@ class Orchestrator:
         fields |= {"request": state.request, "evaluate": settings.evaluate, "tools": tools, "plan_given": given}
         if resumed:
             run.record.log(
-                RunResumedRecord(**fields, llm=llm, from_stage=state.next_stage.value, pass_number=state.pass_number)
+                RunResumedRecord(
+                    **fields, llm=llm.fields(), from_stage=state.next_stage.value, pass_number=state.pass_number
+                )
             )
         else:
-            run.record.log(RunStartRecord(**fields, llm=llm))
+            run.record.log(RunStartRecord(**fields, llm=llm.fields()))
 
     # -- the loop -------------------------------------------------------------------------------------------------
     async def _loop(self, run: Run, services: RunServices, given: Plan | None) -> None:

@@ -14,7 +14,6 @@ from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.application.kernel.run import Run, RunSettings
-from aeon.application.llm.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
@@ -23,6 +22,7 @@ from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.ports import ApproverPort, LLMPort, MemoryPort, ToolPort
+from aeon.domain.llm import DEFAULT_MAX_TOKENS
 from aeon.domain.tools import ToolSpec
 
 

@@ -13,34 +13,19 @@ from aeon.application.errors import BudgetExhausted
 from aeon.application.llm.calling import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
-from aeon.domain.llm import Completion, Message, Usage
+from aeon.domain.llm import DEFAULT_MAX_TOKENS, Completion, Message, ModelInfo, Usage
 from aeon.domain.log_llm import LLMCallNotSentRecord
-
-# The worst case of a call whose max_tokens the caller left to the adapter: the base config's llm.max_tokens.
-DEFAULT_MAX_TOKENS = 512
-_OPENAI = ("openai-chat", "openai-reasoning")
-_ANTHROPIC = ("anthropic", "anthropic-thinking", "anthropic-tool")
-
-
-def provider_name(info: Mapping[str, str]) -> str:
-    """gen_ai.provider.name: the well-known name for OpenAI's and Anthropic's own APIs, else the dialect spoken."""
-    dialect = info.get("dialect", "")
-    if dialect in _OPENAI:
-        return "openai"
-    if dialect in _ANTHROPIC:
-        return "anthropic"
-    return dialect or info.get("adapter", "unknown")
 
 
 class CallAccounts:
     """Prices and checks the calls of one run through one model."""
 
     def __init__(
-        self, run: CallingRun, info: Mapping[str, str], *, max_tokens: int | None, prices: Mapping[str, ModelPrice]
+        self, run: CallingRun, info: ModelInfo, *, max_tokens: int | None, prices: Mapping[str, ModelPrice]
     ) -> None:
         self._run = run
-        self.model = info.get("model") or None
-        self.provider = provider_name(info)
+        self.model = info.model or None
+        self.provider = info.provider  # gen_ai.provider.name, as the model client reports it
         self._max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self._prices = prices
         self._capped = run.meter.limits.max_tokens is not None or run.meter.limits.max_cost is not None

@@ -24,6 +24,7 @@ import msgspec
 
 from aeon.application.llm.calling import ToolTurn
 from aeon.domain.ledger import TOKENS_PER_MESSAGE
+from aeon.domain.llm import ModelInfo
 from aeon.domain.log_llm import PromptClippedRecord
 
 BYTES_PER_TOKEN = 3
@@ -56,13 +57,13 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode()) / BYTES_PER_TOKEN) + TOKENS_PER_MESSAGE
 
 
-def context_window(configured: int | None, info: Mapping[str, str]) -> int:
+def context_window(configured: int | None, info: ModelInfo) -> int:
     """The window a run's prompts must fit: llm.context_window when set, else what the model reports
-    (`LLMPort.describe()["context_window"]`), else DEFAULT_CONTEXT_WINDOW."""
+    (`LLMPort.describe().context_window`), else DEFAULT_CONTEXT_WINDOW."""
     if configured is not None:
         return configured
-    reported = info.get("context_window", "")
-    return int(reported) if reported.isdigit() and int(reported) > 0 else DEFAULT_CONTEXT_WINDOW
+    reported = info.context_window
+    return reported if reported is not None and reported > 0 else DEFAULT_CONTEXT_WINDOW
 
 
 def shares(sizes: Sequence[int], room: int) -> list[int]:

@@ -31,6 +31,7 @@ from aeon.adapters.durable.steps import (
     checkpoint_passes,
     recorded_outputs,
 )
+from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.kernel.orchestrator import Orchestrator
@@ -198,7 +199,7 @@ def shared_model(settings: Settings, container: Container) -> LLMPort | None:
     all runs share; None for the scripted model, which answers each run from the start of its script, so each run
     gets its own (a container resource, closed after the run). A shared client lives as long as the process (the
     local server is stopped by its atexit hook)."""
-    if settings.llm.adapter == "scripted":
+    if PROVIDERS[settings.llm.adapter].per_run:
         return None
     key = settings.llm.model_dump_json()
     if key not in _MODELS:

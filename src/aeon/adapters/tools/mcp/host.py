@@ -16,6 +16,7 @@ import msgspec
 from aeon.adapters.tools.mcp.catalog import Catalog, catalog
 from aeon.adapters.tools.mcp.config import McpServerConfig
 from aeon.adapters.tools.mcp.results import MAX_RESULT_BYTES, MalformedResult, error_text, tool_output
+from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
 from aeon.application.errors import ConfigurationError, ToolNotFound
 from aeon.application.redaction import Redactor
 from aeon.application.schemas import schema_problems
@@ -24,7 +25,6 @@ from aeon.domain.tools import ToolResult, ToolSpec
 if TYPE_CHECKING:
     from aeon.adapters.tools.mcp.connection import Connection
 
-DEFAULT_TIMEOUT = 60.0
 CLOSE_WAIT = 12.0  # closing every server at once: the SDK's bounded stop, and a margin
 
 

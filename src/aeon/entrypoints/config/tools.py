@@ -1,0 +1,113 @@
+"""The `tools:` section of the settings schema: Python tool modules and MCP tool servers."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
+
+from aeon.adapters.llm.settings import Section as _Section
+from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT
+from aeon.adapters.tools.mcp.config import DEFAULT_START_TIMEOUT
+from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
+from aeon.application.kernel.run import RunSettings
+from aeon.domain.tools import OutputCheck
+
+# Aeon's tool-name rule (adapters/tools/registry.py), for MCP server names and tool name prefixes
+NAME_RULE = r"^[A-Za-z0-9_-]{1,64}$"
+PREFIX_RULE = r"^[A-Za-z0-9_-]{0,63}$"
+_RUN = RunSettings()
+
+
+class McpToolFlags(_Section):
+    """Overrides of what a tool's MCP annotations say (README "MCP tool servers"); unset: the annotation decides."""
+
+    requires_approval: bool | None = None
+    idempotent: bool | None = None
+
+
+class McpServerSettings(McpToolFlags):
+    """One MCP server of `tools.mcp`: `command` (+ `args`, `env`) runs it over stdio, or `url` (+ `headers`) reaches
+    it over streamable HTTP. `include`/`exclude`/`overrides` name the server's own tool names; `prefix` is put
+    before each of them; `requires_approval`/`idempotent` set every tool's flag, `overrides` one tool's."""
+
+    name: str = Field(pattern=NAME_RULE, description="names the server in errors, `aeon tools` and records")
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, SecretStr | None] = Field(default_factory=dict)  # a value left empty by its ${VAR:} is not set
+    url: str | None = None
+    headers: dict[str, SecretStr | None] = Field(default_factory=dict)  # a value left empty is not sent
+    include: list[str] | None = None
+    exclude: list[str] = Field(default_factory=list)
+    prefix: str = Field("", pattern=PREFIX_RULE)
+    timeout: float | None = Field(None, gt=0, description="seconds per call; unset: tools.timeout")
+    start_timeout: float = Field(
+        DEFAULT_START_TIMEOUT, gt=0, description="seconds to start, initialize and list its tools"
+    )
+    overrides: dict[str, McpToolFlags] = Field(default_factory=dict)
+
+    @field_validator("command", "url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        # the error's location names the server (validate_settings)
+        if self.command is not None and self.url is not None:
+            raise ValueError("both command (stdio) and url (streamable HTTP) given: give one of them")
+        if self.command is None and self.url is None:
+            raise ValueError("neither command (stdio) nor url (streamable HTTP) given: give one of them")
+        if self.url is not None and (self.args or self.env):
+            raise ValueError("args and env are for a command (stdio), and this server has a url")
+        if self.command is not None and self.headers:
+            raise ValueError("headers are for a url (streamable HTTP), and this server has a command")
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        # httpx would turn the URL's user:password into an Authorization header over the configured one: refuse,
+        # rather than send one of two credentials the user gave (the message quotes neither)
+        sent = {name.lower() for name, value in self.headers.items() if value is not None}
+        if self.url is not None and "authorization" in sent and _has_userinfo(self.url):
+            raise ValueError(
+                "url carries a user and password and headers carries an Authorization header: give the credential "
+                "one way (the url's would replace the header)"
+            )
+        return self
+
+
+class ToolsSettings(_Section):
+    builtins: bool = True
+    modules: list[str] = Field(default_factory=list)
+    # the most seconds one tool call may take (a tool's @tool(timeout=...) overrides it); run.max_seconds applies too
+    timeout: float = Field(DEFAULT_TIMEOUT, gt=0)
+    # the most seconds importing one tools module may take (its top level is the user's code); run.max_seconds too
+    import_timeout: float = Field(DEFAULT_IMPORT_TIMEOUT, gt=0)
+    # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
+    approval: dict[str, bool] = Field(default_factory=dict)
+    # an output that does not match its Python tool's return annotation: warn (keep it, say so), fail (the step), off
+    output_check: OutputCheck = _RUN.output_check
+    # MCP tool servers whose tools join the registry's (README "MCP tool servers")
+    mcp: list[McpServerSettings] = Field(default_factory=list)
+
+    @field_validator("mcp")
+    @classmethod
+    def _names_differ(cls, servers: list[McpServerSettings]) -> list[McpServerSettings]:
+        names = [s.name for s in servers]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"MCP server names must differ: {', '.join(map(repr, twice))} given twice")
+        return servers
+
+
+def _has_userinfo(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL httpx would take either: its own error says so
+        return False
+    return parts.username is not None or parts.password is not None
