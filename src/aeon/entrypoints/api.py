@@ -333,12 +333,13 @@ async def _orchestrated(orchestrator: Orchestrator, *, request: str, plan: Plan 
 def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
     """The run as a DBOS workflow in this process, as `aeon run --durable` starts it (DBOS blocks: a worker thread
     waits for it). It goes on to its end once started: cancelling the call leaves it running, then on the record."""
-    from aeon.entrypoints.durable import ops  # DBOS is imported only for a durable run
+    from aeon.adapters.durable import ops  # DBOS is imported only for a durable run
+    from aeon.entrypoints.durable import compose
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     settings = durable.settings
-    spec = ops.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    with _ONE_ENGINE, ops.engine_for(settings, "run"):
+    spec = compose.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
+    with _ONE_ENGINE, compose.engine_for(settings, "run"):
         outcome = ops.start(spec, inline=durable.approver)
     assert outcome.result is not None, "only a resumed run stops at a tool call cut off in flight"
     return outcome.result

@@ -190,7 +190,7 @@ class AeonServer:
         )
         try:
             result, note = await guarded(call)
-        finally:  # a durable run uses the process's tools (runner.shared_tools): this call's MCP servers stop here
+        finally:  # a durable run uses the process's shared tools: this call's MCP servers stop here
             await asyncio.to_thread(ready.container.tools.shutdown)
         if result is None:
             result = await self.durable.run(args.request, ready.plan, ready.overrides, ready.settings, relay)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import msgspec
 import typer
 
-from aeon.entrypoints.durable.rows import RunRow, run_lines
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
@@ -72,14 +71,14 @@ def run_durable(
     about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
     those the command already started (its MCP servers), lent to the run so that they start once."""
-    from aeon.entrypoints.durable import ops as ops
-    from aeon.entrypoints.durable import runner as runner
+    from aeon.adapters.durable import ops as ops
+    from aeon.entrypoints.durable import compose
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
-    spec = ops.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
+    spec = compose.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
     with (
-        runner.lent_tools(settings, tools) if tools is not None else nullcontext(),
-        ops.engine_for(settings, "run"),
+        compose.composer().lent_tools(settings, tools) if tools is not None else nullcontext(),
+        compose.engine_for(settings, "run"),
         stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
     ):
         _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
@@ -207,11 +206,13 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     """
     reader_may_stop()
     with reported(as_json=as_json, debug=debug):
-        from aeon.entrypoints.durable import listing, ops
+        from aeon.adapters.durable import status as listing
+        from aeon.adapters.durable.rows import RunRow, run_lines
+        from aeon.entrypoints.durable import compose
         from aeon.entrypoints.secrets import redactor_for
 
         settings = _settings(config)
-        with ops.engine_for(settings, "runs") as engine:
+        with compose.engine_for(settings, "runs") as engine:
             rows = [redactor_for(settings).struct(row, RunRow) for row in listing.list_runs(engine)]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
@@ -252,12 +253,13 @@ def resume(
     effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
     with reported(as_json=as_json, debug=debug):
-        from aeon.entrypoints.durable import ops as ops
+        from aeon.adapters.durable import ops as ops
+        from aeon.entrypoints.durable import compose
 
         given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         settings = _settings(config)
-        with ops.engine_for(settings, "resume") as engine, stoppable(stays):
+        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
             outcome = ops.resume(engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
             _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
     _present(outcome, as_json=as_json, history=history, settings=settings)
@@ -281,7 +283,7 @@ def recorded_awaiting(
     engine: Any, run_id: str, pending: Pending, state: RunState | None = None, settings: Settings | None = None
 ) -> RunResult:
     """`awaiting_result` for a run on the record, its request read from its recorded input."""
-    from aeon.entrypoints.durable.runner import RunSpec
+    from aeon.adapters.durable.runtime import RunSpec
 
     found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
     request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
@@ -365,11 +367,12 @@ def _decide(
     debug: bool,
 ) -> None:
     with reported(as_json=as_json, debug=debug):
-        from aeon.entrypoints.durable import ops as ops
+        from aeon.adapters.durable import ops as ops
+        from aeon.entrypoints.durable import compose
 
         settings = _settings(config)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
-        with ops.engine_for(settings, "resume") as engine, stoppable(stays):
+        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
             outcome = ops.answer(engine, run_id, decision, go_on=not send_only)
             if outcome is None:
                 said = "approved" if decision.approved else "denied"
@@ -425,8 +428,8 @@ def user_name() -> str:
 
 def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
     """The operator's output for `--mark-done` (a durable_ops.Given), or None; InputError for a bad combination."""
+    from aeon.adapters.durable.ops import Given
     from aeon.application.errors import InputError
-    from aeon.entrypoints.durable.ops import Given
 
     if not mark_done:
         if output is not None or output_file is not None:
@@ -479,10 +482,11 @@ def replay(
     """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
     and from pass N on the model and config of --config answer. Both runs stay listed by aeon runs."""
     with reported(as_json=as_json, debug=debug):
-        from aeon.entrypoints.durable import ops as ops
+        from aeon.adapters.durable import ops as ops
+        from aeon.entrypoints.durable import compose
 
         settings = _settings(config)
-        with ops.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
+        with compose.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
             outcome = ops.replay(engine, run_id, from_pass, config)
             assert outcome.result is not None
             _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
@@ -516,11 +520,13 @@ def batch(
     import asyncio
     import contextlib
 
+    from aeon.adapters.durable import batch as queued
+    from aeon.adapters.durable import ops as ops
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
     from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.durable import batch as b
-    from aeon.entrypoints.durable import ops as ops
-    from aeon.entrypoints.durable import runner as runner
+    from aeon.entrypoints.durable import compose
+    from aeon.entrypoints.render import result_document
 
     with reported(as_json=as_json, debug=debug):
         settings = _settings(config)
@@ -529,7 +535,7 @@ def batch(
         target = out or file.with_name(file.stem + ".results.jsonl")
         listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
         limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
-        name, reused, going_on = b.name_for(ops.system_database(settings), bid, len(requests), fresh=fresh)
+        name, reused, going_on = queued.name_for(compose.system_database(settings), bid, len(requests), fresh=fresh)
         again = "again without --fresh" if fresh else "the same command again"
         stays = f"batch {name} is on the record; start {again} to go on"
         container = build_container(settings)
@@ -537,14 +543,16 @@ def batch(
             # the tools load (their MCP servers start) and the model and log are checked before anything is queued
             # or taken from the queue; the runs executed here use those tools
             registry = stack.enter_context(tools_opened(container))
-            stack.enter_context(runner.lent_tools(settings, registry))
+            stack.enter_context(compose.composer().lent_tools(settings, registry))
             asyncio.run(b.checked(container, name, len(requests)))
             engine = stack.enter_context(
-                ops.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve)
+                compose.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve)
             )
             stack.enter_context(stoppable(stays))
             log_path = settings.log.path
-            ids = b.enqueue(name, requests, lambda r: ops.spec_for(r, config, {}, log_path=log_path, plan=None))
+            ids = queued.enqueue(
+                name, requests, lambda r: compose.spec_for(r, config, {}, log_path=log_path, plan=None)
+            )
             _say(f"batch {name}: {len(ids)} runs on queue {BATCH_QUEUE} (concurrency {concurrency})")
             if reused:
                 _say(
@@ -553,7 +561,7 @@ def batch(
                 )
             if going_on:
                 _say(f"batch {name}: {going_on} runs started before go on where they stopped")
-            tally = b.Tally(engine, ids)
+            tally = queued.Tally(engine, ids, result_document)
             b.watch(tally, sys.stderr)
             b.write_results(tally, target)
             if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
@@ -579,8 +587,9 @@ def worker(
     database and takes over the runs of a batch or worker process unheard for durable.recover_after_seconds."""
     import socket
 
+    from aeon.adapters.durable import ops as ops
     from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
-    from aeon.entrypoints.durable import ops as ops
+    from aeon.entrypoints.durable import compose
 
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -589,7 +598,9 @@ def worker(
         settings = _settings(config)
         serving = {BATCH_QUEUE: QueueLimits()}
         host = name or socket.gethostname()
-        with ops.engine_for(settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True) as engine:
+        with compose.engine_for(
+            settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True
+        ) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
             # runs under way stay pending: this worker started again under its name takes them back at once, any
