@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 from dbos import DBOS, SetWorkflowID
 
-from aeon.application.kernel.result import RunResult
+from aeon.application.results import RunResult
 from aeon.entrypoints.container import build_container, load_settings, opened, provided
 from aeon.entrypoints.durable import ops as ops
 from dbos_floor import floor

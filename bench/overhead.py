@@ -23,9 +23,9 @@ from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.container import run_scope
 

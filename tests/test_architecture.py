@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +51,8 @@ def test_no_module_imports_itself_back_at_run_time() -> None:
 def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
     application = ROOT / "src" / "aeon" / "application"
     loose = sorted(p.stem for p in application.glob("*.py") if p.stem != "__init__")
-    assert loose == ["errors", "ports", "redaction"]  # what every room shares
+    # the floor every room and every adapter may stand on (pyproject.toml's layers contract orders the rooms)
+    assert loose == ["errors", "json_text", "ports", "recorder", "redaction", "results", "schemas", "tracing"]
     rooms = sorted(p.name for p in application.iterdir() if (p / "__init__.py").is_file())
     assert rooms == ["judges", "kernel", "llm", "plans"]
     durable = ROOT / "src" / "aeon" / "entrypoints"
@@ -59,7 +61,7 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
 
 _APPLICATION = ROOT / "src" / "aeon" / "application"
 # The composition points: they build a Run and hand each part the narrow view it may touch.
-_HOLDS_THE_WHOLE_RUN = {"kernel/orchestrator.py", "kernel/wiring.py", "kernel/result.py", "kernel/run.py"}
+_HOLDS_THE_WHOLE_RUN = {"kernel/orchestrator.py", "kernel/wiring.py", "kernel/outcome.py", "kernel/run.py"}
 
 
 def _annotations(tree: ast.AST) -> list[str]:
@@ -114,8 +116,69 @@ def test_run_state_is_changed_only_through_its_named_methods() -> None:
     changes = {}
     for path in sorted(_APPLICATION.rglob("*.py")):
         where = path.relative_to(_APPLICATION).as_posix()
-        if where == "kernel/recorder.py":  # warn / tool_call / advisory: the records themselves
+        if where == "recorder.py":  # warn / tool_call / advisory: the records themselves
             continue
         if found := _state_changes(ast.parse(path.read_text(encoding="utf-8"))):
             changes[where] = found
     assert changes == {}
+
+
+# -- issue 29's size rules: a newcomer reads a module in one sitting and a function on one screen ----------------------
+
+_SRC = ROOT / "src"
+MOST_ENTRYPOINT_LINES = 4_000
+MOST_MODULE_LINES = 300
+MOST_FUNCTION_LINES = 50  # from `def` to its last line, docstring included, decorators not
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def long_modules(root: Path, most: int = MOST_MODULE_LINES) -> list[str]:
+    """`path: N lines` for each module under `root` longer than `most` lines."""
+    found = ((path, _lines(path)) for path in sorted(root.rglob("*.py")))
+    return [f"{path.relative_to(root).as_posix()}: {n} lines" for path, n in found if n > most]
+
+
+def long_functions(root: Path, most: int = MOST_FUNCTION_LINES) -> list[str]:
+    """`path:line name: N lines` for each function or method (nested ones too) under `root` longer than `most`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > most:
+                    found.append(f"{path.relative_to(root).as_posix()}:{node.lineno} {node.name}: {n} lines")
+    return found
+
+
+def test_the_size_checks_name_each_long_module_and_function_with_its_length(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(50))
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "big.py").write_text(f"def long():\n{body}\n\n\ndef short():\n    return 1\n" + "\n" * 250)
+    (tmp_path / "pkg" / "small.py").write_text("class A:\n    async def fine(self):\n        return 1\n")
+
+    assert long_functions(tmp_path) == ["pkg/big.py:1 long: 51 lines"]
+    assert long_modules(tmp_path) == ["pkg/big.py: 305 lines"]
+
+
+@pytest.mark.xfail(strict=False, reason="issue 29: entrypoints/ is still being thinned by other helpers")
+def test_entrypoints_hold_at_most_4000_lines() -> None:
+    entrypoints = _SRC / "aeon" / "entrypoints"
+    sizes = {p.relative_to(entrypoints).as_posix(): _lines(p) for p in sorted(entrypoints.rglob("*.py"))}
+    largest = ", ".join(f"{name} {n}" for name, n in sorted(sizes.items(), key=lambda item: -item[1])[:5])
+    total = sum(sizes.values())
+    assert total <= MOST_ENTRYPOINT_LINES, f"src/aeon/entrypoints holds {total} lines; the largest: {largest}"
+
+
+@pytest.mark.xfail(strict=False, reason="issue 29: modules still over 300 lines are being split by other helpers")
+def test_no_module_in_src_is_over_300_lines() -> None:
+    found = long_modules(_SRC)
+    assert not found, "modules over 300 lines:\n" + "\n".join(found)
+
+
+@pytest.mark.xfail(strict=False, reason="issue 29: functions still over 50 lines are being split by other helpers")
+def test_no_function_in_src_is_over_50_lines() -> None:
+    found = long_functions(_SRC)
+    assert not found, "functions over 50 lines:\n" + "\n".join(found)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from aeon.application.errors import InputError as InputError
     from aeon.application.errors import ToolRegistrationError as ToolRegistrationError
     from aeon.application.errors import UsageError as UsageError
-    from aeon.application.kernel.result import RunResult as RunResult
-    from aeon.application.kernel.result import RunStatus as RunStatus
+    from aeon.application.results import RunResult as RunResult
+    from aeon.application.results import RunStatus as RunStatus
     from aeon.domain.approval import ApprovalDecision as ApprovalDecision
     from aeon.domain.approval import ApprovalRequest as ApprovalRequest
     from aeon.domain.approval import Verdict as Verdict
@@ -44,8 +44,8 @@ _EXPORTS = {
     "stream": "aeon.entrypoints.api",
     "tool": "aeon.adapters.tools.decorator",
     "Toolset": "aeon.adapters.tools.toolset",
-    "RunResult": "aeon.application.kernel.result",
-    "RunStatus": "aeon.application.kernel.result",
+    "RunResult": "aeon.application.results",
+    "RunStatus": "aeon.application.results",
     "events": "aeon.events",
     "answer": "aeon.entrypoints.api",
     "ApprovalRequest": "aeon.domain.approval",

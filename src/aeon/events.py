@@ -17,7 +17,7 @@ with `msgspec.json.decode(data, type=aeon.events.Event)`.
 
 from __future__ import annotations
 
-from aeon.application.kernel.result import RunEnded
+from aeon.application.results import RunEnded
 from aeon.domain.progress import (
     ApprovalDecided,
     ApprovalRequested,

@@ -19,8 +19,8 @@ from aeon.application.judges.refiner import refinement_schema
 from aeon.application.kernel.executor import REASON_SCHEMA
 from aeon.application.llm.planner import profile_and_plan_schema
 from aeon.application.llm.profiler import PROFILE_SCHEMA
-from aeon.application.llm.schemas import schema_problems
 from aeon.application.plans.validation import plan_schema
+from aeon.application.schemas import schema_problems
 from aeon.domain.llm import Message
 
 pytestmark = pytest.mark.usefixtures("isolated_env")

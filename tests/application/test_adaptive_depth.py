@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aeon.application.judges.adaptive_depth import allocate, complexity, decide, revision_reasons
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 from aeon.domain.evaluation import (
     ArtifactType,
     ConvergenceAssessment,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from aeon.application.errors import ContextViolation
-from aeon.application.kernel.guard import ContextGuard
+from aeon.application.llm.guard import ContextGuard
 from aeon.domain.context import CONTEXT_SPEC, EvaluateInput, ExecuteInput, StageInput, context_violations
 from aeon.domain.phases import Phase, Stage
 from aeon.testing import new_run

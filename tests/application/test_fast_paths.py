@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.adapters.eventlog.shrink import LARGE, _may_hold_large_text
-from aeon.application.llm.schemas import _fast_type, _message, as_text, schema_problems
 from aeon.application.plans.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
 from aeon.application.redaction import KELVIN, REDACTED, Redactor
+from aeon.application.schemas import _fast_type, _message, as_text, schema_problems
 from aeon.domain.plan import PlanStep
 from aeon.domain.tools import ToolSpec
 

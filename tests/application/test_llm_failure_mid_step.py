@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aeon.application.errors import LLMRefused, LLMTruncated
-from aeon.application.kernel.accounting import DEFAULT_MAX_TOKENS
+from aeon.application.llm.accounting import DEFAULT_MAX_TOKENS
 from aeon.domain.ledger import estimate_prompt_tokens
 from aeon.domain.llm import Usage
 

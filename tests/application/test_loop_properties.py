@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMUnavailable
-from aeon.application.kernel.result import RunResult, RunStatus
 from aeon.application.kernel.run import RunSettings
+from aeon.application.results import RunResult, RunStatus
 
 from harness import SUM_STEP, document
 

@@ -18,7 +18,6 @@ from aeon import testing
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.kernel.result import RunStatus
 from aeon.application.kernel.run import RunSettings
 from aeon.application.llm.prompt_budget import (
     DEFAULT_CONTEXT_WINDOW,
@@ -28,6 +27,7 @@ from aeon.application.llm.prompt_budget import (
     fit,
     shares,
 )
+from aeon.application.results import RunStatus
 
 from multipass import add_step, first, profile, refine, verdict
 

@@ -24,7 +24,7 @@ from aeon.application.judges.refinement_gate import (
     RefinementGate,
     follow_up_questions,
 )
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.history import ExecutionHistory
 from aeon.domain.plan import ClarityState, Plan, PlanStep, StepStatus

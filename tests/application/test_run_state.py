@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon import testing
-from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
+from aeon.application.results import RunResult
 from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.render import result_document

@@ -11,11 +11,11 @@ import pytest
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.errors import UnrecoverableOutput
 from aeon.application.judges.evaluator import EVALUATION_SCHEMA, Evaluator
-from aeon.application.judges.semantic_validation import deterministic_issues, validation_problems
 from aeon.application.kernel.run import RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.prompt_budget import PromptBudget
 from aeon.application.llm.supervisor import Supervisor
+from aeon.application.plans.semantic_validation import deterministic_issues, validation_problems
 from aeon.domain.evaluation import ArtifactType, ConvergenceCriteria, IssueType, SemanticValidationReport, Severity
 from aeon.domain.history import StepResult
 from aeon.domain.phases import Stage

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 
 from harness import document
 from multipass import profile, verdict

@@ -9,7 +9,7 @@ from tempfile import TemporaryDirectory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 
 from harness import document, run
 

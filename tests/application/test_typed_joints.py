@@ -13,8 +13,9 @@ import pytest
 import aeon.application
 from aeon.application.errors import OutputFault, OutputProblem, UnrecoverableOutput, missing_field
 from aeon.application.kernel.phase_runner import PhaseRunner
-from aeon.domain.phases import HALT, SUCCESSORS, Component, Halt, Phase, PhaseTransitionError, Stage, Transition
+from aeon.domain.phases import HALT, Component, Halt, Phase, PhaseTransitionError, Stage, Transition
 from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.transitions import SUCCESSORS
 from aeon.testing import new_run
 
 APPLICATION = Path(aeon.application.__file__).parent
@@ -239,7 +240,7 @@ def test_the_loop_changes_the_run_state_only_through_its_named_records():
 def test_a_phase_result_has_a_field_for_every_value_its_contracts_name(phase, result):
     import importlib
 
-    from aeon.domain.phases import CONTRACTS, HANDS_OVER, PRODUCES_FOR
+    from aeon.domain.transitions import CONTRACTS, HANDS_OVER, PRODUCES_FOR
 
     module, name = result.split(":")
     kind = getattr(importlib.import_module(module), name)

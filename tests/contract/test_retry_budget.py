@@ -14,8 +14,8 @@ from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
-from aeon.application.kernel.result import RunResult
 from aeon.application.llm.retry_budget import malformed_calls, unavailable_requests, worst_requests
+from aeon.application.results import RunResult
 from aeon.entrypoints.settings import LLMSettings
 
 from harness import FakeClock, ListLog, ListProgress

@@ -21,7 +21,7 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMContextExceeded, LLMTruncated
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
-from aeon.application.kernel.result import RunResult
+from aeon.application.results import RunResult
 from aeon.domain.llm import Message, Usage
 
 from harness import SUM_STEP, FakeClock, ListLog, ListProgress, Provider, plan_json

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from aeon.domain.phases import CONTRACTS, Component, Phase, PhaseTransitionError, Severity, Transition
+from aeon.domain.phases import Component, Phase, PhaseTransitionError, Severity, Transition
 from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.transitions import CONTRACTS
 
 from harness import FinishedRun, plan_json, run
 from multipass import SUM_PLAN, first, profile, two_pass_script, verdict

@@ -20,7 +20,7 @@ from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import RunSettings
-from aeon.application.kernel.tracing import NullTracer
+from aeon.application.tracing import NullTracer
 from aeon.entrypoints.container import Container, build_container, load_settings
 from aeon.entrypoints.durable.compose import ContainerComposer
 from aeon.entrypoints.settings import MAX_SECONDS_BY_ADAPTER

@@ -13,7 +13,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 import aeon
-from aeon.application.kernel.result import RunStatus, failure
+from aeon.application.kernel.outcome import failure
+from aeon.application.results import RunStatus
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 
 from cli_harness import REQUEST, ROOT, SUM_STEP, assert_exit, invoke, plan_json, scripted_config

@@ -18,9 +18,9 @@ from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import LLMError
-from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
 from aeon.application.ports import ApproverPort
+from aeon.application.results import RunResult
 from aeon.domain.llm import Completion
 from aeon.domain.plan import Plan
 from aeon.entrypoints.render import result_document

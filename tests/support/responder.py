@@ -12,8 +12,8 @@ from aeon import testing
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
-from aeon.application.kernel.result import RunResult
 from aeon.application.kernel.run import RunSettings
+from aeon.application.results import RunResult
 from aeon.domain.llm import Message
 
 Answer = Callable[[Sequence[Message], int], Any]  # (messages, nth call of this kind) -> JSON-able answer

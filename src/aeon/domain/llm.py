@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
+# How the prompt of a JSON repair call opens (its guide's heading, then its labelled slots): the application writes
+# it (llm/prompts/templates.py), a scripted model's diagnostics recognise it (adapters/llm/expected.py).
+JSON_REPAIR_OPENINGS = ("## Repair JSON\n", "Schema: ")
+
 
 class Message(msgspec.Struct, frozen=True, kw_only=True):
     role: str  # "system" | "user" | "assistant"

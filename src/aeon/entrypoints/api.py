@@ -29,9 +29,9 @@ from aeon.adapters.tools.loader import register_tools
 from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import ConfigurationError, InputError, UsageError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunEnded, RunResult
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort, ToolPort
+from aeon.application.results import RunEnded, RunResult
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan

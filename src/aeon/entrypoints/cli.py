@@ -16,7 +16,7 @@ from aeon.entrypoints.ui.command import ui
 
 if TYPE_CHECKING:
     from aeon.application.kernel.orchestrator import Orchestrator
-    from aeon.application.kernel.result import RunResult
+    from aeon.application.results import RunResult
 
 # Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few
 # modules only (tests/entrypoints/test_cli_start.py), and no command pays for another's libraries.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from aeon.adapters.durable.rows import RunRow
-from aeon.application.kernel.result import RunResult
+from aeon.application.results import RunResult
 from aeon.entrypoints.container import load_settings
 from aeon.entrypoints.durable.cli import awaiting_result, leave_pending, recorded_awaiting
 from aeon.entrypoints.mcp_calls import Relay, guarded

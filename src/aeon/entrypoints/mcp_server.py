@@ -24,9 +24,9 @@ from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import InputError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t

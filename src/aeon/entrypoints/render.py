@@ -13,9 +13,9 @@ from typing import Any, TextIO
 import msgspec
 import typer
 
-from aeon.application.kernel.result import RunResult, RunStatus
-from aeon.application.llm.schemas import one_line
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult, RunStatus
+from aeon.application.schemas import one_line
 from aeon.domain.evaluation import ConvergenceAssessment
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (

@@ -9,9 +9,9 @@ from typing import Any
 
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.kernel.result import RunResult
 from aeon.application.plans.plan_documents import validate_document
 from aeon.application.ports import LLMPort
+from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for

@@ -16,7 +16,7 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, open_client
 from aeon.adapters.durable.lease import Lease
 from aeon.adapters.durable.runtime import RunSpec, decode_outcome, held
 from aeon.adapters.durable.workflow import run_workflow
-from aeon.application.kernel.result import RunResult
+from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
 
 _DONE = ("SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED")

@@ -30,7 +30,6 @@ from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
 from aeon.adapters.durable.workflow import checkpoint_at, run_workflow, what_next
 from aeon.application.errors import AlreadyDecided, EventLogUnavailable, InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
-from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.run_state import RunState
 
@@ -206,7 +205,7 @@ def answer(
     pending = pending_approval(engine, run_id)
     if decision.args is not None:
         tool = pending.request.tool
-        if (problem := schema_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
+        if (problem := held().compose.args_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
             raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
     if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
         raise already_decided(made)  # another decision came first: it stands, this one was not sent

@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from aeon.application.kernel.result import RunResult
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.engine import DurableEngine
     from aeon.adapters.durable.replay_log import ReplayLog
     from aeon.adapters.durable.steps import Recorder, Supplier
-    from aeon.application.kernel.orchestrator import Orchestrator
 
 RUN_WORKFLOW = "aeon.run"
 # A fork made by `aeon resume --rerun-unsafe` carries this suffix: it may run again the tool a crash cut off.
@@ -80,9 +81,26 @@ def decode_outcome(text: Any) -> Outcome:
     return msgspec.json.decode(str(text), type=Outcome)
 
 
+class Orchestrating(Protocol):
+    """What the workflow asks of the run's orchestrator (the kernel's, built by the Composer)."""
+
+    redactor: Redactor
+
+    async def run(
+        self,
+        request: str,
+        *,
+        plan: Plan | None = None,
+        correlation_id: str | None = None,
+        started_at: str | None = None,
+    ) -> RunResult: ...
+
+    async def resume(self, state: RunState) -> RunResult: ...
+
+
 @dataclass
 class Built:
-    orchestrator: Orchestrator
+    orchestrator: Orchestrating
     log: ReplayLog
     recorder: Recorder
 
@@ -102,6 +120,10 @@ class Composer(Protocol):
 
     def tools(self, spec: RunSpec) -> ToolPort:
         """The tools of the run's recorded config and overrides."""
+        ...
+
+    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
+        """Why edited arguments do not fit `tool`'s input schema, or None (the check every step's call gets)."""
         ...
 
 

@@ -13,7 +13,7 @@ from aeon.adapters.durable.ops import alive
 from aeon.adapters.durable.rows import RunRow
 from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
-from aeon.application.kernel.result import RunStatus
+from aeon.application.results import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
 

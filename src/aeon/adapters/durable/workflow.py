@@ -22,7 +22,7 @@ from aeon.adapters.durable.runtime import (
 )
 from aeon.adapters.durable.steps import UNSAFE_CODE, UnsafeToolInFlight, checkpoint_passes, recorded_outputs
 from aeon.application.errors import EventLogUnavailable, InputError
-from aeon.application.kernel.result import RunResult
+from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 

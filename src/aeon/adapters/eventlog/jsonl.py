@@ -19,7 +19,7 @@ import msgspec
 from aeon.adapters.eventlog.rotation import rotate_if_full
 from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
 from aeon.application.errors import EventLogUnavailable
-from aeon.application.llm.jsonfix import without_lone_surrogates
+from aeon.application.json_text import without_lone_surrogates
 from aeon.application.redaction import REDACTED, SECRET_KEYS, Redactor
 from aeon.domain.records import LostRecords
 

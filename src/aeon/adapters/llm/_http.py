@@ -16,7 +16,7 @@ import httpx
 
 from aeon.adapters.llm._retry import RetryPolicy, Sleep
 from aeon.application.errors import LLMBadResponse, LLMRejected, LLMTransient
-from aeon.application.llm.jsonfix import loads
+from aeon.application.json_text import loads
 from aeon.application.ports import LoggerPort
 
 # The timeouts and retryable statuses of the official OpenAI and Anthropic Python SDKs (the waits: _retry.py).

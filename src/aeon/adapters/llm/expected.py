@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aeon.application.llm.prompts import templates
-from aeon.domain.llm import Message
+from aeon.domain.llm import JSON_REPAIR_OPENINGS, Message
 
 # By the schema name each call of the kernel sends (the supervisor's targets, the executor's, the step repair's).
 _KINDS = {
@@ -24,8 +23,6 @@ _NOTES = {
     "profile_and_plan": " (a run that evaluates asks for both first; with run.evaluate: false, the plan alone)",
     "evaluation": " (one after each pass; run.evaluate: false asks for none)",
 }
-_REPAIR = templates.REPAIR_JSON
-_REPAIR_OPENINGS = tuple(o for o in (_REPAIR.guide, _REPAIR.text.split("${", 1)[0]) if o)
 _TOOL_CALL = ("tool", "args")  # shown in an example step although optional: most scripts' steps call a tool
 _MAX_EXAMPLE = 400
 _MAX_DEPTH = 6
@@ -76,7 +73,7 @@ def expected_answer(
     kind = _KINDS.get(schema_name, f"an answer named {schema_name!r}")
     prompt = messages[-1].content if messages else ""
     shape = answer_shape(schema)
-    if prompt.startswith(_REPAIR_OPENINGS):
+    if prompt.startswith(JSON_REPAIR_OPENINGS):
         return (
             f"call {number} asks to repair answer {number - 1}, {kind}, which did not fit its schema: "
             f"answer {number - 1} should be shaped like {shape}"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from aeon.application.errors import ConfigurationError
-from aeon.application.kernel.tracing import NULL_TRACER, NullTracer
 from aeon.application.ports import TracerPort
 from aeon.application.redaction import NO_SECRETS, Redactor
+from aeon.application.tracing import NULL_TRACER, NullTracer
 
 _TRACERS: tuple[type[TracerPort], ...] = (NullTracer,)  # and OtelTracer, checked in otel.py (imported lazily)
 

@@ -27,7 +27,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, SpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from aeon.application.kernel import tracing
+from aeon.application import tracing
 from aeon.application.ports import SpanPort, TracerPort
 from aeon.application.redaction import NO_SECRETS, Redactor
 

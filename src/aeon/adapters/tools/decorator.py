@@ -114,24 +114,29 @@ def tool(
         output_schema=output_schema,
     )
 
-    def decorate(func: F, applied_in: FrameType | None = None) -> F:
-        if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
-            func = _forwarding(func)  # type: ignore[assignment]
-        elif _is_class_body(applied_in or sys._getframe(1)):
-            # A method being defined: its tool is built from the bound method when an instance is registered.
-            setattr(func, _OPTIONS, options)
-            return func
-        definition = build_definition(func, options)
-        try:
-            setattr(func, _ATTR, definition)
-            setattr(func, _OPTIONS, options)
-        except (AttributeError, TypeError):  # a callable object with __slots__: carry it on a forwarding function
-            func = _forwarding(func)  # type: ignore[assignment]
-            setattr(func, _ATTR, definition)
-            setattr(func, _OPTIONS, options)
-        return func
+    def decorate(func: F) -> F:
+        return _decorated(func, options, sys._getframe(1))
 
-    return decorate if fn is None else decorate(fn, sys._getframe(1))
+    return decorate if fn is None else _decorated(fn, options, sys._getframe(1))
+
+
+def _decorated(func: F, options: ToolOptions, applied_in: FrameType) -> F:
+    """`func` with its ToolDefinition and options attached (only the options for a method being defined)."""
+    if inspect.ismethod(func):  # a bound method takes no new attributes: wrap it
+        func = _forwarding(func)  # type: ignore[assignment]
+    elif _is_class_body(applied_in):
+        # A method being defined: its tool is built from the bound method when an instance is registered.
+        setattr(func, _OPTIONS, options)
+        return func
+    definition = build_definition(func, options)
+    try:
+        setattr(func, _ATTR, definition)
+        setattr(func, _OPTIONS, options)
+    except (AttributeError, TypeError):  # a callable object with __slots__: carry it on a forwarding function
+        func = _forwarding(func)  # type: ignore[assignment]
+        setattr(func, _ATTR, definition)
+        setattr(func, _OPTIONS, options)
+    return func
 
 
 def _forwarding(target: Callable[..., Any]) -> Callable[..., Any]:
@@ -174,7 +179,6 @@ def tool_definition(obj: object) -> ToolDefinition | None:
 def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None) -> ToolDefinition:
     """Derive the ToolSpec (input/output JSON schemas, description, example) from `fn`'s signature and docstring."""
     options = options or ToolOptions()
-    example = options.example
     default_name, doc, annotated = _described_by(fn)
     tool_name = options.name or default_name
     if not tool_name:
@@ -191,7 +195,37 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         signature = inspect.signature(fn)
     except Exception as exc:
         raise fail(f"cannot read the signature: {type(exc).__name__}: {exc}") from exc
+    args_model, input_schema, output_schema = _schemas(tool_name, signature, hints, options, fail)
+    example_args = dict(options.example or {})
+    if options.example is not None:
+        try:
+            args_model.model_validate(example_args)
+        except Exception as exc:
+            raise fail(f"example does not match the parameters: {_one_line(exc)}") from exc
 
+    spec = ToolSpec(
+        name=tool_name,
+        description=description,
+        input_schema=input_schema,
+        output_schema=output_schema,
+        example=example_args,
+        idempotent=options.idempotent,
+        pure=options.pure,
+        requires_approval=options.requires_approval,
+        output_inferred=options.output_schema is None,
+    )
+    return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
+
+
+def _schemas(
+    tool_name: str,
+    signature: inspect.Signature,
+    hints: Mapping[str, Any],
+    options: ToolOptions,
+    fail: Callable[[str], ToolRegistrationError],
+) -> tuple[type[BaseModel], dict[str, Any], dict[str, Any]]:
+    """The arguments' pydantic model, its JSON schema (no title, `required` always present) and the output schema:
+    the declared one, else the return annotation's."""
     fields: dict[str, Any] = {}
     for param in signature.parameters.values():
         if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
@@ -213,26 +247,7 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         raise fail(f"cannot derive a JSON schema: {type(exc).__name__}: {_one_line(exc)}") from exc
     input_schema.pop("title", None)
     input_schema.setdefault("required", [])
-
-    example_args = dict(example or {})
-    if example is not None:
-        try:
-            args_model.model_validate(example_args)
-        except Exception as exc:
-            raise fail(f"example does not match the parameters: {_one_line(exc)}") from exc
-
-    spec = ToolSpec(
-        name=tool_name,
-        description=description,
-        input_schema=input_schema,
-        output_schema=output_schema,
-        example=example_args,
-        idempotent=options.idempotent,
-        pure=options.pure,
-        requires_approval=options.requires_approval,
-        output_inferred=declared is None,
-    )
-    return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
+    return args_model, input_schema, output_schema
 
 
 def _described_by(fn: Callable[..., Any]) -> tuple[str, str | None, Callable[..., Any]]:

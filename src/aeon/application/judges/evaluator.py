@@ -13,7 +13,10 @@ from typing import Any
 
 from aeon.application.judges.convergence import CONVERGENCE_SCHEMA, converge, convergence_problems
 from aeon.application.judges.grounding import grounding_issues
-from aeon.application.judges.semantic_validation import (
+from aeon.application.llm.prompt_budget import Part, PromptBudget
+from aeon.application.llm.prompts.evaluation import EVALUATE
+from aeon.application.llm.supervisor import Supervisor
+from aeon.application.plans.semantic_validation import (
     VALIDATION_SCHEMA,
     deterministic_issues,
     llm_issues,
@@ -21,9 +24,6 @@ from aeon.application.judges.semantic_validation import (
     render_plan,
     validation_problems,
 )
-from aeon.application.llm.prompt_budget import Part, PromptBudget
-from aeon.application.llm.prompts.evaluation import EVALUATE
-from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.answers import final_answer
 from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.history import StepResult

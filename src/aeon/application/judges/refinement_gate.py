@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from aeon.application.judges.semantic_validation import deterministic_issues
+from aeon.application.plans.semantic_validation import deterministic_issues
 from aeon.domain.advisories import (
     Advisory,
     FollowUpQuestion,

@@ -10,9 +10,9 @@ import msgspec
 
 from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
-from aeon.application.llm.schemas import one_line
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import step_schema, tool_problems
+from aeon.application.schemas import one_line
 from aeon.domain.evaluation import ValidationIssue
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from aeon.application.errors import ApprovalExpired
-from aeon.application.kernel.run import ToolTurn
+from aeon.application.llm.calling import ToolTurn
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.ports import ApproverPort
 from aeon.domain.approval import ApprovalDecision, ApprovalRecord, ApprovalRequest, Verdict

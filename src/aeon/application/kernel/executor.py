@@ -7,16 +7,17 @@ from typing import Any
 
 from aeon.application.errors import MemoryStoreError, ToolNotFound
 from aeon.application.kernel.approvals import Approvals
-from aeon.application.kernel.run import ToolTurn
-from aeon.application.kernel.tracing import tool_attributes, tool_outcome
+from aeon.application.llm.calling import ToolTurn
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import parse_json
 from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import templates
-from aeon.application.llm.schemas import as_text
 from aeon.application.llm.supervisor import Supervisor
-from aeon.application.plans.validation import ToolCheck, ToolResolver, output_verdict
+from aeon.application.plans.outputs import output_verdict
+from aeon.application.plans.validation import ToolCheck, ToolResolver
 from aeon.application.ports import MemoryPort, ToolPort
+from aeon.application.schemas import as_text
+from aeon.application.tracing import tool_attributes, tool_outcome
 from aeon.domain.llm import Message
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted

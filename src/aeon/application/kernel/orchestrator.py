@@ -14,19 +14,18 @@ import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
 
+from aeon.application import tracing
 from aeon.application.errors import ApprovalExpired, BudgetExhausted, InternalError
-from aeon.application.kernel import tracing
-from aeon.application.kernel.accounting import provider_name
+from aeon.application.kernel.outcome import assemble, error_info, expiration
 from aeon.application.kernel.passes import close_pass, open_pass
 from aeon.application.kernel.phase_runner import PhaseWork
-from aeon.application.kernel.result import RunResult, RunStatus, assemble, error_info, expiration
 from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.kernel.stages.check import validate_plan
 from aeon.application.kernel.stages.decide import Decided, decide_depth
 from aeon.application.kernel.stages.plan import profile_and_plan
 from aeon.application.kernel.stages.work import work_pass
-from aeon.application.kernel.tracing import NULL_TRACER
 from aeon.application.kernel.wiring import RunServices, wire
+from aeon.application.llm.accounting import provider_name
 from aeon.application.ports import (
     ApproverPort,
     CheckpointPort,
@@ -39,6 +38,8 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import NO_SECRETS, Redactor
+from aeon.application.results import RunResult, RunStatus
+from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetState
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import TTLExpirationResponse

@@ -9,9 +9,10 @@ import msgspec
 from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.application.ports import ClockPort
 from aeon.domain.history import DepthRecord, ExecutionPass, PassUsage, TimingInformation
-from aeon.domain.phases import PASS_CONSISTENCY, Component, Stage, Transition
+from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
+from aeon.domain.transitions import PASS_CONSISTENCY
 
 
 def frozen_copy(plan: Plan) -> Plan:

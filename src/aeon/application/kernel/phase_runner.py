@@ -20,20 +20,11 @@ from aeon.application.errors import (
     OutputFault,
     UnrecoverableOutput,
 )
-from aeon.application.kernel.run import PhaseFrame
+from aeon.application.llm.calling import PhaseFrame
 from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.phases import (
-    CONTEXT_PROPAGATION,
-    CONTRACTS,
-    HANDS_OVER,
-    ILLEGAL_TRANSITION,
-    PRODUCES_FOR,
-    PROVIDER_REJECTED,
-    PROVIDER_TOO_SLOW,
-    PROVIDER_UNAVAILABLE,
-    SUCCESSORS,
     Component,
     FailureCondition,
     Halt,
@@ -44,6 +35,17 @@ from aeon.domain.phases import (
     Transition,
 )
 from aeon.domain.progress import PhaseEnded, PhaseOutcome, PhaseStarted
+from aeon.domain.transitions import (
+    CONTEXT_PROPAGATION,
+    CONTRACTS,
+    HANDS_OVER,
+    ILLEGAL_TRANSITION,
+    PRODUCES_FOR,
+    PROVIDER_REJECTED,
+    PROVIDER_TOO_SLOW,
+    PROVIDER_UNAVAILABLE,
+    SUCCESSORS,
+)
 
 
 class PhaseWork(Protocol):

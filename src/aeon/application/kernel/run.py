@@ -7,11 +7,11 @@ from typing import Protocol
 import msgspec
 
 from aeon.application.errors import BudgetExhausted
-from aeon.application.kernel.guard import ContextGuard
-from aeon.application.kernel.recorder import Recorder
-from aeon.application.kernel.tracing import NULL_TRACER
+from aeon.application.llm.guard import ContextGuard
 from aeon.application.ports import ClockPort, LoggerPort, ProgressPort, TracerPort
+from aeon.application.recorder import Recorder
 from aeon.application.redaction import NO_SECRETS, Redactor
+from aeon.application.tracing import NULL_TRACER
 from aeon.domain.budget import BudgetLimits, BudgetMeter, Cap, ExpirationType
 from aeon.domain.context import StageInput
 from aeon.domain.evaluation import ConvergenceCriteria
@@ -126,7 +126,8 @@ class Run:
 
 
 # -- what each part of the loop may touch of a Run -----------------------------------------------------------------
-# Run satisfies every one of these; a stage or service names the narrowest, and mypy keeps it to that.
+# Run satisfies every one of these, and llm/calling.py's ToolTurn, PhaseFrame and CallingRun; a stage or service
+# names the narrowest, and mypy keeps it to that.
 
 
 class StageRun(Protocol):
@@ -170,63 +171,3 @@ class ExecutingRun(StageRun, Protocol):
     def check_caps(self, where: str, *, needs_llm: bool = True) -> None: ...
 
     def remaining_seconds(self) -> float | None: ...
-
-
-class ToolTurn(Protocol):
-    """What the executor touches while a step runs: which step it is, the deadline, the tracer and the records."""
-
-    current_step: str | None
-
-    @property
-    def state(self) -> RunState: ...
-
-    @property
-    def record(self) -> Recorder: ...
-
-    @property
-    def tracer(self) -> TracerPort: ...
-
-    def remaining_seconds(self) -> float | None: ...
-
-    def out_of_time(self, where: str) -> BudgetExhausted: ...
-
-
-class PhaseFrame(Protocol):
-    """What the phase runner touches: the state, records, clock and tracer, and where the run stands."""
-
-    @property
-    def state(self) -> RunState: ...
-
-    @property
-    def record(self) -> Recorder: ...
-
-    @property
-    def clock(self) -> ClockPort: ...
-
-    @property
-    def tracer(self) -> TracerPort: ...
-
-    @property
-    def stage(self) -> Stage: ...
-
-    @property
-    def label(self) -> PassPhase: ...
-
-
-class CallingRun(PhaseFrame, ToolTurn, Protocol):
-    """What the LLM gateway touches: every check and count an LLM call passes through — the context guard, the
-    caps and the meter, the deadline, the redactor, and where the run stands for the records."""
-
-    @property
-    def guard(self) -> ContextGuard: ...
-
-    @property
-    def meter(self) -> BudgetMeter: ...
-
-    @property
-    def redactor(self) -> Redactor: ...
-
-    @property
-    def phase(self) -> Phase: ...
-
-    def check_caps(self, where: str, *, needs_llm: bool = True) -> None: ...

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from aeon.application.judges.evaluator import Evaluator
 from aeon.application.judges.refinement_gate import RefinementGate
 from aeon.application.judges.refiner import Refiner
-from aeon.application.kernel.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.kernel.approvals import Approvals
 from aeon.application.kernel.executor import Executor
 from aeon.application.kernel.phase_runner import PhaseRunner
 from aeon.application.kernel.run import Run, RunSettings
+from aeon.application.llm.accounting import DEFAULT_MAX_TOKENS
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
@@ -65,6 +65,16 @@ class RunServices:
     working: Working
 
 
+def _prompt_budget(run: Run, llm: LLMPort, settings: RunSettings, prefix: str) -> PromptBudget:
+    """What a prompt may hold of earlier steps: the model's context window less the answer's reserve and the prefix."""
+    return PromptBudget(
+        run,
+        window=context_window(settings.context_window, llm.describe()),
+        reserve=DEFAULT_MAX_TOKENS if settings.llm_max_tokens is None else settings.llm_max_tokens,
+        prefix=prefix,
+    )
+
+
 def wire(
     run: Run,
     *,
@@ -79,12 +89,7 @@ def wire(
     prefix = shared_prefix(describe_tools(specs), evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
-    budget = PromptBudget(
-        run,
-        window=context_window(settings.context_window, llm.describe()),
-        reserve=DEFAULT_MAX_TOKENS if settings.llm_max_tokens is None else settings.llm_max_tokens,
-        prefix=prefix,
-    )
+    budget = _prompt_budget(run, llm, settings, prefix)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)
     approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout)

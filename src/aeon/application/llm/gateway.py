@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.errors import BudgetExhausted, LLMError, LLMTooSlow, LLMTruncated, LLMUnavailable
-from aeon.application.kernel.accounting import CallAccounts
-from aeon.application.kernel.run import CallingRun
+from aeon.application.llm.accounting import CallAccounts
+from aeon.application.llm.calling import CallingRun
 from aeon.application.llm.retry_budget import GATEWAY_ROUNDS
 from aeon.application.ports import LLMPort
 from aeon.domain.budget import CapHit

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from aeon.application.json_text import loads, without_lone_surrogates
 from aeon.application.llm.json_spans import (
     MAX_STARTS,
     candidates,
@@ -19,7 +20,7 @@ from aeon.application.llm.json_spans import (
 )
 from aeon.application.llm.loose_json import python_literals, relaxed
 
-__all__ = ["RepairOutcome", "loads", "looks_truncated", "parse_json", "without_lone_surrogates"]
+__all__ = ["RepairOutcome", "looks_truncated", "parse_json"]
 
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
 _GLUE = re.compile(r"""[\s,]*(?:"(?:[^"\\]|\\.)*"\s*:\s*)?""")  # `, "plan": ` between two objects
@@ -161,36 +162,6 @@ def _guarded_repair(text: str, changes: list[str]) -> RepairOutcome | None:
     if not set(_KEY.findall(candidate)) <= _all_keys(value):
         return None
     return RepairOutcome(without_lone_surrogates(value), True, [*changes, "json-repair fixed its syntax"])
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def loads(text: str | bytes) -> Any:
-    """json.loads, with every lone surrogate as U+FFFD. The value is walked only when the text could make one: a
-    `\\ud8..` escape, or a raw surrogate in a str (UTF-8 bytes cannot hold one)."""
-    value = json.loads(text)
-    if isinstance(text, bytes):
-        suspect = _SURROGATE_ESCAPE_BYTES.search(text) is not None
-    else:
-        suspect = _SURROGATE_ESCAPE.search(text) is not None or _LONE_SURROGATE.search(text) is not None
-    return without_lone_surrogates(value) if suspect else value
-
-
-def without_lone_surrogates(value: Any) -> Any:
-    """`value` (a JSON tree) with every lone surrogate — what JSON's `\\ud83d` escape decodes to without its pair —
-    as U+FFFD: no log line, output or UTF-8 text can hold one."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
-    if isinstance(value, dict):
-        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [without_lone_surrogates(v) for v in value]
-    return value
 
 
 def _all_keys(value: Any) -> set[str]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
-from aeon.application.kernel.run import ToolTurn
+from aeon.application.llm.calling import ToolTurn
 from aeon.domain.ledger import TOKENS_PER_MESSAGE
 
 BYTES_PER_TOKEN = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aeon.application.llm.schemas import clip
+from aeon.application.schemas import clip
 from aeon.domain.tools import ToolSpec
 
 # What models call a step's tool and its arguments (tool-calling APIs and datasets, function-calling prints).

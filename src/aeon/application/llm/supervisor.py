@@ -16,13 +16,13 @@ from aeon.application.errors import (
     OutputProblem,
     UnrecoverableOutput,
 )
-from aeon.application.kernel.recorder import Recorder
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import looks_truncated, parse_json
 from aeon.application.llm.lax_plan import Coerced
 from aeon.application.llm.prompts import PromptTemplate, templates
 from aeon.application.llm.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.plans.validation import step_schema, tool_problems
+from aeon.application.recorder import Recorder
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
 from aeon.domain.records import Counters, SupervisorAction
@@ -119,12 +119,16 @@ class Supervisor:
             self._record.supervisor_action(action)
             if not errors:
                 return value
+        raise self._unrecoverable(target, errors)
+
+    def _unrecoverable(self, target: str, errors: list[str]) -> UnrecoverableOutput:
+        """The repairs are spent: the `unrecoverable` action on the record, and the error the caller raises."""
         self._record.supervisor_action(
             SupervisorAction(
                 kind="unrecoverable", target=target, detail="; ".join(errors), succeeded=False, attempt=MAX_LLM_REPAIRS
             )
         )
-        raise UnrecoverableOutput(
+        return UnrecoverableOutput(
             f"{target} could not be repaired after {MAX_LLM_REPAIRS} LLM repair attempts: {'; '.join(errors)}",
             target=target,
             errors=errors,

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.errors import InputError
-from aeon.application.judges.semantic_validation import deterministic_issues
+from aeon.application.plans.semantic_validation import deterministic_issues
 from aeon.application.plans.validation import Problem, build_plan, structural_problems, tool_problems
 from aeon.domain.evaluation import IssueType
 from aeon.domain.plan import Plan, PlanStep, StepStatus

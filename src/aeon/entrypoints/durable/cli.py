@@ -31,8 +31,8 @@ from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
     from aeon.adapters.tools.composite import CompositeTools
-    from aeon.application.kernel.result import RunResult
     from aeon.application.ports import ApproverPort, ProgressPort
+    from aeon.application.results import RunResult
     from aeon.domain.approval import Pending
     from aeon.domain.history import ExecutionHistory
     from aeon.domain.plan import Plan
@@ -95,7 +95,7 @@ def awaiting_result(
 ) -> RunResult:
     """The result a run waiting for a decision shows: the plan and budget so far, and the call it waits on; with the
     run's `state` (known to the process it waits in) its history so far, which --history writes."""
-    from aeon.application.kernel.result import BudgetReport, RunResult, RunStatus
+    from aeon.application.results import BudgetReport, RunResult, RunStatus
     from aeon.domain.history import step_results
     from aeon.domain.records import Counters
 

@@ -26,7 +26,8 @@ from aeon.adapters.durable.replay_log import ReplayLog, mend_tail, records_writt
 from aeon.adapters.durable.runtime import Built, DurableRuntime, RunSpec, held, hold
 from aeon.adapters.durable.steps import DurableCheckpoint, DurableLLM, DurableTools, Recorder, Supplier
 from aeon.adapters.tools.composite import CompositeTools
-from aeon.application.ports import LLMPort
+from aeon.application.ports import LLMPort, ToolPort
+from aeon.application.runs import schema_problem
 from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
@@ -147,6 +148,9 @@ class ContainerComposer:
 
     def tools(self, spec: RunSpec) -> CompositeTools:
         return self.configured(spec.config, spec.overrides)[1]
+
+    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
+        return schema_problem(tools, tool, args)
 
 
 def runtime() -> DurableRuntime:

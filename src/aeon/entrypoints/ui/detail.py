@@ -17,8 +17,8 @@ from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runtime import RUN_WORKFLOW, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
-from aeon.application.kernel.result import RunResult
 from aeon.application.redaction import Redactor
+from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.settings import Settings

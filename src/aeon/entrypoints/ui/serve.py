@@ -132,7 +132,7 @@ def prime_decoders() -> None:
 
     from aeon.adapters.durable.rows import RunRow
     from aeon.adapters.durable.runtime import Outcome, RunSpec
-    from aeon.application.kernel.result import RunResult
+    from aeon.application.results import RunResult
     from aeon.domain.approval import Pending
     from aeon.domain.llm import Completion
     from aeon.domain.run_state import RunState

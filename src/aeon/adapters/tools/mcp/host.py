@@ -17,8 +17,8 @@ from aeon.adapters.tools.mcp.catalog import Catalog, catalog
 from aeon.adapters.tools.mcp.config import McpServerConfig
 from aeon.adapters.tools.mcp.results import MAX_RESULT_BYTES, MalformedResult, error_text, tool_output
 from aeon.application.errors import ConfigurationError, ToolNotFound
-from aeon.application.llm.schemas import schema_problems
 from aeon.application.redaction import Redactor
+from aeon.application.schemas import schema_problems
 from aeon.domain.tools import ToolResult, ToolSpec
 
 if TYPE_CHECKING:

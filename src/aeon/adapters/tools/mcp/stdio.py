@@ -14,6 +14,7 @@ from typing import TextIO
 
 import anyio
 import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import (
     StdioServerParameters,
@@ -25,6 +26,7 @@ from mcp.client.stdio import (
     _stop_server_process,
     get_default_environment,
 )
+from mcp.os.win32.utilities import ServerProcess
 from mcp.shared.message import SessionMessage
 
 _WRITER_FLUSH = 0.5  # seconds the writer has to flush accepted messages at shutdown (the SDK's figure)
@@ -32,6 +34,83 @@ _WRITER_FLUSH = 0.5  # seconds the writer has to flush accepted messages at shut
 
 class LineTooLong(ValueError):
     """The server sent a message longer than the cap; it was skipped unread."""
+
+
+class _Lines:
+    """Cuts the server's stdout chunks into lines; a line over `max_line` bytes is dropped as it arrives, never held,
+    and a LineTooLong is given in its place."""
+
+    def __init__(self, max_line: int) -> None:
+        self.max_line = max_line
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.skipping = False
+
+    def feed(self, chunk: bytes) -> list[bytes | LineTooLong]:
+        """The lines (and LineTooLongs) that `chunk` completes, in order; the rest is kept for the next chunk."""
+        found: list[bytes | LineTooLong] = []
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self.skipping and self.size + len(piece) > self.max_line:
+                self.skipping, self.size = True, 0
+                self.parts.clear()
+                found.append(LineTooLong(f"a message over {self.max_line:,} bytes"))
+            elif not self.skipping:
+                self.parts.append(piece)
+                self.size += len(piece)
+            if end < 0:
+                return found
+            if not self.skipping:
+                found.append(b"".join(self.parts))
+            self.parts.clear()
+            self.size, self.skipping, start = 0, False, end + 1
+
+
+async def _read_stdout(
+    process: ServerProcess,
+    server: StdioServerParameters,
+    read_writer: MemoryObjectSendStream[SessionMessage | Exception],
+    max_line: int,
+) -> None:
+    """Hand each line of the server's stdout to the session, parsed; a line over the cap as a LineTooLong."""
+    assert process.stdout is not None
+    lines = _Lines(max_line)
+    try:
+        async with read_writer:
+            try:
+                async for chunk in process.stdout:
+                    for line in lines.feed(chunk):
+                        if isinstance(line, LineTooLong):
+                            await read_writer.send(line)
+                        else:
+                            text = line.decode(server.encoding, server.encoding_error_handler)
+                            await read_writer.send(_parse_line(text))
+            finally:
+                await _drain_stdout(process)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
+        pass  # the session or our shutdown closed the streams: the connection has ended either way
+
+
+async def _write_stdin(
+    process: ServerProcess,
+    server: StdioServerParameters,
+    write_reader: MemoryObjectReceiveStream[SessionMessage],
+    read_writer: MemoryObjectSendStream[SessionMessage | Exception],
+    writer_done: anyio.Event,
+) -> None:
+    """Send the session's messages to the server's stdin, one JSON line each."""
+    assert process.stdin is not None
+    try:
+        async with write_reader:
+            async for message in write_reader:
+                json = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await process.stdin.send((json + "\n").encode(server.encoding, server.encoding_error_handler))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        await read_writer.aclose()  # the session sees the connection end instead of a request hanging
+    finally:
+        writer_done.set()
 
 
 @asynccontextmanager
@@ -53,49 +132,6 @@ async def capped_stdio_client(
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
 
-    async def stdout_reader() -> None:
-        assert process.stdout is not None
-        parts: list[bytes] = []
-        size, skipping = 0, False
-        try:
-            async with read_writer:
-                try:
-                    async for chunk in process.stdout:
-                        start = 0
-                        while True:
-                            end = chunk.find(b"\n", start)
-                            piece = chunk[start:] if end < 0 else chunk[start:end]
-                            if not skipping and size + len(piece) > max_line:
-                                skipping, size = True, 0
-                                parts.clear()
-                                await read_writer.send(LineTooLong(f"a message over {max_line:,} bytes"))
-                            elif not skipping:
-                                parts.append(piece)
-                                size += len(piece)
-                            if end < 0:
-                                break
-                            if not skipping:
-                                line = b"".join(parts).decode(server.encoding, server.encoding_error_handler)
-                                await read_writer.send(_parse_line(line))
-                            parts.clear()
-                            size, skipping, start = 0, False, end + 1
-                finally:
-                    await _drain_stdout(process)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
-            pass  # the session or our shutdown closed the streams: the connection has ended either way
-
-    async def stdin_writer() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_reader:
-                async for message in write_reader:
-                    json = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((json + "\n").encode(server.encoding, server.encoding_error_handler))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await read_writer.aclose()  # the session sees the connection end instead of a request hanging
-        finally:
-            writer_done.set()
-
     async def shutdown() -> None:
         read_stream.close()
         write_stream.close()
@@ -106,8 +142,8 @@ async def capped_stdio_client(
         await anyio.lowlevel.checkpoint()
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(stdout_reader)
-        tg.start_soon(stdin_writer)
+        tg.start_soon(_read_stdout, process, server, read_writer, max_line)
+        tg.start_soon(_write_stdin, process, server, write_reader, read_writer, writer_done)
         try:
             yield read_stream, write_stream
         finally:

@@ -8,9 +8,10 @@ from aeon.application.kernel.run import StageRun
 from aeon.application.kernel.wiring import Checking
 from aeon.application.plans.validation import Problem, annotate
 from aeon.domain.context import ValidatePlanInput
-from aeon.domain.phases import CONTRACTS, Component, Stage, Transition
+from aeon.domain.phases import Component, Stage, Transition
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
+from aeon.domain.transitions import CONTRACTS
 
 
 class PlanChecked(msgspec.Struct, kw_only=True):

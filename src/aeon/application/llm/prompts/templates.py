@@ -7,6 +7,7 @@ shared prefix (prompts/layout.py), the others send it just before their labelled
 from __future__ import annotations
 
 from aeon.application.llm.prompts import PromptTemplate
+from aeon.domain.llm import JSON_REPAIR_OPENINGS
 
 PREAMBLE = PromptTemplate(
     name="preamble",
@@ -190,8 +191,8 @@ Fixed:""",
 REPAIR_JSON = PromptTemplate(
     stop=("\nBroken:", "\nSchema:"),
     name="repair_json",
-    guide="""\
-## Repair JSON
+    guide=JSON_REPAIR_OPENINGS[0]
+    + """\
 Fix a JSON document so that it is valid and satisfies the schema. Keep its meaning; do not add tools or steps that \
 were not there. Answer with the corrected JSON only.
 
@@ -199,8 +200,9 @@ Schema: {"type": "object", "properties": {"n": {"type": "integer"}}, "required":
 Broken: {n: 1,}
 Problems: output is not JSON and could not be repaired deterministically
 Fixed: {"n": 1}""",
-    text="""\
-Schema: ${schema}
+    text=JSON_REPAIR_OPENINGS[1]
+    + """\
+${schema}
 Broken: ${broken}
 Problems: ${problems}
 Fixed:""",

@@ -28,7 +28,7 @@ from aeon.domain.refinement import ActionOutcome
 from aeon.domain.run_state import RunState
 
 if TYPE_CHECKING:
-    from aeon.application.kernel.result import RunResult
+    from aeon.application.results import RunResult
 
 plain = msgspec.to_builtins
 

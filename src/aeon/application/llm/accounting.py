@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
+from aeon.application import tracing as t
 from aeon.application.errors import BudgetExhausted
-from aeon.application.kernel import tracing as t
-from aeon.application.kernel.run import CallingRun
+from aeon.application.llm.calling import CallingRun
 from aeon.application.ports import SpanPort
 from aeon.domain.ledger import CallEntry, ModelPrice, estimate_prompt_tokens, price_of
 from aeon.domain.llm import Completion, Message, Usage

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aeon.application.errors import missing_field
-from aeon.application.llm.schemas import one_line
+from aeon.application.schemas import one_line
 from aeon.domain.answers import result_of
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity, ValidationIssue
 from aeon.domain.plan import Plan, StepStatus
