@@ -123,6 +123,7 @@ def run(
     from aeon.adapters.documents import read_document
     from aeon.application.errors import InputError
     from aeon.application.plans.plan_documents import plan_from_document
+    from aeon.application.runs import NEEDS_RECORD, durable_wanted
     from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
     from aeon.entrypoints.container import build_container, load_settings, tools_opened
     from aeon.entrypoints.durable.cli import run_durable
@@ -146,13 +147,11 @@ def run(
                 known = {spec.name: spec for spec in registry.list()}
                 given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
             received: list[int] = []
-            wanted = durable if durable is not None else settings.durable.enabled
             asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
-            if asker is None and durable is None and not wanted and may_need_approval(registry.list(), given):
-                _status(
-                    "durable: a tool call may need approval and nobody can be asked here: the run waits on the record"
-                )
-                wanted = True
+            needs = asker is None and may_need_approval(registry.list(), given)
+            wanted = durable_wanted(durable, configured=settings.durable.enabled, needs_record=needs)
+            if wanted and durable is None and not settings.durable.enabled:
+                _status(f"durable: {NEEDS_RECORD}")
             if asker is not None and not wanted:
                 container.approver.override(providers.Object(asker))
             # the durable run writes the log from its own container: this one only says which model answers

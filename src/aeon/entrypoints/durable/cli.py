@@ -71,18 +71,28 @@ def run_durable(
     about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
     those the command already started (its MCP servers), lent to the run so that they start once."""
-    from aeon.adapters.durable import ops as ops
+    from aeon.adapters.durable.runs import DbosRuns
     from aeon.entrypoints.durable import compose
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     spec = compose.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
+    compose.composer().settle(spec, settings)  # loaded once: the run executes here from the command's settings
     with (
         compose.composer().lent_tools(settings, tools) if tools is not None else nullcontext(),
-        compose.engine_for(settings, "run"),
+        compose.engine_for(settings, "run") as engine,
         stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
     ):
         _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
-        outcome = ops.start(spec, progress, inline=inline, leave_when_waiting=show_waiting is not None)
+        outcome = DbosRuns(engine).start(
+            spec.run_id,
+            spec.request,
+            plan=spec.plan,
+            config=spec.config,
+            overrides=spec.overrides,
+            progress=progress,
+            approver=inline,
+            leave_when_waiting=show_waiting is not None,
+        )
         if outcome.awaiting is not None and show_waiting is not None:
             waiting = awaiting_result(spec.run_id, spec.request, outcome.awaiting, outcome.state, settings)
             leave_waiting(lambda: show_waiting(waiting))

@@ -105,9 +105,14 @@ class ContainerComposer:
             self._models[key] = container.llm_adapter()
         return self._models[key]
 
+    def settle(self, spec: RunSpec, settings: Settings) -> None:
+        """`settings`, which the command that starts run `spec` here loaded, stand for its recorded config and
+        overrides in this process: they are not loaded a second time."""
+        self._settings.setdefault(_settings_key(spec.config, spec.overrides), settings)
+
     def configured(self, config: str | None, overrides: dict[str, Any]) -> tuple[Settings, CompositeTools]:
         """The settings of a run's recorded config and overrides (loaded once per process), and its tools."""
-        key = msgspec.json.encode([config, overrides]).decode()
+        key = _settings_key(config, overrides)
         if key not in self._settings:
             self._settings[key] = load_settings(Path(config) if config else None, overrides)
         settings = self._settings[key]
@@ -164,6 +169,10 @@ def composer() -> ContainerComposer:
     compose = runtime().compose
     assert isinstance(compose, ContainerComposer)
     return compose
+
+
+def _settings_key(config: str | None, overrides: dict[str, Any]) -> str:
+    return msgspec.json.encode([config, overrides]).decode()
 
 
 def _tools_key(settings: Settings) -> str:
