@@ -15,7 +15,8 @@ import msgspec
 from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
 from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.durable.cli import awaiting_result, leave_pending, recorded_awaiting
+from aeon.entrypoints.durable.options import leave_pending
+from aeon.entrypoints.durable.waiting import awaiting_result, recorded_awaiting
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings

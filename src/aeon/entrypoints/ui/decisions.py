@@ -13,7 +13,7 @@ from aeon.adapters.durable.engine import DurableEngine
 from aeon.application.errors import InputError
 from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, Verdict
-from aeon.entrypoints.durable.cli import edited_args, user_name
+from aeon.entrypoints.durable.decide import edited_args, user_name
 
 EDITED = "the edited arguments"
 

@@ -17,7 +17,7 @@ from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.errors import InputError
 from aeon.entrypoints.durable import compose
-from aeon.entrypoints.durable.cli import leave_pending
+from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import terminal_safe
