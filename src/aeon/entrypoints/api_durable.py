@@ -72,7 +72,6 @@ def durably(durable: Durable, request: str, plan: Plan | None) -> RunResult:
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     settings = durable.settings
     spec = compose.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    compose.composer().settle(spec, settings)  # loaded once: the run executes here from these settings
     with ONE_ENGINE, compose.engine_for(settings, "run") as engine:
         outcome = DbosRuns(engine).start(
             spec.run_id, spec.request, plan=spec.plan, config=spec.config, overrides=spec.overrides,

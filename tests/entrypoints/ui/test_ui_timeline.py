@@ -60,3 +60,45 @@ def test_the_plan_diff_names_added_changed_kept_and_removed_steps() -> None:
         ("s1", "kept"), ("s3", "changed"), ("s4", "added"), ("s2", "removed")
     ]  # fmt: skip
     assert changes[1].was == {"args": {"text": "a"}} and changes[1].now == {"args": {"text": "b"}}
+
+
+def test_advisories_and_a_skipped_refinement_say_what_they_were_about(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    config = CONFIG / "scripted-deep-nesting.yaml"
+    done = aeon(tmp_path, "run", "reason about it", "--config", config, "--no-durable", "--log-file", log, "-q")
+    assert done.returncode == 3, done.stderr
+
+    line = build([json.loads(text) for text in log.read_text().splitlines()])
+
+    advisories = [i.label for i in line.warnings if i.fields.get("kind") == "manual_intervention"]
+    assert advisories and all("exceeds maximum 5" in a and " step s1." in a for a in advisories)
+    assert not [i.label for i in line.warnings if i.label in ("advisory", "llm giveup")]
+    every = [i for p in line.passes for ph in p.phases for i in ph.items]
+    (skipped,) = [i for i in every if i.label.startswith("refinement skipped")]
+    assert skipped.kind == "refinement" and "(cap ttl): no pass can follow" in skipped.label
+
+
+def test_a_clipped_prompt_and_a_call_given_up_say_what_happened(tmp_path: Path) -> None:
+    """A plan whose LLM step reads a long tool output, on a small context window, against a provider that refuses
+    connections: the step's prompt is clipped, then its call is given up."""
+    steps = [
+        {"step_id": "s1", "description": "Echo it", "tool": "echo", "args": {"text": "word " * 4000}},
+        {"step_id": "s2", "description": "Summarise s1", "agent": "llm"},
+    ]
+    (tmp_path / "plan.json").write_text(json.dumps({"goal": "g", "steps": steps}))
+    llm = {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": "x", "max_attempts": 1}
+    llm |= {"context_window": 1024, "max_tokens": 256}
+    (tmp_path / "c.json").write_text(json.dumps({"llm": llm, "run": {"max_seconds": 1, "evaluate": False}}))
+    log = tmp_path / "log.jsonl"
+    done = aeon(tmp_path, "run", "sum", "--plan", "plan.json", "--config", "c.json", "--no-durable", "--log-file", log)
+    assert done.returncode == 3, done.stderr
+
+    said = [i.label for i in build([json.loads(t) for t in log.read_text().splitlines()]).warnings]
+
+    assert any(w.startswith("the prompt for reason:s2 clipped") and " s1 (0 of 20,036 characters" in w for w in said), (
+        said
+    )
+    assert any(
+        w == "LLM call gave up after 1 attempt: connection refused at http://127.0.0.1:9/v1/chat/completions"
+        for w in said
+    ), said

@@ -45,6 +45,14 @@ class RunSummary:
         return self.head.status not in _LIVE
 
     @property
+    def duration(self) -> float | None:
+        """Seconds from the run's start (a batch's run: from when it was queued) to its end, every execution and
+        every wait for a decision included; the last execution's own time while the system database has no times."""
+        if self.finished and 0 < self.head.created_at <= self.head.updated_at:
+            return (self.head.updated_at - self.head.created_at) / 1000
+        return self.row.duration
+
+    @property
     def batch(self) -> str | None:
         found = batch_of(self.row.id)
         return found[0] if found else None

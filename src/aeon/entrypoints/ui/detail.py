@@ -22,7 +22,7 @@ from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.settings import Settings
-from aeon.entrypoints.ui import passes
+from aeon.entrypoints.ui import labels, passes
 from aeon.entrypoints.ui.catalog import RunSummary, summary_of
 from aeon.entrypoints.ui.timeline import Timeline, build
 
@@ -87,7 +87,7 @@ class Runs:
             finished=w.status not in ("PENDING", "ENQUEUED"),
         )
         if result is not None:
-            view.warnings = [*result.warnings, *(_advisory(msgspec.to_builtins(a)) for a in result.advisories)]
+            view.warnings = [*result.warnings, *(labels.advisory(msgspec.to_builtins(a)) for a in result.advisories)]
         return view
 
     def pending(self, run_id: str) -> Pending | None:
@@ -143,10 +143,3 @@ def _log_of(spec: RunSpec | None, settings: Settings | None) -> tuple[Path | Non
     if not path.is_absolute():
         return None, f"this run's log is {path}, relative to the folder it ran in"
     return path, None
-
-
-def _advisory(fields: dict[str, Any]) -> str:
-    """An advisory as one line: its kind, pass and what it says."""
-    said = next((fields[k] for k in ("reason", "question", "detail", "resolution") if fields.get(k)), "")
-    step = f" step {fields['step_id']}" if fields.get("step_id") else ""
-    return f"{str(fields.get('kind', 'advisory')).replace('_', ' ')} (pass {fields.get('pass_number')}{step}): {said}"

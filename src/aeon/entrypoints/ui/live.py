@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-if TYPE_CHECKING:
-    from aeon.entrypoints.ui.app import Ui
+from aeon.entrypoints.ui.context import Ui
 
 EVERY = 0.5  # seconds between looks at a run's log and record
 PING = 15  # seconds between keep-alive comments

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -58,6 +59,9 @@ def money(value: float | None) -> str:
     return "$0" if value == 0 else f"${value:.4f}"
 
 
+_NEWLINE = re.compile(r"(?<!\\)((?:\\\\)*)\\n")  # an escaped newline, not an escaped backslash before n
+
+
 def seconds(value: float | None) -> str:
     if value is None:
         return "–"
@@ -83,10 +87,11 @@ def when(value: str | None) -> str:
 
 
 def pretty(value: Any) -> str:
-    """A value as the page shows it: text as it is, anything else as indented JSON."""
+    """A value as the page shows it: text as it is, anything else as indented JSON whose texts keep their lines (a
+    tool's output of many lines reads as lines, not as one line of `\\n`)."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return _NEWLINE.sub(lambda m: m.group(1) + "\n", json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
 def compact(value: Any) -> str:
@@ -95,9 +100,9 @@ def compact(value: Any) -> str:
 
 
 def long(value: Any) -> bool:
-    """Whether a value is shown folded: long, or text of several lines."""
+    """Whether a value is shown folded: long, or text of several lines (or holding such a text)."""
     text = compact(value)
-    return len(text) > FOLD or "\n" in text
+    return len(text) > FOLD or "\n" in text or (not isinstance(value, str) and _NEWLINE.search(text) is not None)
 
 
 def clip(value: Any, most: int = 80) -> str:

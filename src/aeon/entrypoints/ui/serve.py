@@ -10,7 +10,7 @@ import socket
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable.engine import DEFAULT_DATABASE, redacted
 from aeon.adapters.durable.listing import RunHeads
@@ -21,6 +21,11 @@ from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import terminal_safe
+
+if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
+    from aeon.application.redaction import Redactor
+    from aeon.entrypoints.ui.context import Ui
+    from aeon.entrypoints.ui.decisions import Decisions
 
 
 def _say(message: str) -> None:
@@ -70,16 +75,10 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
-    import uvicorn
-
     from aeon.entrypoints.container import load_settings
     from aeon.entrypoints.secrets import redactor_for
-    from aeon.entrypoints.ui.app import Ui, create_app
-    from aeon.entrypoints.ui.catalog import RunIndex
-    from aeon.entrypoints.ui.decisions import Decisions
-    from aeon.entrypoints.ui.detail import Runs
+    from aeon.entrypoints.ui.app import create_app
     from aeon.entrypoints.ui.guard import is_loopback, loopback_hosts
-    from aeon.entrypoints.ui.pages import environment
 
     settings = load_settings(config)
     url = database_of(settings)
@@ -88,38 +87,65 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
     port = sock.getsockname()[1]
     loopback = is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(24)
-    redactor = redactor_for(settings)
     with compose.engine_for(settings, "ui") as engine:
         heads = RunHeads(url, RUN_WORKFLOW)
-        index = RunIndex(engine, heads, redactor)
-        decisions = Decisions(engine)
-        runs = Runs(engine, redactor)
-        ui = Ui(index, runs, decisions, env=environment(), csrf=_secret(), redactor=redactor)
+        ui = _ui(engine, heads, redactor_for(settings))
         hosts = loopback_hosts(host, port) if loopback else None
         app = create_app(ui, token=token, hosts=hosts, cookie=f"aeon_ui_{port}", debug=debug)
-        threading.Thread(target=_warm, args=(index,), name="aeon-ui-index", daemon=True).start()
-        shown = f"[{host}]" if ":" in host else host
-        address = f"http://{shown}:{port}/"
-        _say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
-        if token is not None:
-            _say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
-        stopped: list[int] = []
-        previous = {s: signal.signal(s, lambda signum, _: stopped.append(signum)) for s in _STOP}
-        server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
-        )
+        threading.Thread(target=_warm, args=(ui.index,), name="aeon-ui-index", daemon=True).start()
+        _announce(host, port, url, token)
         try:
-            server.run(sockets=[sock])
+            _run(app, sock)
         finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
             heads.close()
-        left = [r for r in decisions.going_on if _still_here(engine, r)]
-        if left:  # shutting DBOS down would cancel them: leave them pending on the record, as a crash would
-            for run_id in left:
-                _say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
-            leave_pending(EXIT_OK)
+        _leave_going_on(engine, ui.decisions)
     _say("ui stopped")
+
+
+def _ui(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
+    """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
+    from aeon.entrypoints.ui.catalog import RunIndex
+    from aeon.entrypoints.ui.context import Ui
+    from aeon.entrypoints.ui.decisions import Decisions
+    from aeon.entrypoints.ui.detail import Runs
+    from aeon.entrypoints.ui.pages import environment
+
+    index = RunIndex(engine, heads, redactor)
+    return Ui(index, Runs(engine, redactor), Decisions(engine), env=environment(), csrf=_secret(), redactor=redactor)
+
+
+def _announce(host: str, port: int, url: str, token: str | None) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    address = f"http://{shown}:{port}/"
+    _say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
+    if token is not None:
+        _say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
+
+
+def _run(app: Any, sock: socket.socket) -> None:
+    """Serve `app` on `sock` until Ctrl-C or SIGTERM (uvicorn's own handlers are kept out; ours put back after)."""
+    import uvicorn
+
+    stopped: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _: stopped.append(signum)) for s in _STOP}
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+    )
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _leave_going_on(engine: Any, decisions: Decisions) -> None:
+    """The runs this process took on after a decision and did not finish: shutting DBOS down would cancel them, so
+    they are left pending on the record, as a crash would leave them, each with the command that finishes it."""
+    left = [r for r in decisions.going_on if _still_here(engine, r)]
+    if left:
+        for run_id in left:
+            _say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
+        leave_pending(EXIT_OK)
 
 
 _STOP = (signal.SIGINT, signal.SIGTERM)

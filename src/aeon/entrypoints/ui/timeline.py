@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from aeon.entrypoints.ui import labels
+
 # Steps of a subplan take their parent's id and a number (s2 → s2.1, s2.2).
 _SUBPLAN = "SUBPLAN_CREATE"
 
@@ -226,13 +228,14 @@ def _approval(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
 
 def _warning(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
     event = str(record.get("event"))
-    text = record.get("message") or record.get("detail") or record.get("reason") or event.replace("_", " ")
-    if event == "phase_error":
-        text = f"phase {record.get('phase')} error {record.get('error_code')}: {record.get('detail')}"
-    if event == "llm_call_not_sent":
-        worst = record.get("worst_case") or {}
-        text = f"LLM call for {record.get('purpose')} not sent: it could cross {record.get('cap')} ({worst})"
-    return Item(kind="warning", label=str(text), seq=seq, start=t, fields=_rest(record))
+    said = labels.WARNINGS.get(event)
+    text = said(record) if said else record.get("message") or record.get("detail") or record.get("reason")
+    return Item(kind="warning", label=str(text or event.replace("_", " ")), seq=seq, start=t, fields=_rest(record))
+
+
+def _skipped(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
+    label = f"refinement skipped (cap {record.get('cap')}): {record.get('reason')}"
+    return Item(kind="refinement", label=label, seq=seq, start=t)
 
 
 def _ending(record: dict[str, Any], t: float, seq: int, *_: Any) -> Item:
@@ -257,6 +260,7 @@ _MAKERS = {
     "tool_call": _tool,
     "cycle": _cycle,
     "refinement": _refinement,
+    "refinement_skipped": _skipped,
     "depth_decision": _decision,
     "approval_requested": _approval,
     "approval_decided": _approval,
@@ -266,6 +270,7 @@ _MAKERS = {
     "llm_downgrade": _warning,
     "llm_giveup": _warning,
     "advisory": _warning,
+    "prompt_clipped": _warning,
     "ttl_expired": _ending,
     "run_end": _ending,
 }

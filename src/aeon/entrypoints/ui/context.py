@@ -1,0 +1,35 @@
+"""What every handler and live feed of `aeon ui` shares: the runs index, the run reader, the decisions, the
+templates, the form secret and the redaction every message shown passes through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Environment
+from starlette.responses import HTMLResponse
+
+from aeon.application.redaction import Redactor
+from aeon.entrypoints.ui.catalog import STATUSES, RunIndex
+from aeon.entrypoints.ui.decisions import Decisions
+from aeon.entrypoints.ui.detail import Runs
+
+
+@dataclass
+class Ui:
+    """What the handlers share: the runs index, the run reader, the decisions, the templates, the form secret and
+    the redaction every message shown passes through."""
+
+    index: RunIndex
+    runs: Runs
+    decisions: Decisions
+    env: Environment
+    csrf: str
+    redactor: Redactor
+
+    def render(self, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+        for said in ("error", "message"):  # what went wrong may quote what was sent: redacted as every output
+            if isinstance(context.get(said), str):
+                context[said] = self.redactor.text(context[said])
+        html = self.env.get_template(name).render(csrf=self.csrf, statuses=STATUSES, **context)
+        return HTMLResponse(html, status_code=code, headers={"cache-control": "no-store"})
