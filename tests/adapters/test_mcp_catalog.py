@@ -69,6 +69,12 @@ def test_tools_become_specs_named_with_the_prefix_and_the_server() -> None:
     assert not a.output_inferred  # declared by the server: a mismatch fails the step whatever tools.output_check says
 
 
+def test_a_tool_whose_name_already_starts_with_the_prefix_keeps_it_once() -> None:
+    found = catalog(server(prefix="git_"), [listed("git_log"), listed("status")])  # mcp-server-git's names
+
+    assert found.names == {"git_log": "git_log", "git_status": "status"}
+
+
 def test_include_narrows_and_exclude_removes_by_the_servers_own_names() -> None:
     tools = [listed("a"), listed("b"), listed("c")]
     assert [s.name for s in catalog(server(include=("a", "c"), prefix="p-"), tools).specs] == ["p-a", "p-c"]

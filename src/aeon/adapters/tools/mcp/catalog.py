@@ -98,7 +98,7 @@ def _spec(config: McpServerConfig, tool: Mapping[str, Any]) -> ToolSpec:
     if len(description) > MAX_DESCRIPTION:
         description = description[: MAX_DESCRIPTION - 1] + "…"
     spec = ToolSpec(
-        name=config.prefix + own,
+        name=own if own.startswith(config.prefix) else config.prefix + own,  # git_ + git_log: git_log, once
         description=description,
         input_schema=input_schema,
         output_schema=tool.get("outputSchema") or {},
