@@ -209,7 +209,7 @@ def test_a_run_whose_process_is_alive_on_this_host_is_not_resumed() -> None:
     import os
     import socket
 
-    from aeon.entrypoints.durable.ops import executor_name, running_here
+    from aeon.adapters.durable.ops import executor_name, running_here
 
     assert running_here(executor_name("run")) == os.getpid()
     assert running_here(f"run-{socket.gethostname()}-999999999-abcdef12") is None  # no such process

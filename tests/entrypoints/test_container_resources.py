@@ -16,13 +16,14 @@ from free_records import rec
 from pydantic import BaseModel, SecretStr
 
 import aeon.entrypoints.config.layers as layers_module
+from aeon.adapters.durable.runtime import DurableRuntime, RunSpec
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import RunSettings
 from aeon.application.tracing import NullTracer
 from aeon.entrypoints.container import Container, build_container, load_settings
-from aeon.entrypoints.durable import runner as durable_runner
+from aeon.entrypoints.durable.compose import ContainerComposer
 from aeon.entrypoints.settings import MAX_SECONDS_BY_ADAPTER
 
 from cli_harness import CONFIG_DIR, REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
@@ -154,16 +155,19 @@ def test_a_cli_run_that_breaks_mid_run_still_closes_each_resource_once(
     assert _of(tally, "tracer-shutdown") == [1]
 
 
-def _spec(tmp_path: Path) -> durable_runner.RunSpec:
+def _spec(tmp_path: Path) -> RunSpec:
     config = scripted_config(tmp_path, [plan_json(SUM_STEP), "15"])
-    return durable_runner.RunSpec(
-        run_id="r1", request=REQUEST, started_at="2025-01-01T00:00:00+00:00", config=str(config)
-    )
+    return RunSpec(run_id="r1", request=REQUEST, started_at="2025-01-01T00:00:00+00:00", config=str(config))
+
+
+def _built(spec: RunSpec) -> Any:
+    composer = ContainerComposer()
+    return composer.build(spec, DurableRuntime(composer), rerun_unsafe=False, supplied=None)
 
 
 def test_a_durable_run_closes_its_log_model_and_tracer_once(tmp_path: Path, tally: Counter[str]) -> None:
     async def scope() -> None:
-        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False) as built:
+        async with _built(_spec(tmp_path)) as built:
             built.log.emit(rec("checked"))
 
     asyncio.run(scope())
@@ -173,7 +177,7 @@ def test_a_durable_run_closes_its_log_model_and_tracer_once(tmp_path: Path, tall
 
 def test_a_durable_run_that_raises_still_closes_each_resource_once(tmp_path: Path, tally: Counter[str]) -> None:
     async def scope() -> None:
-        async with durable_runner.build(_spec(tmp_path), rerun_unsafe=False):
+        async with _built(_spec(tmp_path)):
             raise RuntimeError("the run broke")
 
     with pytest.raises(RuntimeError, match="the run broke"):

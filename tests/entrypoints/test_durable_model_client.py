@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from aeon.entrypoints.container import build_container, load_settings
-from aeon.entrypoints.durable import runner as durable_runner
+from aeon.entrypoints.durable.compose import ContainerComposer
 from aeon.entrypoints.settings import Settings
 
 from cli_harness import SUM_STEP, plan_json
@@ -23,11 +23,12 @@ def _settings(tmp_path: Path, llm: dict[str, str]) -> Settings:
 
 def test_runs_of_one_process_share_the_model_client_of_one_configuration(tmp_path: Path) -> None:
     settings = _settings(tmp_path, {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
-    first = durable_runner.shared_model(settings, build_container(settings))
-    second = durable_runner.shared_model(settings, build_container(settings))
+    composer = ContainerComposer()  # the process's: what its runs share
+    first = composer.shared_model(settings, build_container(settings))
+    second = composer.shared_model(settings, build_container(settings))
     assert first is not None and first is second
     other = _settings(tmp_path / "o", {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "n"})
-    third = durable_runner.shared_model(other, build_container(other))
+    third = composer.shared_model(other, build_container(other))
     assert third is not first  # another model is another client
 
 
@@ -35,5 +36,6 @@ def test_each_scripted_run_gets_its_own_model_so_its_script_starts_at_the_first_
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump({"responses": [plan_json(SUM_STEP)]}))
     settings = _settings(tmp_path, {"adapter": "scripted", "script": str(script)})
+    composer = ContainerComposer()
     # none shared: each run's container opens its own scripted model as a resource, and closes it after the run
-    assert durable_runner.shared_model(settings, build_container(settings)) is None
+    assert composer.shared_model(settings, build_container(settings)) is None

@@ -505,3 +505,20 @@ def test_aeon_help_and_version_do_not_import_the_mcp_sdk(tmp_path: Path) -> None
 
     assert done.stderr.strip().splitlines()[-1] == "False"
     assert "mcp" in done.stdout  # the command is listed
+
+
+def test_a_run_said_not_durable_that_may_need_approval_is_refused_not_made_durable(tmp_path: Path) -> None:
+    config = config_with_tools(tmp_path, [])
+    step = {"step_id": "s1", "description": "say hi", "tool": "echo", "args": {"text": "hi"}, "requires_approval": True}
+    answers: dict[str, Any] = {}
+
+    async def script(client: ClientSession) -> None:
+        plan = {"goal": "hi", "steps": [step]}
+        answers["run"] = await client.call_tool("run", {"request": "say hi", "plan": plan, "durable": False})
+
+    talk(tmp_path, config, script)
+
+    refused = answers["run"]
+    assert refused.is_error, refused
+    text = refused.content[0].text  # type: ignore[union-attr]
+    assert "may need approval and nobody can be asked here" in text and "durable: false" in text

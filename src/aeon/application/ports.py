@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest
 from aeon.domain.llm import Completion, Message, ModelInfo
@@ -181,3 +181,46 @@ class TracerPort(Protocol):
     def token_usage(self, tokens: int, attributes: Mapping[str, Any]) -> None: ...
 
     def shutdown(self) -> None: ...
+
+
+Outcome_co = TypeVar("Outcome_co", covariant=True)
+Row_co = TypeVar("Row_co", covariant=True)
+
+
+@runtime_checkable
+class DurableRuns(Protocol[Outcome_co, Row_co]):
+    """Runs on a durable record, which any process sharing the record can go on with (adapters/durable: DBOS).
+
+    `start` runs `request` (its `plan` a JSON plan document, or None) as run `run_id`, rebuilt from `config` (a
+    file path) and `overrides` in any process that executes it, and returns its outcome; `progress` and `approver`
+    serve the execution in this process only; `leave_when_waiting` returns as soon as the run waits for a decision
+    nobody here can give. `resume` goes on with an interrupted run, `fork` starts a new run from run `run_id`'s
+    checkpoint at pass `from_pass`, `answer` sends a decision on the call a run waits on (`go_on`: and finishes the
+    run here), `list` the most recent runs, newest first, `outcome` a finished run's outcome (None: unfinished).
+    Raises InputError for an unknown run, AlreadyDecided for a second decision, EventLogUnavailable when the run's
+    log takes no record (the run never started), SystemDatabaseUnavailable when the record cannot be opened."""
+
+    def start(
+        self,
+        run_id: str,
+        request: str,
+        *,
+        plan: str | None = None,
+        config: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        progress: ProgressPort | None = None,
+        approver: ApproverPort | None = None,
+        leave_when_waiting: bool = False,
+    ) -> Outcome_co: ...
+
+    def resume(self, run_id: str, *, rerun_unsafe: bool = False) -> Outcome_co: ...
+
+    def fork(
+        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+    ) -> Outcome_co: ...
+
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome_co | None: ...
+
+    def list(self, limit: int = 100) -> Sequence[Row_co]: ...
+
+    def outcome(self, run_id: str) -> Outcome_co | None: ...

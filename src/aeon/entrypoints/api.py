@@ -11,32 +11,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import threading
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from types import ModuleType
 from typing import Any, Literal, TypedDict, Unpack
 
-import msgspec
 from dependency_injector import providers
 
 from aeon.adapters.approval import Callback, CallbackApprover
-from aeon.adapters.documents import read_document
 from aeon.adapters.tools.loader import register_tools
-from aeon.adapters.tools.toolset import Toolset
-from aeon.application.errors import ConfigurationError, InputError, UsageError
+from aeon.application.errors import InputError, UsageError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.plans.plan_documents import plan_from_document
-from aeon.application.ports import ApproverPort, LLMPort, ProgressPort, ToolPort
+from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.run_state import RunState
+from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
+from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.container import (
     Container,
     build_container,
@@ -46,10 +40,7 @@ from aeon.entrypoints.container import (
 )
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import session
-from aeon.entrypoints.settings import Settings, model_overrides
 from aeon.entrypoints.terminal import request_problem
-
-PathLike = str | os.PathLike[str]
 
 
 class RunOptions(TypedDict, total=False):
@@ -90,26 +81,11 @@ class RunOptions(TypedDict, total=False):
     calls (nobody to ask), and a durable run waits on the record for `aeon approve` / `aeon deny`."""
 
 
-_RUN_LIMITS = ("ttl", "max_llm_calls", "max_tokens", "max_cost", "max_seconds")
-# DBOS is one per process, launched and destroyed around each durable run: such runs take turns
-_ONE_ENGINE = threading.Lock()
-
-
-@dataclass(frozen=True)
-class _Durable:
-    """What a durable run records to be rebuilt in any process: the config file and every other layer over it."""
-
-    settings: Settings
-    config_file: Path | None
-    overrides: dict[str, Any]
-    approver: ApproverPort | None = None  # asks in this process; the decision is sent as the run's DBOS message
-
-
 @dataclass(frozen=True)
 class _Prepared:
     container: Container
     plan: Plan | None
-    durable: _Durable | None = None
+    durable: Durable | None = None
 
 
 def run(request: str, /, **options: Unpack[RunOptions]) -> RunResult:
@@ -215,13 +191,13 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
         raise UsageError(f"{entry}() takes the request as text, not {type(request).__name__}")
     if (problem := request_problem(request)) is not None:
         raise InputError(problem)
-    config_file, mapping = _config(options.get("config"))
-    overrides = _overrides(options)
+    config_file, mapping = config_of(options.get("config"))
+    overrides = overrides_of(options)
     settings = load_settings(config_file, overrides, mapping=mapping)
     container = build_container(settings, progress=progress)
     registry = container.registry()  # the config's tools modules are imported now: a broken one fails here
     bound = settings.tools.import_timeout
-    tools = _listed(options.get("tools", ()))
+    tools = listed(options.get("tools", ()))
     register_tools(registry, tools, search=tool_folders(settings), import_timeout=bound)
     tool_port = container.tools()  # the registry's tools and the MCP servers' (which start now)
     if (approve := options.get("approve")) is not None:
@@ -233,85 +209,20 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
         if not isinstance(model, LLMPort):
             raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
         container.llm.override(providers.Object(model))  # not a resource: the caller's to close
-    plan = _plan(options.get("plan"), tool_port)
+    plan = plan_of(options.get("plan"), tool_port)
     wanted = options.get("durable")
     if wanted is None:  # the config's default, for a run that another process can rebuild
-        wanted = settings.durable.enabled and progress is None and _rebuildable(tools, model)
+        wanted = settings.durable.enabled and progress is None and rebuildable(tools, model)
     if not wanted:
         return _Prepared(container=container, plan=plan)
     if progress is not None:
         raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
-    modules = [*settings.tools.modules, *_module_names(tools)]
+    modules = [*settings.tools.modules, *module_names(tools)]
     if model is not None and not isinstance(model, str):
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-    durable = _Durable(settings, config_file, recorded, CallbackApprover(approve) if approve is not None else None)
+    durable = Durable(settings, config_file, recorded, CallbackApprover(approve) if approve is not None else None)
     return _Prepared(container=container, plan=plan, durable=durable)
-
-
-def _listed(tools: Iterable[object]) -> list[object]:
-    if isinstance(tools, str | ModuleType | Toolset) or callable(tools) or not isinstance(tools, Iterable):
-        raise UsageError(f"tools takes a list (tools=[{getattr(tools, '__name__', 'weather')}]), not one tool")
-    return list(tools)
-
-
-def _rebuildable(tools: Iterable[object], model: object) -> bool:
-    """Whether another process can load the run's tools (modules, or their names) and its model (named) again."""
-    named = (t.__name__ if isinstance(t, ModuleType) else t for t in tools)
-    return (model is None or isinstance(model, str)) and all(isinstance(n, str) and n != "__main__" for n in named)
-
-
-def _module_names(tools: Iterable[object]) -> list[str]:
-    """The tools of a durable run as tools.modules entries, which any process that finishes the run imports."""
-    names = []
-    for item in tools:
-        name = item.__name__ if isinstance(item, ModuleType) else item
-        if not isinstance(name, str) or name == "__main__":
-            raise UsageError(
-                f"a durable run is finished by whatever process resumes it, which imports its tools again: give them "
-                f"as modules it can import by name (or tools.modules entries), not {item!r:.60}"
-            )
-        names.append(name)
-    return names
-
-
-def _config(config: PathLike | Mapping[str, Any] | None) -> tuple[Path | None, Mapping[str, Any] | None]:
-    if config is None:
-        return None, None
-    if isinstance(config, Mapping):
-        if not all(isinstance(key, str) for key in config):
-            raise ConfigurationError("the config mapping's keys must be section names (llm, run, tools …)")
-        return None, config
-    if isinstance(config, str | os.PathLike):
-        return Path(config), None
-    raise UsageError(f"config must be a path to a YAML file or a mapping, not {type(config).__name__}")
-
-
-def _overrides(options: RunOptions) -> dict[str, Any]:
-    """The keyword arguments as dotted settings, applied over the config as `aeon run`'s flags are."""
-    given: Mapping[str, Any] = options
-    out: dict[str, Any] = {f"run.{name}": given[name] for name in _RUN_LIMITS if given.get(name) is not None}
-    if "run.ttl" in out:
-        out["run.ttl_given"] = True
-    if isinstance(model := options.get("model"), str):
-        out |= model_overrides(model)
-    if (log_file := options.get("log_file")) is not None:
-        out["log.path"] = "" if log_file is False else os.fspath(log_file)
-    return out
-
-
-def _plan(plan: Plan | Mapping[str, Any] | PathLike | None, tools: ToolPort) -> Plan | None:
-    """The given plan, checked as `aeon run --plan` checks a file; a Plan is copied (the run changes its own)."""
-    if plan is None:
-        return None
-    known = {spec.name: spec for spec in tools.list()}
-    if isinstance(plan, Plan):
-        return plan_from_document(msgspec.to_builtins(plan), source="(a Plan)", tools=known)
-    if isinstance(plan, Mapping):
-        return plan_from_document(dict(plan), source="(a mapping)", tools=known)
-    if isinstance(plan, str | os.PathLike):
-        return plan_from_document(read_document(Path(plan), what="plan"), source=os.fspath(plan), tools=known)
-    raise UsageError(f"plan must be a Plan, a mapping or a path to a plan file, not {type(plan).__name__}")
 
 
 async def _execute(prepared: _Prepared, request: str) -> RunResult:
@@ -321,27 +232,13 @@ async def _execute(prepared: _Prepared, request: str) -> RunResult:
     execute = None if prepared.durable is not None else partial(_orchestrated, request=request, plan=prepared.plan)
     result, _ = await session(container, request, execute=execute, status=None, plan=prepared.plan)
     if prepared.durable is not None:
-        result = await asyncio.to_thread(_durably, prepared.durable, request, prepared.plan)
+        result = await asyncio.to_thread(durably, prepared.durable, request, prepared.plan)
     assert result is not None
     return container.redactor().for_caller().struct(result, RunResult)  # as `aeon run` shows it (Redactor.for_caller)
 
 
 async def _orchestrated(orchestrator: Orchestrator, *, request: str, plan: Plan | None) -> RunResult:
     return await orchestrator.run(request, plan=plan)
-
-
-def _durably(durable: _Durable, request: str, plan: Plan | None) -> RunResult:
-    """The run as a DBOS workflow in this process, as `aeon run --durable` starts it (DBOS blocks: a worker thread
-    waits for it). It goes on to its end once started: cancelling the call leaves it running, then on the record."""
-    from aeon.entrypoints.durable import ops  # DBOS is imported only for a durable run
-
-    encoded = msgspec.json.encode(plan).decode() if plan is not None else None
-    settings = durable.settings
-    spec = ops.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    with _ONE_ENGINE, ops.engine_for(settings, "run"):
-        outcome = ops.start(spec, inline=durable.approver)
-    assert outcome.result is not None, "only a resumed run stops at a tool call cut off in flight"
-    return outcome.result
 
 
 # The stream's open approval requests, by run and request key: aeon.answer resolves them.

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from aeon.adapters.tools.threads import run_on_daemon_thread
 from aeon.application.ports import ToolPort
 from aeon.application.redaction import Redactor
+from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -88,17 +89,6 @@ class TerminalApprover:
             self._say(f"the arguments do not fit tool {tool}: {problem}: try again")
             return None
         return args
-
-
-def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-    """Why `args` do not fit `tool`'s input schema, or None: the argument check every step's call gets (the kernel
-    checks an edited call with it again)."""
-    from aeon.application.plans.validation import args_problems
-
-    spec = tools.get(tool)
-    if spec is None:
-        return f"tool {tool!r} is not registered"
-    return "; ".join(args_problems(spec, args)) or None
 
 
 def asks_here(*, as_json: bool) -> bool:

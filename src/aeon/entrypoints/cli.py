@@ -4,20 +4,32 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.run_command import (
+    DurableOpt,
+    HistoryOpt,
+    JsonDocOpt,
+    LogFileOpt,
+    MaxCallsOpt,
+    MaxCostOpt,
+    PlanOpt,
+    QuietOpt,
+    RequestArg,
+    TtlOpt,
+    say,
+)
 from aeon.entrypoints.schema import schema_app
-from aeon.entrypoints.stdout import exit_now, guarded_stdout, second_signal_leaves
+from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
 
 if TYPE_CHECKING:
-    from aeon.application.kernel.orchestrator import Orchestrator
-    from aeon.application.results import RunResult
+    pass
 
 # Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few
 # modules only (tests/entrypoints/test_cli_start.py), and no command pays for another's libraries.
@@ -63,46 +75,22 @@ def _main(
 
 
 def _status(message: str) -> None:
-    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
+    say(message)
 
 
 @app.command(cls=JsonAwareCommand)
 def run(
-    request: Annotated[str, typer.Argument(help="What you want done, in plain language.", metavar="REQUEST")],
+    request: RequestArg,
     config: ConfigOpt = None,
-    plan: Annotated[
-        Path | None, typer.Option("--plan", help="Run this hand-written JSON/YAML plan instead of generating one.")
-    ] = None,
-    ttl: Annotated[
-        int | None,
-        typer.Option("--ttl", min=0, help="Most passes of the loop; adaptive depth may use fewer (0 stops at once)."),
-    ] = None,
-    max_llm_calls: Annotated[
-        int | None, typer.Option("--max-llm-calls", min=0, help="Cap on LLM calls for the whole run.")
-    ] = None,
-    max_cost: Annotated[
-        float | None,
-        typer.Option(
-            "--max-cost",
-            help="Cap in USD for the whole run, priced from the config's price table; a call that could cross it "
-            "is not sent.",
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")] = False,
-    log_file: Annotated[Path | None, typer.Option("--log-file", help="Append the JSONL event log here.")] = None,
-    history: Annotated[
-        Path | None, typer.Option("--history", help="Write the execution history (every pass) as JSON here.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")] = False,
-    durable: Annotated[
-        bool | None,
-        typer.Option(
-            "--durable/--no-durable",
-            help="Record the run on DBOS, so that `aeon resume` finishes it after a crash (default: durable.enabled, "
-            "true); --no-durable runs it in this process only.",
-            show_default=False,
-        ),
-    ] = None,
+    plan: PlanOpt = None,
+    ttl: TtlOpt = None,
+    max_llm_calls: MaxCallsOpt = None,
+    max_cost: MaxCostOpt = None,
+    as_json: JsonDocOpt = False,
+    log_file: LogFileOpt = None,
+    history: HistoryOpt = None,
+    quiet: QuietOpt = False,
+    durable: DurableOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
@@ -116,20 +104,12 @@ def run(
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record), 7 denied (a
     person denied a tool call the run needed: which, by whom and why is printed).
     """
-    import asyncio
-    from functools import partial
-
-    from dependency_injector import providers
-
-    from aeon.adapters.documents import read_document
     from aeon.application.errors import InputError
-    from aeon.application.plans.plan_documents import plan_from_document
-    from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
     from aeon.entrypoints.container import build_container, load_settings, tools_opened
-    from aeon.entrypoints.durable.cli import run_durable
     from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
-    from aeon.entrypoints.session import run_overrides, session
+    from aeon.entrypoints.run_command import ran
+    from aeon.entrypoints.session import run_overrides
 
     if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)
@@ -138,76 +118,17 @@ def run(
     progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
-        status = None if quiet else _status
+        status = None if quiet else say
         container = build_container(settings, progress=progress, status=status)
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
-            given = None
-            if plan is not None:
-                known = {spec.name: spec for spec in registry.list()}
-                given = plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
-            received: list[int] = []
-            wanted = durable if durable is not None else settings.durable.enabled
-            asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
-            if asker is None and durable is None and not wanted and may_need_approval(registry.list(), given):
-                _status(
-                    "durable: a tool call may need approval and nobody can be asked here: the run waits on the record"
-                )
-                wanted = True
-            if asker is not None and not wanted:
-                container.approver.override(providers.Object(asker))
-            # the durable run writes the log from its own container: this one only says which model answers
-            execute = None if wanted else partial(_run, request=request, plan=given, received=received)
-            result, note = asyncio.run(session(container, request, execute=execute, status=status, plan=given))
-            if result is None:
-                redactor = container.redactor()
-
-                def show_waiting(waiting: RunResult) -> None:
-                    present(waiting, as_json=as_json, history=history, redactor=redactor)
-
-                result = run_durable(
-                    settings,
-                    config,
-                    overrides,
-                    request,
-                    given,
-                    progress=progress,
-                    inline=asker,
-                    show_waiting=None if asker is not None else show_waiting,
-                    tools=registry,  # its MCP servers, started once: the durable run uses them too
-                )
+            result, note, received = ran(
+                container, registry, request=request, plan=plan, durable=durable, as_json=as_json, history=history,
+                config=config, overrides=overrides, progress=progress, status=status,
+            )  # fmt: skip
         if note:
             result.warnings.append(note)
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
-
-
-async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received: list[int]) -> RunResult:
-    """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
-    import asyncio
-    import contextlib
-    import signal
-
-    from aeon.entrypoints.render import SIGNAL_EXIT
-
-    loop, task = asyncio.get_running_loop(), asyncio.current_task()
-
-    def interrupt(signum: int) -> None:
-        received.append(signum)
-        if task is not None and len(received) == 1:  # a second signal while we wind down changes nothing
-            task.cancel()
-
-    handled = []
-    for signum in SIGNAL_EXIT:
-        with contextlib.suppress(ValueError, RuntimeError, NotImplementedError):  # not the main thread, or Windows
-            loop.add_signal_handler(signum, interrupt, signum)
-            handled.append(signum)
-    try:
-        return await orchestrator.run(request, plan=plan)
-    finally:
-        for signum in handled:
-            loop.remove_signal_handler(signum)
-        if received:  # the run ended as interrupted: another signal from now on ends the process at once
-            second_signal_leaves(SIGNAL_EXIT.get(signal.Signals(received[0]), 130))
 
 
 @app.command()

@@ -12,17 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
 from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.durable.cli import awaiting_result, leave_pending, recorded_awaiting
-from aeon.entrypoints.durable.rows import RunRow
+from aeon.entrypoints.durable.options import leave_pending
+from aeon.entrypoints.durable.waiting import awaiting_result, recorded_awaiting
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.engine import DurableEngine
-    from aeon.entrypoints.durable.runner import Stopped
+    from aeon.adapters.durable.runtime import Stopped
 
 
 class DurableCalls:
@@ -39,18 +40,19 @@ class DurableCalls:
         self, request: str, plan: Any, overrides: dict[str, Any], settings: Settings, relay: Relay
     ) -> RunResult:
         """A new durable run, in this process: its result, or the run waiting for approval."""
-        from aeon.entrypoints.durable import ops as ops
-        from aeon.entrypoints.durable.runner import Live
+        from aeon.adapters.durable import ops as ops
+        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.compose import runtime
 
         engine = await self._engine_open()
         encoded = msgspec.json.encode(plan).decode() if plan is not None else None
-        spec = ops.spec_for(request, self.config, overrides, log_path=settings.log.path, plan=encoded)
+        spec = compose.spec_for(request, self.config, overrides, log_path=settings.log.path, plan=encoded)
         relay.status(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")
         try:
             work = asyncio.to_thread(ops.start, spec, relay.display, leave_when_waiting=True)
             outcome = await guarded(work, on_cancel=partial(self._cancel, engine, [spec.run_id]))
         finally:
-            Live.progress.pop(spec.run_id, None)
+            runtime().progress.pop(spec.run_id, None)
         if outcome.awaiting is not None:
             self._left_running = True
             return awaiting_result(spec.run_id, request, outcome.awaiting)
@@ -60,17 +62,18 @@ class DurableCalls:
     async def resume(self, run_id: str, relay: Relay) -> RunResult | Stopped:
         """Run `run_id` finished here (or its recorded result), waiting for approval, or stopped before a cut-off
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
-        from aeon.entrypoints.durable import ops as ops
-        from aeon.entrypoints.durable.runner import MARK_DONE_SUFFIX, RERUN_SUFFIX, Live
+        from aeon.adapters.durable import ops as ops
+        from aeon.adapters.durable.runtime import MARK_DONE_SUFFIX, RERUN_SUFFIX
+        from aeon.entrypoints.durable.compose import runtime
 
         engine = await self._engine_open()
-        Live.progress[run_id] = relay.display
+        runtime().progress[run_id] = relay.display
         ids = [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]  # it may go on as a fork
         try:
             work = asyncio.to_thread(ops.resume, engine, run_id, rerun_unsafe=False)
             outcome = await guarded(work, on_cancel=partial(self._cancel, engine, ids))
         finally:
-            Live.progress.pop(run_id, None)
+            runtime().progress.pop(run_id, None)
         if outcome.stopped is not None:
             return outcome.stopped
         if outcome.awaiting is not None:
@@ -81,7 +84,7 @@ class DurableCalls:
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""
-        from aeon.entrypoints.durable import listing
+        from aeon.adapters.durable import status as listing
 
         engine = await self._engine_open()
         rows = await asyncio.to_thread(listing.list_runs, engine, most if status else limit)
@@ -91,9 +94,10 @@ class DurableCalls:
     async def _engine_open(self) -> DurableEngine:
         async with self._lock:
             if self._engine is None:
-                from aeon.entrypoints.durable import ops as ops
+                from aeon.adapters.durable import ops as ops
+                from aeon.entrypoints.durable import compose
 
-                engine = ops.engine_for(load_settings(self.config), "mcp")
+                engine = compose.engine_for(load_settings(self.config), "mcp")
                 await asyncio.to_thread(engine.__enter__)
                 self._engine = engine
             return self._engine

@@ -27,6 +27,7 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
+from aeon.application.runs import durable_wanted
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
@@ -190,7 +191,7 @@ class AeonServer:
         )
         try:
             result, note = await guarded(call)
-        finally:  # a durable run uses the process's tools (runner.shared_tools): this call's MCP servers stop here
+        finally:  # a durable run uses the process's shared tools: this call's MCP servers stop here
             await asyncio.to_thread(ready.container.tools.shutdown)
         if result is None:
             result = await self.durable.run(args.request, ready.plan, ready.overrides, ready.settings, relay)
@@ -216,9 +217,9 @@ class AeonServer:
         if args.plan is not None:
             known = {spec.name: spec for spec in registry.list()}
             plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
-        durable = args.durable if args.durable is not None else settings.durable.enabled
-        if not durable and may_need_approval(registry.list(), plan):
-            durable = True  # nobody can be asked here: a call that needs approval waits on the record
+        needs = may_need_approval(registry.list(), plan)  # nobody can be asked here: such a call waits on the record
+        durable = durable_wanted(args.durable, configured=settings.durable.enabled, needs_record=needs)
+        if durable and args.durable is None and not settings.durable.enabled:
             notes.append("durable: a tool call may need approval, and the run waits for it on the record")
         return _Prepared(settings, container, overrides, plan, durable, notes)
 

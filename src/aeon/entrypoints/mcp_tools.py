@@ -12,11 +12,11 @@ import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aeon.adapters.documents import MAX_DOCUMENT_BYTES, parse_json
+from aeon.adapters.durable.rows import RunRow, run_lines
 from aeon.application.errors import InputError
 from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
 from aeon.application.results import RunResult, RunStatus
 from aeon.domain.tools import ToolSpec
-from aeon.entrypoints.durable.rows import RunRow, run_lines
 from aeon.entrypoints.render import render_result, render_tools
 
 # a run's own statuses (RunStatus), then a durable run's that the kernel did not end: cut off, waiting, or ended

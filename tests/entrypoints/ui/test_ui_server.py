@@ -16,7 +16,7 @@ from ui_harness import Recorded, Server, start
 
 from aeon.adapters.durable.engine import open_client
 from aeon.adapters.durable.listing import RunHeads
-from aeon.entrypoints.durable.runner import RUN_WORKFLOW
+from aeon.adapters.durable.runtime import RUN_WORKFLOW
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from aeon.adapters.durable import status as listing
+from aeon.adapters.durable.batch import batch_of
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.listing import Head, RunHeads
+from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.redaction import Redactor
-from aeon.entrypoints.durable import listing
-from aeon.entrypoints.durable.batch import batch_of
-from aeon.entrypoints.durable.rows import RunRow
-from aeon.entrypoints.durable.runner import RUN_WORKFLOW
 
 STATUSES = (
     "awaiting_approval", "running", "pending", "queued", "completed", "ttl_expired", "error", "interrupted",

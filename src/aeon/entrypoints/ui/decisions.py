@@ -8,12 +8,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeon.adapters.durable import ops
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.application.errors import InputError
+from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, Verdict
-from aeon.entrypoints.approval import schema_problem
-from aeon.entrypoints.durable import ops
-from aeon.entrypoints.durable.cli import edited_args, user_name
+from aeon.entrypoints.durable.decide import edited_args, user_name
 
 EDITED = "the edited arguments"
 

@@ -11,8 +11,10 @@ from typing import Any
 
 import msgspec
 
+from aeon.adapters.durable import status as listing
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.runtime import RUN_WORKFLOW, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
@@ -20,8 +22,6 @@ from aeon.application.results import RunResult
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.durable import listing, ops
-from aeon.entrypoints.durable.runner import RUN_WORKFLOW, RunSpec
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.ui import labels, passes
 from aeon.entrypoints.ui.catalog import RunSummary, summary_of
@@ -64,7 +64,7 @@ class Runs:
         settings = self._settings_of(spec)
         result, history = None, None
         if w.status == "SUCCESS":
-            outcome = ops.decode_outcome(w.output)
+            outcome = decode_outcome(w.output)
             if outcome.result is not None:
                 result = self._redactor.struct(outcome.result, RunResult)
                 history = msgspec.to_builtins(result.history) if result.history is not None else None

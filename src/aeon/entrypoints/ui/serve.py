@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable.engine import DEFAULT_DATABASE, redacted
 from aeon.adapters.durable.listing import RunHeads
+from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.errors import InputError
-from aeon.entrypoints.durable import ops
-from aeon.entrypoints.durable.cli import leave_pending
-from aeon.entrypoints.durable.runner import RUN_WORKFLOW
+from aeon.entrypoints.durable import compose
+from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import terminal_safe
@@ -43,7 +43,7 @@ def database_of(settings: Settings) -> str:
             f"no durable runs recorded here yet: there is no system database {path} (aeon run records each run "
             "there; run aeon ui in the folder your runs ran in, or name a database with AEON_DATABASE_URL)"
         )
-    return ops.system_database(settings)
+    return compose.system_database(settings)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -87,7 +87,7 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
     port = sock.getsockname()[1]
     loopback = is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(24)
-    with ops.engine_for(settings, "ui") as engine:
+    with compose.engine_for(settings, "ui") as engine:
         heads = RunHeads(url, RUN_WORKFLOW)
         ui = _ui(engine, heads, redactor_for(settings))
         hosts = loopback_hosts(host, port) if loopback else None
@@ -156,12 +156,12 @@ def prime_decoders() -> None:
     start: msgspec builds it on a type's first decode, and two threads doing that at once crash the process."""
     import msgspec
 
+    from aeon.adapters.durable.rows import RunRow
+    from aeon.adapters.durable.runtime import Outcome, RunSpec
     from aeon.application.results import RunResult
     from aeon.domain.approval import Pending
     from aeon.domain.llm import Completion
     from aeon.domain.run_state import RunState
-    from aeon.entrypoints.durable.rows import RunRow
-    from aeon.entrypoints.durable.runner import Outcome, RunSpec
 
     for kind in (Outcome, RunSpec, RunResult, RunState, Pending, Completion, RunRow):
         msgspec.json.Decoder(kind)

@@ -1,4 +1,4 @@
-"""The durable use cases behind the CLI: start, resume, replay and answer a run. One engine per command."""
+"""The durable use cases on the record: start, resume, replay and answer a run (the engine open in this process)."""
 
 from __future__ import annotations
 
@@ -14,35 +14,26 @@ import msgspec
 from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable.approval import Decided, waiting_on
-from aeon.adapters.durable.engine import DurableEngine, QueueLimits, database_url
-from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
-from aeon.application.errors import AlreadyDecided, EventLogUnavailable, InputError
-from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
-from aeon.domain.approval import ApprovalDecision, Pending
-from aeon.domain.run_state import RunState
-from aeon.entrypoints.approval import schema_problem
-from aeon.entrypoints.durable.runner import (
+from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.runtime import (
     MARK_DONE_SUFFIX,
     MARK_DONE_TOPIC,
     RERUN_SUFFIX,
     RUN_WORKFLOW,
-    Live,
     Outcome,
     RunSpec,
     Stopped,
-    checkpoint_at,
-    configured,
-    recorded_input,
-    run_workflow,
-    what_next,
+    decode_outcome,
+    held,
 )
-from aeon.entrypoints.settings import Settings
+from aeon.adapters.durable.steps import UNSAFE_CODE, in_flight_unsafe
+from aeon.adapters.durable.workflow import checkpoint_at, run_workflow, what_next
+from aeon.application.errors import AlreadyDecided, EventLogUnavailable, InputError
+from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.run_state import RunState
 
 _RESUMABLE = ("PENDING", "ENQUEUED", "CANCELLED")
-
-
-def system_database(settings: Settings) -> str:
-    return database_url(settings.durable.database_url, Path.cwd())
 
 
 def executor_name(kind: str, name: str | None = None) -> str:
@@ -69,45 +60,6 @@ def running_here(executor_id: str) -> int | None:
     return int(pid)
 
 
-def engine_for(
-    settings: Settings,
-    kind: str,
-    *,
-    name: str | None = None,
-    listen: tuple[str, ...] = (),
-    queues: dict[str, QueueLimits] | None = None,
-    lease: bool = False,
-) -> DurableEngine:
-    """This process's engine on the configured system database (`with engine_for(...) as engine:`). `lease`: it
-    serves the batch queue, so it keeps a lease and takes over the runs of serving processes that died."""
-    engine = DurableEngine(
-        system_database(settings),
-        executor_id=executor_name(kind, name),
-        listen=listen,
-        queues=queues,
-        grace=settings.durable.recover_after_seconds if lease else None,
-    )
-    Live.engine = engine
-    return engine
-
-
-def spec_for(
-    request: str, config: Path | None, overrides: dict[str, Any], *, log_path: Path | None, plan: str | None
-) -> RunSpec:
-    """A run's recorded input: paths made absolute, so any process in any folder can execute it."""
-    fixed = dict(overrides)
-    if log_path is not None:
-        fixed["log.path"] = str(log_path.resolve())
-    return RunSpec(
-        run_id=str(uuid.uuid4()),
-        request=request,
-        started_at=datetime.now(UTC).isoformat(),
-        config=str(config.resolve()) if config is not None else None,
-        overrides=fixed,
-        plan=plan,
-    )
-
-
 def start(
     spec: RunSpec,
     progress: ProgressPort | None = None,
@@ -118,22 +70,23 @@ def start(
     """Run `spec` as a workflow in this process and wait for its outcome (the engine must be open). `inline` asks
     this terminal about tool calls that need approval; `leave_when_waiting` returns as soon as the run waits for a
     decision nobody here can give (Outcome.awaiting): the run waits on the record, for `aeon approve` / `deny`."""
+    runtime = held()
     if progress is not None:
-        Live.progress[spec.run_id] = progress
+        runtime.progress[spec.run_id] = progress
     if inline is not None:
-        Live.inline[spec.run_id] = inline
+        runtime.inline[spec.run_id] = inline
     settled = Settled()
     if leave_when_waiting:
-        Live.waiting[spec.run_id] = settled.waiting
+        runtime.waiting[spec.run_id] = settled.waiting
     spec = msgspec.structs.replace(spec, direct=True)
-    Live.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
-    Live.results[spec.run_id] = None
+    runtime.fresh.add(spec.run_id)  # a new id, started here now: its first execution, with nothing on the record
+    runtime.results[spec.run_id] = None
     try:
         with SetWorkflowID(spec.run_id):
-            handle = DBOS.start_workflow(run_workflow, recorded_input(spec))
+            handle = DBOS.start_workflow(run_workflow, runtime.recorded_input(spec))
         outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
     finally:
-        caller = Live.results.pop(spec.run_id, None)
+        caller = runtime.results.pop(spec.run_id, None)
     if outcome.result is not None and caller is not None:  # run here: the caller's copy, not the record's
         outcome.result = caller
     if outcome.unlogged is not None:  # its first log record could not be written: it never started, spent nothing
@@ -169,10 +122,6 @@ class Settled:
             raise self._box["error"]
         pending, state = self._box["awaiting"]
         return Outcome(awaiting=pending, state=state)
-
-
-def decode_outcome(text: Any) -> Outcome:
-    return msgspec.json.decode(str(text), type=Outcome)
 
 
 class Given(msgspec.Struct, frozen=True):
@@ -216,7 +165,7 @@ def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Giv
         raise InputError(f"run {run_id} has no tool call cut off in flight to mark done (aeon resume {run_id})")
     engine.queue(engine.own_queue)  # a queue only this process serves: the run goes on here
     settled = Settled()
-    Live.waiting[run_id] = settled.waiting  # a call that needs a decision nobody here can give: leave it waiting
+    held().waiting[run_id] = settled.waiting  # a call that needs a decision nobody here can give: leave it waiting
     handle = DBOS.resume_workflow(run_id, queue_name=engine.own_queue)
     return settled.outcome(handle)
 
@@ -243,8 +192,7 @@ def already_decided(made: Decided) -> AlreadyDecided:
 def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
     """The tools run `run_id` was configured with (its recorded config file and overrides), as it sees them."""
     status = _status(engine, run_id)
-    spec = msgspec.json.decode(status.input["args"][0], type=RunSpec)
-    return configured(spec.config, spec.overrides)[1]
+    return held().compose.tools(msgspec.json.decode(status.input["args"][0], type=RunSpec))
 
 
 def answer(
@@ -257,7 +205,7 @@ def answer(
     pending = pending_approval(engine, run_id)
     if decision.args is not None:
         tool = pending.request.tool
-        if (problem := schema_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
+        if (problem := held().compose.args_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
             raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
     if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
         raise already_decided(made)  # another decision came first: it stands, this one was not sent

@@ -9,13 +9,13 @@ import msgspec
 
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.ops import alive
+from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
 from aeon.application.results import RunStatus
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.durable.ops import alive, decode_outcome
-from aeon.entrypoints.durable.rows import RunRow
-from aeon.entrypoints.durable.runner import RUN_WORKFLOW, Outcome, RunSpec
 
 
 def list_runs(engine: DurableEngine, limit: int = 100) -> list[RunRow]:

@@ -1,0 +1,71 @@
+"""The DurableRuns port on DBOS: each operation one of the use cases on the record (ops.py), on this process's
+engine. The clock that dates a started run is a constructor argument; the caller gives the run's id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from aeon.adapters.durable import ops
+from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
+from aeon.application.ports import ApproverPort, ProgressPort
+from aeon.domain.approval import ApprovalDecision
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class DbosRuns:
+    """Durable runs on the system database `engine` is open on (`with engine:` around the calls)."""
+
+    def __init__(self, engine: DurableEngine, *, now: Callable[[], str] = _now) -> None:
+        self.engine, self._now = engine, now
+
+    def start(
+        self,
+        run_id: str,
+        request: str,
+        *,
+        plan: str | None = None,
+        config: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        progress: ProgressPort | None = None,
+        approver: ApproverPort | None = None,
+        leave_when_waiting: bool = False,
+    ) -> Outcome:
+        spec = RunSpec(
+            run_id=run_id,
+            request=request,
+            started_at=self._now(),
+            config=config,
+            overrides=dict(overrides or {}),
+            plan=plan,
+        )
+        return ops.start(spec, progress, inline=approver, leave_when_waiting=leave_when_waiting)
+
+    def resume(self, run_id: str, *, rerun_unsafe: bool = False, given: ops.Given | None = None) -> Outcome:
+        return ops.resume(self.engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
+
+    def fork(
+        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+    ) -> Outcome:
+        return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress)
+
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
+        return ops.answer(self.engine, run_id, decision, go_on=go_on)
+
+    def list(self, limit: int = 100) -> Sequence[RunRow]:
+        from aeon.adapters.durable.status import list_runs
+
+        return list_runs(self.engine, limit)
+
+    def outcome(self, run_id: str) -> Outcome | None:
+        found = self.engine.client.list_workflows(workflow_ids=[run_id], name=RUN_WORKFLOW)
+        if not found or found[0].status != "SUCCESS":
+            return None
+        return decode_outcome(found[0].output)

@@ -1,0 +1,151 @@
+"""`aeon approve` and `aeon deny`: a person's decision on the call a durable run waits on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aeon.entrypoints.durable.options import (
+    ByOpt,
+    ConfigOpt,
+    DebugOpt,
+    HistoryOpt,
+    JsonOpt,
+    RunIdArg,
+    SendOnlyOpt,
+    _present,
+    _say,
+    _settings,
+    stoppable,
+)
+from aeon.entrypoints.durable.waiting import _leave_if_waiting
+from aeon.entrypoints.failures import (
+    EXIT_OK,
+    reported,
+)
+
+
+def approve(
+    run_id: RunIdArg,
+    args: Annotated[
+        str | None,
+        typer.Option("--args", help="Run the call with these arguments instead (a JSON object, checked first)."),
+    ] = None,
+    by: ByOpt = None,
+    send_only: SendOnlyOpt = False,
+    config: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    history: HistoryOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Approve the tool call a durable run waits on, as it was asked or with edited --args, and go on with the run
+    here (from any process that shares the database). No LLM call on the record is made again.
+
+    Exit codes: those of aeon run for the run's ending (6 when it waits again, on its next call); 2 when the run
+    waits on nothing or the edited arguments do not fit the tool's schema (nothing is sent then).
+    """
+    from aeon.domain.approval import ApprovalDecision, Verdict
+
+    with reported(as_json=as_json, debug=debug):  # --args that are no JSON object: exit 2 in one line
+        decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or user_name(), args=edited_args(args))
+    _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
+
+
+def deny(
+    run_id: RunIdArg,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the call must not be made (recorded, shown to the run).")
+    ],
+    by: ByOpt = None,
+    send_only: SendOnlyOpt = False,
+    config: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    history: HistoryOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Deny the tool call a durable run waits on, with a reason, and go on with the run here: the step fails as
+    denied, the evaluation sees why, and a refinement may not plan the same call again.
+
+    Exit codes as for aeon approve.
+    """
+    from aeon.application.errors import InputError
+    from aeon.domain.approval import ApprovalDecision, Verdict
+
+    with reported(as_json=as_json, debug=debug):
+        if not reason.strip():  # as the web view: the run, its evaluation and the record show why
+            raise InputError("a denial needs a reason (--reason TEXT): the run and its evaluation see it")
+        decision = ApprovalDecision(verdict=Verdict.DENY, by=by or user_name(), reason=reason.strip())
+    _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
+
+
+def _decide(
+    run_id: str,
+    decision: Any,
+    *,
+    send_only: bool,
+    config: Path | None,
+    as_json: bool,
+    history: Path | None,
+    debug: bool,
+) -> None:
+    with reported(as_json=as_json, debug=debug):
+        from aeon.adapters.durable import ops as ops
+        from aeon.entrypoints.durable import compose
+
+        settings = _settings(config)
+        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
+        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
+            outcome = ops.answer(engine, run_id, decision, go_on=not send_only)
+            if outcome is None:
+                said = "approved" if decision.approved else "denied"
+                _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
+                raise typer.Exit(EXIT_OK)
+            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
+    _present(outcome, as_json=as_json, history=history, settings=settings)
+
+
+def edited_args(text: str | None, what: str = "--args") -> dict[str, Any] | None:
+    """The edited arguments of an approval (`what` names where they came from); InputError for no JSON object."""
+    from aeon.application.errors import InputError
+
+    if text is None:
+        return None
+    if len(text) > 1024 * 1024:
+        raise InputError(f"{what} is over 1 MiB")
+    try:
+        value = json.loads(text, object_pairs_hook=_once_each)
+    except RecursionError:
+        raise InputError(f"{what} is nested too deeply to read as JSON") from None
+    except _Twice as exc:
+        raise InputError(f"{what} names {exc.args[0]!r} twice: give each argument once") from None
+    except ValueError as exc:
+        raise InputError(f"{what} is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a JSON object (the tool's arguments by name)")
+    return value
+
+
+class _Twice(Exception):
+    """A JSON object that names a key twice (json.loads would keep the last silently)."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _Twice(key)
+        found[key] = value
+    return found
+
+
+def user_name() -> str:
+    """Who decides, for the record, when nobody says: the user name of this process."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name to be found (a container without one)
+        return "operator"
