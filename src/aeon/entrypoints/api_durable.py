@@ -18,7 +18,7 @@ from aeon.application.errors import UsageError
 from aeon.application.ports import ApproverPort
 from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
-from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.config.schema import Settings
 
 PathLike = str | os.PathLike[str]
 

@@ -105,7 +105,8 @@ def run(
     person denied a tool call the run needed: which, by whom and why is printed).
     """
     from aeon.application.errors import InputError
-    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.config.layers import load_settings
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
     from aeon.entrypoints.run_command import ran
@@ -139,7 +140,7 @@ def validate(
 ) -> None:
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     from aeon.adapters.documents import read_document
-    from aeon.entrypoints.container import load_settings
+    from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.render import counted
     from aeon.entrypoints.session import plan_problems
 
@@ -164,7 +165,8 @@ def tools(
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
     import msgspec
 
-    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.config.layers import load_settings
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.render import render_tools
 
     with (

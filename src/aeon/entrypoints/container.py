@@ -1,6 +1,5 @@
 """The composition root: the providers that build the adapters validated settings choose, each from its own typed
-section. Reading the config is config/'s (load_settings, layered and BASE_CONFIG are re-exported here for the
-front doors that import them from this module)."""
+section (each adapter package's settings.py builds its adapter). Reading the config is config/'s."""
 
 from __future__ import annotations
 
@@ -11,9 +10,12 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
+from aeon.adapters.eventlog.settings import open_event_log
 from aeon.adapters.llm.settings import build as build_llm
 from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.telemetry.settings import open_tracer
 from aeon.adapters.tools.composite import CompositeTools
+from aeon.adapters.tools.settings import build_tools, open_tools
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     ApproverPort,
@@ -27,33 +29,19 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
-from aeon.entrypoints.config.layers import BASE_CONFIG, layered, load_settings
-from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.from_settings import (
-    build_tools,
-    kernel_settings,
-    open_event_log,
-    open_tools,
-    open_tracer,
-    tool_folders,
-)
+from aeon.entrypoints.config.schema import Settings, kernel_settings, tool_folders
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers
 
 T = TypeVar("T")
 __all__ = [
-    "BASE_CONFIG",
     "Container",
     "build_container",
-    "kernel_settings",
-    "layered",
-    "load_settings",
     "open_llm",
     "opened",
     "preflight",
     "provided",
     "run_scope",
-    "tool_folders",
     "tools_opened",
 ]
 

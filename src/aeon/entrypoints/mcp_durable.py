@@ -14,12 +14,12 @@ import msgspec
 
 from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
-from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.durable.waiting import awaiting_result, recorded_awaiting
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.engine import DurableEngine

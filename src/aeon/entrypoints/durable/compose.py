@@ -29,9 +29,10 @@ from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.ports import LLMPort, ToolPort
 from aeon.application.runs import schema_problem
-from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import Container, build_container, opened, provided
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 
 
 class ContainerComposer:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.domain.history import ExecutionHistory
     from aeon.domain.plan import Plan
     from aeon.domain.run_state import RunState
-    from aeon.entrypoints.settings import Settings
+    from aeon.entrypoints.config.schema import Settings
 
 from aeon.entrypoints.durable.options import _say, leave_waiting, stoppable
 
@@ -96,7 +96,7 @@ def waiting_history(state: RunState, settings: Settings) -> ExecutionHistory:
     """The execution history of a run that waits for a decision: its passes so far (the one under way too), its
     statistics, and `result_type` awaiting_approval."""
     from aeon.domain.history import ExecutionHistory, FinalResult, OverallStatistics, RunConfiguration
-    from aeon.entrypoints.container import kernel_settings
+    from aeon.entrypoints.config.schema import kernel_settings
 
     run, spent = kernel_settings(settings), state.budget
     passes = [*state.passes, *([state.current] if state.current is not None else [])]
