@@ -52,7 +52,17 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
     application = ROOT / "src" / "aeon" / "application"
     loose = sorted(p.stem for p in application.glob("*.py") if p.stem != "__init__")
     # the floor every room and every adapter may stand on (pyproject.toml's layers contract orders the rooms)
-    assert loose == ["errors", "json_text", "ports", "recorder", "redaction", "results", "schemas", "tracing"]
+    assert loose == [
+        "errors",
+        "json_text",
+        "ports",
+        "recorder",
+        "redaction",
+        "results",
+        "schemas",
+        "settings_section",
+        "tracing",
+    ]
     rooms = sorted(p.name for p in application.iterdir() if (p / "__init__.py").is_file())
     assert rooms == ["judges", "kernel", "llm", "plans"]
     durable = ROOT / "src" / "aeon" / "entrypoints"
