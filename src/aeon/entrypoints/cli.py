@@ -116,10 +116,9 @@ def run(
         raise fail(bad, code=InputError.code, as_json=as_json)
     log = str(log_file) if log_file is not None else None
     overrides = run_overrides(ttl=ttl, max_llm_calls=max_llm_calls, max_cost=max_cost, log_file=log)
-    progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
+    progress, status = (None, None) if quiet else (ConsoleProgress(sys.stderr, verbose=not as_json), say)
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
-        status = None if quiet else say
         container = build_container(settings, progress=progress, status=status)
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
