@@ -62,7 +62,7 @@ class DurableCalls:
     async def resume(self, run_id: str, relay: Relay) -> RunResult | Stopped:
         """Run `run_id` finished here (or its recorded result), waiting for approval, or stopped before a cut-off
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
-        from aeon.adapters.durable import ops as ops
+        from aeon.adapters.durable.runs import DbosRuns
         from aeon.adapters.durable.runtime import MARK_DONE_SUFFIX, RERUN_SUFFIX
         from aeon.entrypoints.durable.compose import runtime
 
@@ -70,7 +70,7 @@ class DurableCalls:
         runtime().progress[run_id] = relay.display
         ids = [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]  # it may go on as a fork
         try:
-            work = asyncio.to_thread(ops.resume, engine, run_id, rerun_unsafe=False)
+            work = asyncio.to_thread(DbosRuns(engine).resume, run_id, rerun_unsafe=False)
             outcome = await guarded(work, on_cancel=partial(self._cancel, engine, ids))
         finally:
             runtime().progress.pop(run_id, None)
@@ -84,17 +84,16 @@ class DurableCalls:
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""
-        from aeon.adapters.durable import status as listing
+        from aeon.adapters.durable.runs import DbosRuns
 
         engine = await self._engine_open()
-        rows = await asyncio.to_thread(listing.list_runs, engine, most if status else limit)
+        rows = await asyncio.to_thread(DbosRuns(engine).list, most if status else limit)
         redactor = redactor_for(load_settings(self.config))
         return [redactor.struct(row, RunRow) for row in rows if status in (None, row.status)][:limit]
 
     async def _engine_open(self) -> DurableEngine:
         async with self._lock:
             if self._engine is None:
-                from aeon.adapters.durable import ops as ops
                 from aeon.entrypoints.durable import compose
 
                 engine = compose.engine_for(load_settings(self.config), "mcp")

@@ -12,8 +12,8 @@ from aeon.adapters.durable import ops
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.rows import RunRow
 from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
-from aeon.application.ports import ApproverPort, ProgressPort
-from aeon.domain.approval import ApprovalDecision
+from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.domain.approval import ApprovalDecision, Pending
 
 
 def _now() -> str:
@@ -56,8 +56,21 @@ class DbosRuns:
     ) -> Outcome:
         return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress)
 
-    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
-        return ops.answer(self.engine, run_id, decision, go_on=go_on)
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args") -> Outcome | None:
+        """`edited`: how the edited arguments are named when they do not fit the tool's schema."""
+        return ops.answer(self.engine, run_id, decision, go_on=go_on, edited=edited)
+
+    def pending(self, run_id: str) -> Pending:
+        """The call run `run_id` waits on and nobody has decided yet (AlreadyDecided, InputError otherwise)."""
+        return ops.pending_approval(self.engine, run_id)
+
+    def tools(self, run_id: str) -> ToolPort:
+        """The tools run `run_id` was configured with, as it sees them (to check edited arguments)."""
+        return ops.tools_of(self.engine, run_id)
+
+    def carry_on(self, run_id: str) -> Outcome:
+        """Go on with a run whose decision was sent: here, or by waiting for the process that holds it."""
+        return ops.carry_on(self.engine, run_id)
 
     def list(self, limit: int = 100) -> Sequence[RunRow]:
         from aeon.adapters.durable.status import list_runs
