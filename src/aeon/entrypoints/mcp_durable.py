@@ -5,7 +5,6 @@ only when a call needs it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,15 +62,13 @@ class DurableCalls:
         """Run `run_id` finished here (or its recorded result), waiting for approval, or stopped before a cut-off
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
         from aeon.adapters.durable.runs import DbosRuns
-        from aeon.adapters.durable.runtime import MARK_DONE_SUFFIX, RERUN_SUFFIX
         from aeon.entrypoints.durable.compose import runtime
 
         engine = await self._engine_open()
         runtime().progress[run_id] = relay.display
-        ids = [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]  # it may go on as a fork
         try:
             work = asyncio.to_thread(DbosRuns(engine).resume, run_id, rerun_unsafe=False)
-            outcome = await guarded(work, on_cancel=partial(self._cancel, engine, ids))
+            outcome = await guarded(work, on_cancel=partial(self._cancel, engine, DbosRuns.resumed_as(run_id)))
         finally:
             runtime().progress.pop(run_id, None)
         if outcome.stopped is not None:
@@ -102,12 +99,11 @@ class DurableCalls:
             return self._engine
 
     async def _cancel(self, engine: DurableEngine, run_ids: list[str]) -> None:
-        """Cancel the workflow on the record: DBOS stops it at its next step, writing nothing more to its log, and
-        `aeon resume` finishes it. The step under way goes on in DBOS's thread meanwhile."""
+        """Cancel the runs on the record (DbosRuns.cancel); the step under way goes on in DBOS's thread meanwhile."""
+        from aeon.adapters.durable.runs import DbosRuns
+
         self._left_running = True
-        for run_id in run_ids:
-            with contextlib.suppress(Exception):  # a fork that does not exist, a run already finished
-                await asyncio.to_thread(engine.client.cancel_workflow, run_id)
+        await asyncio.to_thread(DbosRuns(engine).cancel, run_ids)
 
     async def leave(self, code: int, *, now: bool = False) -> None:
         """Shut the engine down and return — or, when a run of this process was cancelled (it may still be in a
