@@ -54,3 +54,24 @@ def test_the_default_durable_run_loads_its_settings_once_and_builds_one_containe
     settings, containers = _counted(tmp_path)
     assert settings == 1
     assert containers == 1  # the command's container builds the durable run executing in this process too
+
+
+API = (
+    COUNTED.split("from aeon.entrypoints.cli import main")[0]
+    + """
+import aeon
+
+result = aeon.run("calculate the sum of 5 and 10", config=sys.argv[1], durable=True)
+sys.stderr.write(f"status {result.status.value}\\n")
+sys.stderr.write(f"counted {counts['settings']} {counts['containers']}\\n")
+"""
+)
+
+
+def test_a_durable_aeon_run_loads_its_settings_once_and_builds_one_container(tmp_path: Path) -> None:
+    cfg = scripted(tmp_path, "demo.yaml", SCRIPT)
+    command = [sys.executable, "-c", API, str(cfg)]
+    done = subprocess.run(command, cwd=tmp_path, env=env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert "status completed" in done.stderr, done.stderr
+    line = next(line for line in done.stderr.splitlines() if line.startswith("counted "))
+    assert line.split()[1:] == ["1", "1"]
