@@ -217,7 +217,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     if model is not None and not isinstance(model, str):
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-    durable = Durable(settings, config_file, recorded, CallbackApprover(approve) if approve is not None else None)
+    asker = CallbackApprover(approve) if approve is not None else None
+    durable = Durable(settings, config_file, recorded, asker, container=container, tools=tool_port)
     return _Prepared(container=container, plan=plan, durable=durable)
 
 
