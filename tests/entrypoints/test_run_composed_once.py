@@ -16,10 +16,11 @@ SCRIPT = yaml.safe_load((ROOT / "config" / "scripts" / "sum-5-and-10.yaml").read
 
 COUNTED = """
 import sys
+import aeon.entrypoints.config.layers as layers
 import aeon.entrypoints.container as c
 
 counts = {"settings": 0, "containers": 0}
-load, build = c.load_settings, c.build_container
+load, build = layers.load_settings, c.build_container
 
 def load_settings(*args, **kwargs):
     counts["settings"] += 1
@@ -29,7 +30,7 @@ def build_container(*args, **kwargs):
     counts["containers"] += 1
     return build(*args, **kwargs)
 
-c.load_settings, c.build_container = load_settings, build_container
+layers.load_settings, c.build_container = load_settings, build_container
 from aeon.entrypoints.cli import main
 
 try:
