@@ -22,10 +22,11 @@ from pathlib import Path
 import yaml
 from dbos import DBOS, SetWorkflowID
 
+from aeon.adapters.durable import ops
 from aeon.application.results import RunResult
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.container import build_container, opened, provided
-from aeon.entrypoints.durable import ops as ops
+from aeon.entrypoints.durable import compose
 from dbos_floor import floor
 from overhead import STEPS, _plan
 
@@ -79,7 +80,7 @@ def build_only(cfg: Path, log: Path) -> float:
 
 
 def durable_run(cfg: Path, log: Path) -> float:
-    spec = ops.spec_for("benchmark", cfg, {}, log_path=log, plan=None)
+    spec = compose.spec_for("benchmark", cfg, {}, log_path=log, plan=None)
     t0 = time.perf_counter()
     outcome = ops.start(spec)
     elapsed = time.perf_counter() - t0
@@ -107,7 +108,7 @@ def main() -> None:
         cfg = _config(folder, args.defer)
         settings = load_settings(cfg)
         plain, durable, build, bare = [], [], [], []
-        with ops.engine_for(settings, "bench") as engine:
+        with compose.engine_for(settings, "bench") as engine:
             durable_run(cfg, folder / "warm.jsonl")  # first run: imports, schema
             plain_run(cfg, folder / "warm-plain.jsonl")
             for i in range(args.runs):  # alternating, so that a noisy moment hits both

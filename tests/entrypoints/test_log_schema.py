@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from durable_harness import aeon
 from typer.testing import CliRunner
 
 from aeon.domain.audit_log import decode_record
@@ -42,7 +43,10 @@ def test_every_line_a_scripted_run_writes_fits_the_schema_and_reads_as_its_kind(
     log = tmp_path / "run.jsonl"
     config = str(ROOT / "config" / f"scripted-{demo}.yaml")
     args = ["run", "calculate the sum of 5 and 10", "--config", config, "-q", "--json", "--log-file", str(log)]
-    runner.invoke(app, [*args, "--no-durable"])
+    if demo == "approval":  # a run that may need a person's decision is durable (it waits on the record)
+        aeon(tmp_path, *args)
+    else:
+        runner.invoke(app, [*args, "--no-durable"])
     lines = log.read_bytes().splitlines()
     check = validator()
     assert len(lines) > 10
