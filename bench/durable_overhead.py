@@ -23,7 +23,8 @@ import yaml
 from dbos import DBOS, SetWorkflowID
 
 from aeon.application.results import RunResult
-from aeon.entrypoints.container import build_container, load_settings, opened, provided
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.container import build_container, opened, provided
 from aeon.entrypoints.durable import ops as ops
 from dbos_floor import floor
 from overhead import STEPS, _plan

@@ -30,8 +30,8 @@ from aeon.domain.phases import Stage
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import run_scope
-from aeon.entrypoints.settings import Settings
 
 __all__ = ["FakeClock", "FunctionLLM", "LLMCall", "ListLog", "ListProgress", "answers", "new_run", "orchestrator"]
 

@@ -44,6 +44,7 @@ class TricklingServer:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
+        self._sock.listen()  # before __enter__ returns: a client that connects first is queued, not refused
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
     def __enter__(self) -> TricklingServer:

@@ -20,9 +20,9 @@ from aeon.application.errors import LLMRejected
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import REDACTED, Redactor
 from aeon.domain.plan import Plan
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import run_scope
 from aeon.entrypoints.secrets import run_secrets
-from aeon.entrypoints.settings import Settings
 from aeon.testing import FakeClock, ListLog, ListProgress
 
 KEY = "sk-conf-0123456789abcdef"

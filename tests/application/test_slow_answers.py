@@ -20,8 +20,8 @@ from aeon.application.kernel.run import RunSettings
 from aeon.application.llm.gateway import LLMGateway
 from aeon.domain.llm import Message
 from aeon.entrypoints.cli import app
-from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.settings import MAX_SECONDS_BY_ADAPTER, Settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import MAX_SECONDS_BY_ADAPTER, Settings
 from aeon.testing import FakeClock, FunctionLLM, LLMCall, new_run, orchestrator
 
 from cli_harness import SUM_STEP, scripted_config

@@ -10,13 +10,13 @@ import pytest
 from wire_rules import openai_chat_response
 
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
+from aeon.adapters.llm.settings import LLMSettings
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.llm.retry_budget import malformed_calls, unavailable_requests, worst_requests
 from aeon.application.results import RunResult
-from aeon.entrypoints.settings import LLMSettings
 
 from harness import FakeClock, ListLog, ListProgress
 

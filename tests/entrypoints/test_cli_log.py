@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from aeon.adapters.eventlog.settings import LogSettings
 from aeon.adapters.llm.scripted import ScriptedLLM
-from aeon.entrypoints.settings import LogSettings
 
 from cli_harness import (
     REQUEST,

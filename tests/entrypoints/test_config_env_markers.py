@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aeon.application.errors import ConfigurationError
-from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.config.layers import load_settings
 
 from cli_harness import CONFIG_DIR, REQUEST, assert_exit, invoke, one_line
 

@@ -23,8 +23,9 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.container import BASE_CONFIG, build_container, load_settings, opened, provided
-from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.config.layers import BASE_CONFIG, load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import build_container, opened, provided
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 SHIPPED = ["base.yaml", *sorted(p.name for p in CONFIG_DIR.glob("*.yaml"))]  # base.yaml is package data

@@ -22,9 +22,10 @@ from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import RunSettings
 from aeon.application.tracing import NullTracer
-from aeon.entrypoints.container import Container, build_container, load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import MAX_SECONDS_BY_ADAPTER
+from aeon.entrypoints.container import Container, build_container
 from aeon.entrypoints.durable.compose import ContainerComposer
-from aeon.entrypoints.settings import MAX_SECONDS_BY_ADAPTER
 
 from cli_harness import CONFIG_DIR, REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from aeon.application.errors import ConfigurationError
-from aeon.entrypoints.container import build_container, kernel_settings, load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import kernel_settings
+from aeon.entrypoints.container import build_container
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
 

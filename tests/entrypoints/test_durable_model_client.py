@@ -7,9 +7,10 @@ from pathlib import Path
 
 import yaml
 
-from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import build_container
 from aeon.entrypoints.durable.compose import ContainerComposer
-from aeon.entrypoints.settings import Settings
 
 from cli_harness import SUM_STEP, plan_json
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from aeon.adapters.tools.mcp import ToolFlags
+from aeon.adapters.tools.settings import mcp_server
 from aeon.application.errors import ConfigurationError
-from aeon.entrypoints.container import load_settings
-from aeon.entrypoints.from_settings import mcp_server
+from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.secrets import run_secrets
 
 from cli_harness import assert_exit, invoke, one_line

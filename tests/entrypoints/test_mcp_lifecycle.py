@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 import aeon
-from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.container import build_container
 
 from cli_harness import assert_exit, invoke, scripted_config
 from mcp_harness import new_tag, processes_with, stdio_args
@@ -46,7 +47,8 @@ def test_tools_of_a_dropped_container_work_until_exit_then_stop(tmp_path: Path) 
         f"""
         import asyncio, gc
         from pathlib import Path
-        from aeon.entrypoints.container import build_container, load_settings
+        from aeon.entrypoints.container import build_container
+        from aeon.entrypoints.config.layers import load_settings
         tools = build_container(load_settings(Path({str(config)!r}))).tools()  # the container is dropped here
         gc.collect()
         print(asyncio.run(tools.invoke("add", {{"a": 1, "b": 2}})).output)

@@ -16,8 +16,9 @@ from aeon.adapters.llm.settings import LLMSettings
 from aeon.application.errors import ConfigurationError
 from aeon.application.ports import LLMPort
 from aeon.domain.ledger import price_of
-from aeon.entrypoints.container import build_container, kernel_settings, load_settings
-from aeon.entrypoints.settings import model_overrides
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import kernel_settings, model_overrides
+from aeon.entrypoints.container import build_container
 from aeon.testing import FunctionLLM
 
 from cli_harness import CONFIG_DIR

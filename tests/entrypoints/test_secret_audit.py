@@ -385,11 +385,10 @@ def test_no_planted_secret_reaches_any_output(audit: Audit) -> None:
         if (m := _fragment(secret, text))
     ]
     assert not leaks, "\n".join(leaks)
-    # the caller's copy: a run in this process shows what its tool produced whole; a durable run goes on with what
-    # its record holds (the tool's answer redacted), so its caller gets whole only what it gave (the request)
-    assert (
-        S["ghp"] in audit.streams["run --no-durable: stdout"] and S["pg"] in audit.streams["run --no-durable: stdout"]
-    )
+    # the caller's copy: the execution that ran the tool shows what it produced whole, in the process or durable
+    # (the durable record holds it redacted, which the database rows above were checked against)
+    for where in ("run", "run --durable", "run --no-durable"):
+        assert S["ghp"] in audit.streams[f"{where}: stdout"] and S["pg"] in audit.streams[f"{where}: stdout"], where
     assert all(
         S["request"] in audit.streams[f"{where}: stdout"] for where in ("run", "run --durable", "run --no-durable")
     )

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aeon.entrypoints.container import build_container, load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.container import build_container
 
 from cli_harness import assert_exit, invoke, one_line, readme_files, run_user_pytest
 

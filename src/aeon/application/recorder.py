@@ -141,7 +141,7 @@ class Recorder:
         record = CycleRecord(
             pass_number=self._state.pass_number,
             step_number=step_number,
-            plan_state=plan,
+            plan_state=self.snapshot(plan),  # as it is now: a log held back (a queued run) must not see later steps
             llm_output=buf.llm_output,
             supervisor_actions=buf.supervisor_actions,
             tool_calls=buf.tool_calls,

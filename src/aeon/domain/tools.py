@@ -9,6 +9,7 @@ import msgspec
 # What a tool's output failing its output schema derived from a Python return annotation does (tools.output_check):
 # `warn` keeps the output and says so, `fail` fails the step, `off` does not check. A declared schema is always checked.
 OutputCheck = Literal["warn", "fail", "off"]
+OUTPUT_CHECK: OutputCheck = "warn"  # the default: an output not matching its tool's return annotation is kept, said
 
 
 class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):

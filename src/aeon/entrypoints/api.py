@@ -31,13 +31,9 @@ from aeon.domain.progress import ProgressEvent
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
-from aeon.entrypoints.container import (
-    Container,
-    build_container,
-    layered,
-    load_settings,
-    tool_folders,
-)
+from aeon.entrypoints.config.layers import layered, load_settings
+from aeon.entrypoints.config.schema import tool_folders
+from aeon.entrypoints.container import Container, build_container
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import session
 from aeon.entrypoints.terminal import request_problem
@@ -221,7 +217,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     if model is not None and not isinstance(model, str):
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-    durable = Durable(settings, config_file, recorded, CallbackApprover(approve) if approve is not None else None)
+    asker = CallbackApprover(approve) if approve is not None else None
+    durable = Durable(settings, config_file, recorded, asker, container=container, tools=tool_port)
     return _Prepared(container=container, plan=plan, durable=durable)
 
 

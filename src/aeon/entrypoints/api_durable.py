@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -13,12 +14,14 @@ from typing import Any
 
 import msgspec
 
+from aeon.adapters.tools.composite import CompositeTools
 from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import UsageError
 from aeon.application.ports import ApproverPort
 from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
-from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import Container
 
 PathLike = str | os.PathLike[str]
 
@@ -35,6 +38,8 @@ class Durable:
     config_file: Path | None
     overrides: dict[str, Any]
     approver: ApproverPort | None = None  # asks in this process; the decision is sent as the run's DBOS message
+    container: Container | None = None  # the call's: it builds the run in this process too (one per process)
+    tools: CompositeTools | None = None  # the call's tools, lent to the run: its MCP servers start once
 
 
 def listed(tools: Iterable[object]) -> list[object]:
@@ -72,7 +77,9 @@ def durably(durable: Durable, request: str, plan: Plan | None) -> RunResult:
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     settings = durable.settings
     spec = compose.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    with ONE_ENGINE, compose.engine_for(settings, "run") as engine:
+    compose.composer().settle(spec, settings, durable.container)  # loaded once, composed once
+    lent = compose.composer().lent_tools(settings, durable.tools) if durable.tools is not None else nullcontext()
+    with ONE_ENGINE, lent, compose.engine_for(settings, "run") as engine:
         outcome = DbosRuns(engine).start(
             spec.run_id, spec.request, plan=spec.plan, config=spec.config, overrides=spec.overrides,
             approver=durable.approver,

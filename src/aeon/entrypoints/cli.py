@@ -105,7 +105,8 @@ def run(
     person denied a tool call the run needed: which, by whom and why is printed).
     """
     from aeon.application.errors import InputError
-    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.config.layers import load_settings
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
     from aeon.entrypoints.run_command import ran
@@ -115,10 +116,9 @@ def run(
         raise fail(bad, code=InputError.code, as_json=as_json)
     log = str(log_file) if log_file is not None else None
     overrides = run_overrides(ttl=ttl, max_llm_calls=max_llm_calls, max_cost=max_cost, log_file=log)
-    progress = None if quiet else ConsoleProgress(sys.stderr, verbose=not as_json)
+    progress, status = (None, None) if quiet else (ConsoleProgress(sys.stderr, verbose=not as_json), say)
     with reported(as_json=as_json, debug=debug):
         settings = load_settings(config, overrides)
-        status = None if quiet else say
         container = build_container(settings, progress=progress, status=status)
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
@@ -139,7 +139,7 @@ def validate(
 ) -> None:
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     from aeon.adapters.documents import read_document
-    from aeon.entrypoints.container import load_settings
+    from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.render import counted
     from aeon.entrypoints.session import plan_problems
 
@@ -164,7 +164,8 @@ def tools(
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
     import msgspec
 
-    from aeon.entrypoints.container import build_container, load_settings, tools_opened
+    from aeon.entrypoints.config.layers import load_settings
+    from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.render import render_tools
 
     with (

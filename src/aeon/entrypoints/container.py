@@ -1,6 +1,5 @@
 """The composition root: the providers that build the adapters validated settings choose, each from its own typed
-section. Reading the config is config/'s (load_settings, layered and BASE_CONFIG are re-exported here for the
-front doors that import them from this module)."""
+section (each adapter package's settings.py builds its adapter). Reading the config is config/'s."""
 
 from __future__ import annotations
 
@@ -11,9 +10,12 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
+from aeon.adapters.eventlog.settings import open_event_log
 from aeon.adapters.llm.settings import build as build_llm
 from aeon.adapters.memory.inmemory import InMemoryKV
+from aeon.adapters.telemetry.settings import open_tracer
 from aeon.adapters.tools.composite import CompositeTools
+from aeon.adapters.tools.settings import build_tools, open_tools
 from aeon.application.kernel.orchestrator import Orchestrator, RunSettings
 from aeon.application.ports import (
     ApproverPort,
@@ -27,33 +29,19 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
-from aeon.entrypoints.config.layers import BASE_CONFIG, layered, load_settings
-from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.from_settings import (
-    build_tools,
-    kernel_settings,
-    open_event_log,
-    open_tools,
-    open_tracer,
-    tool_folders,
-)
+from aeon.entrypoints.config.schema import Settings, kernel_settings, tool_folders
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers
 
 T = TypeVar("T")
 __all__ = [
-    "BASE_CONFIG",
     "Container",
     "build_container",
-    "kernel_settings",
-    "layered",
-    "load_settings",
     "open_llm",
     "opened",
     "preflight",
     "provided",
     "run_scope",
-    "tool_folders",
     "tools_opened",
 ]
 
@@ -188,37 +176,40 @@ def run_scope(
     with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
     a managed resource: the caller closes what it gave, and a model client built from `settings` too (`aclose`);
     MCP servers started for `settings` (tools not given) stop at interpreter exit."""
-    container = build_container(settings or Settings())
+    settings = settings or Settings()
+    given: dict[str, Any] = {
+        "run_settings": run,
+        "tools": tools,
+        "memory": memory,
+        "event_log": logger,
+        "progress": progress,
+        "clock": clock,
+        "checkpoint": checkpoint,
+        "tracer": tracer,
+        "approver": approver,
+    }
+    chosen = {name: providers.Object(value) for name, value in given.items() if value is not None}
+    container = Container(settings=providers.Object(settings), **chosen)  # what is given, set at creation
     llm = llm if llm is not None else container.llm_adapter()
-    overrides: list[tuple[Any, Any]] = [
-        (container.run_settings, run),
-        (container.llm, llm),
-        (container.tools, tools),
-        (container.memory, memory),
-        (container.event_log, logger),
-        (container.progress, progress),
-        (container.clock, clock),
-        (container.checkpoint, checkpoint),
-        (container.tracer, tracer),
-        (container.approver, approver),
-    ]
-    for provider, value in overrides:
-        if value is not None:
-            provider.override(providers.Object(value))
-    orchestrator: Orchestrator = container.orchestrator()
+    orchestrator: Orchestrator = container.orchestrator(llm=llm)
     return orchestrator
 
 
 def build_container(
-    settings: Settings, *, progress: ProgressPort | None = None, status: Callable[[str], None] | None = None
+    settings: Settings,
+    *,
+    progress: ProgressPort | None = None,
+    status: Callable[[str], None] | None = None,
+    tools: ToolPort | None = None,
+    llm: LLMPort | None = None,
 ) -> Container:
-    """The container for validated `settings`: each provider reads its typed section; nothing is opened yet."""
-    container = Container(settings=providers.Object(settings))
-    if progress is not None:
-        container.progress.override(providers.Object(progress))
-    if status is not None:
-        container.status.override(providers.Object(status))
-    return container
+    """The container for validated `settings`: each provider reads its typed section; nothing is opened yet. What
+    is given is set when the container is created, never patched in afterwards: the run's `progress` display, the
+    `status` printer, `tools` already built (the process's, shared by its runs) and a model client `llm` the
+    process owns (not opened, nor closed, with the container)."""
+    given: dict[str, Any] = {"progress": progress, "status": status, "tools": tools, "llm": llm}
+    chosen = {name: providers.Object(value) for name, value in given.items() if value is not None}
+    return Container(settings=providers.Object(settings), **chosen)
 
 
 def preflight(llm: LLMPort, *, calls_model: bool = True) -> str | None:

@@ -5,7 +5,6 @@ only when a call needs it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,12 +13,12 @@ import msgspec
 
 from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
-from aeon.entrypoints.container import load_settings
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.durable.waiting import awaiting_result, recorded_awaiting
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.engine import DurableEngine
@@ -62,16 +61,14 @@ class DurableCalls:
     async def resume(self, run_id: str, relay: Relay) -> RunResult | Stopped:
         """Run `run_id` finished here (or its recorded result), waiting for approval, or stopped before a cut-off
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
-        from aeon.adapters.durable import ops as ops
-        from aeon.adapters.durable.runtime import MARK_DONE_SUFFIX, RERUN_SUFFIX
+        from aeon.adapters.durable.runs import DbosRuns
         from aeon.entrypoints.durable.compose import runtime
 
         engine = await self._engine_open()
         runtime().progress[run_id] = relay.display
-        ids = [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]  # it may go on as a fork
         try:
-            work = asyncio.to_thread(ops.resume, engine, run_id, rerun_unsafe=False)
-            outcome = await guarded(work, on_cancel=partial(self._cancel, engine, ids))
+            work = asyncio.to_thread(DbosRuns(engine).resume, run_id, rerun_unsafe=False)
+            outcome = await guarded(work, on_cancel=partial(self._cancel, engine, DbosRuns.resumed_as(run_id)))
         finally:
             runtime().progress.pop(run_id, None)
         if outcome.stopped is not None:
@@ -84,17 +81,16 @@ class DurableCalls:
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""
-        from aeon.adapters.durable import status as listing
+        from aeon.adapters.durable.runs import DbosRuns
 
         engine = await self._engine_open()
-        rows = await asyncio.to_thread(listing.list_runs, engine, most if status else limit)
+        rows = await asyncio.to_thread(DbosRuns(engine).list, most if status else limit)
         redactor = redactor_for(load_settings(self.config))
         return [redactor.struct(row, RunRow) for row in rows if status in (None, row.status)][:limit]
 
     async def _engine_open(self) -> DurableEngine:
         async with self._lock:
             if self._engine is None:
-                from aeon.adapters.durable import ops as ops
                 from aeon.entrypoints.durable import compose
 
                 engine = compose.engine_for(load_settings(self.config), "mcp")
@@ -103,12 +99,11 @@ class DurableCalls:
             return self._engine
 
     async def _cancel(self, engine: DurableEngine, run_ids: list[str]) -> None:
-        """Cancel the workflow on the record: DBOS stops it at its next step, writing nothing more to its log, and
-        `aeon resume` finishes it. The step under way goes on in DBOS's thread meanwhile."""
+        """Cancel the runs on the record (DbosRuns.cancel); the step under way goes on in DBOS's thread meanwhile."""
+        from aeon.adapters.durable.runs import DbosRuns
+
         self._left_running = True
-        for run_id in run_ids:
-            with contextlib.suppress(Exception):  # a fork that does not exist, a run already finished
-                await asyncio.to_thread(engine.client.cancel_workflow, run_id)
+        await asyncio.to_thread(DbosRuns(engine).cancel, run_ids)
 
     async def leave(self, code: int, *, now: bool = False) -> None:
         """Shut the engine down and return — or, when a run of this process was cancelled (it may still be in a

@@ -32,14 +32,15 @@ from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.approval import may_need_approval
-from aeon.entrypoints.container import Container, build_container, load_settings, tools_opened
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import Container, build_container, tools_opened
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT, result_document
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import plan_problems, run_overrides, session
-from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import request_problem
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]

@@ -89,7 +89,7 @@ def ran(
     asker, wanted = _durable_or_not(container, registry, given, durable=durable, as_json=as_json)
     if asker is not None and not wanted:
         container.approver.override(providers.Object(asker))
-    # the durable run writes the log from its own container: this one only says which model answers
+    # the durable run opens this container's log itself: the session only says which model answers
     execute = None if wanted else partial(_run, request=request, plan=given, received=received)
     result, note = asyncio.run(session(container, request, execute=execute, status=status, plan=given))
     if result is None:
@@ -104,6 +104,7 @@ def ran(
             inline=asker,
             show_waiting=None if asker is not None else show_waiting,
             tools=registry,  # its MCP servers, started once: the durable run uses them too
+            container=container,  # and this container builds it: one per process
         )
     return result, note, received
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
 from aeon.application.redaction import Redactor, secret_key
-from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.config.schema import Settings
 
 # OPENAI_API_KEY, AEON_LLM_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, PGPASSWORD, SIGNING_KEY …
 _SECRET_ENV = re.compile(r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|PRIVATE|(^|_)KEY$", re.IGNORECASE)

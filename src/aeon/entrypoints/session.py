@@ -14,9 +14,9 @@ from aeon.application.ports import LLMPort
 from aeon.application.results import RunResult
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 
 Execute = Callable[[Orchestrator], Awaitable[RunResult]]
 

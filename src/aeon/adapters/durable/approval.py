@@ -17,6 +17,7 @@ import msgspec
 import sqlalchemy as sa
 from dbos import DBOS, DBOSClient
 
+from aeon.adapters.durable.tables import create_tables
 from aeon.application.ports import ApproverPort
 from aeon.application.redaction import NO_SECRETS, Redactor
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Pending
@@ -60,7 +61,7 @@ class Decisions:
 
     def __init__(self, engine: sa.Engine, client: DBOSClient, *, clock: Callable[[], float] = time.time) -> None:
         self._engine, self._client, self._clock = engine, client, clock
-        _META.create_all(engine, checkfirst=True)
+        create_tables(_META, engine)
 
     def claim(self, run_id: str, key: str, decision: ApprovalDecision) -> Decided | None:
         """Record `decision` on request `key` of run `run_id` and send it to the run, in one transaction: None when

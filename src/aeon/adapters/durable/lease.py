@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from aeon.adapters.durable.tables import create_tables
+
 _META = sa.MetaData()
 EXECUTORS = sa.Table(
     "aeon_executors",
@@ -47,7 +49,7 @@ class Leases:
 
     def __init__(self, engine: sa.Engine, *, clock: Callable[[], float] = time.time) -> None:
         self._engine, self._clock = engine, clock
-        _META.create_all(engine, checkfirst=True)
+        create_tables(_META, engine)
 
     def now(self) -> float:
         return self._clock()

@@ -20,6 +20,15 @@ class RunRow(msgspec.Struct, kw_only=True):
     why: str | None = None  # a denied run: which step a person denied, by whom and why
 
 
+def whole_run_seconds(finished: bool, created_at: int, updated_at: int, last: float | None) -> float | None:
+    """Seconds from a run's start (a batch's run: from when it was queued) to its end, every execution and every
+    wait for a decision included, from the system database's times (epoch milliseconds); `last`, the last
+    execution's own time, while the run is unfinished or the system database has no times."""
+    if finished and 0 < created_at <= updated_at:
+        return (updated_at - created_at) / 1000
+    return last
+
+
 def run_lines(rows: list[RunRow]) -> list[str]:
     """`aeon runs` as text: one line per run."""
     lines = []

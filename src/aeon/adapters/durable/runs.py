@@ -3,6 +3,7 @@ engine. The clock that dates a started run is a constructor argument; the caller
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,9 +12,16 @@ from typing import Any
 from aeon.adapters.durable import ops
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.rows import RunRow
-from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
-from aeon.application.ports import ApproverPort, ProgressPort
-from aeon.domain.approval import ApprovalDecision
+from aeon.adapters.durable.runtime import (
+    MARK_DONE_SUFFIX,
+    RERUN_SUFFIX,
+    RUN_WORKFLOW,
+    Outcome,
+    RunSpec,
+    decode_outcome,
+)
+from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.domain.approval import ApprovalDecision, Pending
 
 
 def _now() -> str:
@@ -56,8 +64,33 @@ class DbosRuns:
     ) -> Outcome:
         return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress)
 
-    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
-        return ops.answer(self.engine, run_id, decision, go_on=go_on)
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args") -> Outcome | None:
+        """`edited`: how the edited arguments are named when they do not fit the tool's schema."""
+        return ops.answer(self.engine, run_id, decision, go_on=go_on, edited=edited)
+
+    def pending(self, run_id: str) -> Pending:
+        """The call run `run_id` waits on and nobody has decided yet (AlreadyDecided, InputError otherwise)."""
+        return ops.pending_approval(self.engine, run_id)
+
+    def tools(self, run_id: str) -> ToolPort:
+        """The tools run `run_id` was configured with, as it sees them (to check edited arguments)."""
+        return ops.tools_of(self.engine, run_id)
+
+    def carry_on(self, run_id: str) -> Outcome:
+        """Go on with a run whose decision was sent: here, or by waiting for the process that holds it."""
+        return ops.carry_on(self.engine, run_id)
+
+    def cancel(self, run_ids: Sequence[str]) -> None:
+        """Cancel runs on the record: DBOS stops each at its next step, writing nothing more to its log, and
+        `aeon resume` finishes it. A run that does not exist or already finished is left as it is."""
+        for run_id in run_ids:
+            with contextlib.suppress(Exception):
+                self.engine.client.cancel_workflow(run_id)
+
+    @staticmethod
+    def resumed_as(run_id: str) -> list[str]:
+        """The runs a resume of `run_id` may go on as: itself, or its fork past a cut-off tool call."""
+        return [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]
 
     def list(self, limit: int = 100) -> Sequence[RunRow]:
         from aeon.adapters.durable.status import list_runs

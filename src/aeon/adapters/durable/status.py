@@ -10,7 +10,7 @@ import msgspec
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.ops import alive
-from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.durable.rows import RunRow, whole_run_seconds
 from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
 from aeon.application.results import RunStatus
@@ -45,6 +45,7 @@ def read_run(engine: DurableEngine, w: Any) -> tuple[RunRow, Outcome | None]:
     if w.status == "SUCCESS":
         outcome = decode_outcome(w.output)
         _finished(row, outcome)
+        row.duration = whole_run_seconds(True, w.created_at or 0, w.updated_at or 0, row.duration)
         return row, outcome
     _so_far(row, engine, w.workflow_id)
     row.status = {"PENDING": "pending", "ENQUEUED": "queued"}.get(w.status, row.status)

@@ -6,8 +6,11 @@ position carries the same name, so a re-executed run that strays from its record
 to the wrong calls. A pure tool's call is no step: it is computed again when the run executes again (it costs no
 more than reading it back), and the next step's record holds its result's digest, to tell if it came out different.
 
-What a step records is redacted first (the run's Redactor): the system database never holds a secret, and the run
-goes on with the recorded (redacted) answer, so a first execution and a re-execution see the same text.
+What a step records is redacted first (the run's Redactor): the system database never holds a secret. The execution
+that made a step goes on with the answer whole (what the model or the tool said, as a run in the process does), so
+the caller that asked gets text that merely looks like a credential whole; a re-execution goes on with the record's
+redacted answer. Configured secrets never reach either (the result handed back is redacted of them); every later
+answer is read back from the record too, so a re-execution takes the same path.
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ class DurableLLM:
         max_tokens: int | None = None,
         stop: Sequence[str] = (),
     ) -> Completion:
+        fresh: list[Completion] = []  # the answer whole, when this execution asks
+
         async def call() -> tuple[str | None, AeonError | None]:
             try:
                 done = await self._inner.complete(
@@ -77,10 +82,13 @@ class DurableLLM:
                 )
             except AeonError as exc:  # a port error is an outcome too: recorded, raised again on re-execution
                 return None, redacted_error(exc, self._redactor)
+            fresh.append(done)
             return self._redactor.json(msgspec.json.encode(done)).decode(), None
 
         name = f"llm {self._recorder.cursor.next_key()}"
         (text, error), executed = await self._recorder.record(name, call, defer=self._defer)
+        if executed and fresh:
+            return fresh[0]
         if not executed:
             self.replayed += 1
             skip = getattr(self._inner, "skip", None)
@@ -129,11 +137,10 @@ class DurableTools:
 
     async def invoke(self, name: str, args: Mapping[str, Any], *, time_left: float | None = None) -> ToolResult:
         key = self._recorder.cursor.next_key()
-        if self._pure(name):  # the run sees the redacted result, as a re-execution computing it again would
+        if self._pure(name):  # computed on every execution: its digest is of the redacted result, as recorded
             result = await self._inner.invoke(name, args, time_left=time_left)
-            encoded = self._redactor.json(msgspec.json.encode(result))
-            self._recorder.computed(key, name, encoded)
-            return msgspec.json.decode(encoded, type=ToolResult)
+            self._recorder.computed(key, name, self._redactor.json(msgspec.json.encode(result)))
+            return result
         step_name = f"tool {key} {name}"
         given: ToolResult | None = None
         if not self._idempotent(name):
@@ -144,12 +151,15 @@ class DurableTools:
                     raise UnsafeToolInFlight(name, key)
                 given = ToolResult(output=await self._supplied(name, key), supplied_by="operator")
 
+        fresh: list[ToolResult] = []  # the result whole, when this execution runs the tool
+
         async def call() -> str:
             result = given if given is not None else await self._inner.invoke(name, args, time_left=time_left)
+            fresh.append(result)
             return self._redactor.json(msgspec.json.encode(result)).decode()
 
-        text, _ = await self._recorder.record(step_name, call)
-        return msgspec.json.decode(text, type=ToolResult)
+        text, executed = await self._recorder.record(step_name, call)
+        return fresh[0] if executed and fresh else msgspec.json.decode(text, type=ToolResult)
 
 
 async def _started() -> bool:

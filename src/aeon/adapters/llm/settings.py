@@ -8,16 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, create_model, field_validator, model_validator
+from pydantic import Field, SecretStr, create_model, field_validator, model_validator
 
 from aeon.adapters.llm import defaults
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.adapters.llm.providers import PROVIDERS
 from aeon.application.ports import LLMPort, LoggerPort
-
-
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+from aeon.application.settings_section import Section
 
 
 def _blank_is_unset(v: Any) -> Any:

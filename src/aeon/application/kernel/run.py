@@ -20,7 +20,7 @@ from aeon.domain.phases import PassPhase, Phase, Stage
 from aeon.domain.plan import Plan
 from aeon.domain.profile import TaskProfile
 from aeon.domain.run_state import RunState
-from aeon.domain.tools import OutputCheck
+from aeon.domain.tools import OUTPUT_CHECK, OutputCheck
 
 
 class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -40,7 +40,7 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_cost: float | None = None  # USD; checked before every call against its worst case
     prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens
     approval_timeout: float = 86400.0  # seconds a tool call waits for a person's decision before the run ends
-    output_check: OutputCheck = "warn"  # an output not matching its tool's return annotation: warn, fail or off
+    output_check: OutputCheck = OUTPUT_CHECK  # an output not matching its tool's return annotation: warn, fail or off
 
     def limits(self) -> BudgetLimits:
         return BudgetLimits(

@@ -11,19 +11,18 @@ from pydantic import (
     model_validator,
 )
 
+from aeon.adapters.durable.settings import DurableSettings
+from aeon.adapters.eventlog.settings import LogSettings
 from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.llm.settings import KeysSettings, LLMSettings
-from aeon.adapters.llm.settings import Section as _Section
+from aeon.adapters.telemetry.settings import OtelSettings
+from aeon.adapters.tools.settings import ToolsSettings
 from aeon.application.errors import ConfigurationError
-from aeon.entrypoints.config.sections import (
-    ConvergenceSettings,
-    DurableSettings,
-    LogSettings,
-    OtelSettings,
-    PriceSettings,
-    RunSection,
-)
-from aeon.entrypoints.config.tools import ToolsSettings
+from aeon.application.kernel.orchestrator import RunSettings
+from aeon.application.settings_section import Section as _Section
+from aeon.domain.evaluation import ConvergenceCriteria
+from aeon.domain.ledger import ModelPrice
+from aeon.entrypoints.config.sections import ConvergenceSettings, PriceSettings, RunSection
 
 # run.max_seconds when the config leaves it unset, by adapter (the registry's), so that every run ends (README "Loops
 # that always stop"); `max_seconds: null` in a config file: no time cap.
@@ -103,3 +102,34 @@ def model_overrides(model: str) -> dict[str, str]:
         )
         raise ConfigurationError(f"model {model!r}: unknown provider {provider!r} (use one of: {known})")
     return {"llm.adapter": provider, **({f"llm.{PROVIDERS[provider].model_key}": name} if name else {})}
+
+
+def tool_folders(settings: Settings) -> list[Path]:
+    """Where tools.modules are looked for first: the config file's folder, then the working directory."""
+    return list(dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None))
+
+
+def kernel_settings(settings: Settings) -> RunSettings:
+    """What the kernel needs of the validated settings, field by field (mypy checks each one)."""
+    run, criteria = settings.run, settings.convergence
+    return RunSettings(
+        ttl=run.ttl,
+        max_llm_calls=run.max_llm_calls,
+        max_tokens=run.max_tokens,
+        max_seconds=run.max_seconds,
+        max_plan_steps=run.max_plan_steps,
+        llm_max_tokens=settings.llm.max_tokens,
+        context_window=settings.llm.context_window,
+        evaluate=run.evaluate,
+        ttl_given=run.ttl_given,
+        approval_timeout=run.approval_timeout,
+        output_check=settings.tools.output_check,
+        max_cost=run.max_cost,
+        prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
+        criteria=ConvergenceCriteria(
+            min_completeness=criteria.min_completeness,
+            min_coherence=criteria.min_coherence,
+            max_severity=criteria.max_severity,
+            require_consistency=criteria.require_consistency,
+        ),
+    )

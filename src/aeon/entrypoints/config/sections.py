@@ -1,21 +1,14 @@
-"""The plain sections of the settings schema: run, convergence, prices, otel, log, durable."""
+"""The sections of the settings schema that the kernel reads (RunSettings): run, convergence, prices."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Literal
-
 from pydantic import (
     Field,
-    field_validator,
 )
 
-from aeon.adapters.eventlog.jsonl import KEEP, MAX_RECORD_BYTES, MAX_STRING_BYTES, ROTATE_BYTES
-from aeon.adapters.eventlog.shrink import MIN_CAP
-from aeon.adapters.llm.settings import Section as _Section
-from aeon.adapters.telemetry.defaults import SERVICE_NAME
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
+from aeon.application.settings_section import Section as _Section
 from aeon.domain.evaluation import Severity
 
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
@@ -52,54 +45,3 @@ class PriceSettings(_Section):
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(None, ge=0)
-
-
-class OtelSettings(_Section):
-    """OpenTelemetry traces and the token-usage metric (needs the [otel] extra); off by default."""
-
-    enabled: bool = False
-    exporter: Literal["console", "otlp"] = "console"
-    # OTLP over HTTP: the collector's base URL (…/v1/traces and …/v1/metrics are added); empty: the OTEL_* env vars
-    endpoint: str | None = None
-    service_name: str = SERVICE_NAME
-    capture_content: bool = Field(False, description="put prompt and answer text on the chat spans")
-
-    @field_validator("endpoint", mode="before")
-    @classmethod
-    def _blank_is_unset(cls, v: Any) -> Any:
-        return None if isinstance(v, str) and not v.strip() else v
-
-
-class LogSettings(_Section):
-    path: Path | None = Path(".aeon/runs.jsonl")
-    # Texts of 1 KiB or more are written once per log; a repeat is a marker naming the record that holds the copy.
-    max_string_bytes: int = Field(MAX_STRING_BYTES, ge=MIN_CAP, description="a text's first copy is cut past this")
-    max_record_bytes: int = Field(
-        MAX_RECORD_BYTES, ge=MIN_CAP, description="a record's largest texts are cut past this"
-    )
-    rotate_bytes: int | None = Field(ROTATE_BYTES, ge=MIN_CAP, description="rotate past this; null: never")
-    keep: int = Field(KEEP, ge=1, description="backups kept when rotating: runs.jsonl.1 (newest) … runs.jsonl.N")
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _blank_is_off(cls, v: Any) -> Any:
-        return None if isinstance(v, str) and not v.strip() else v
-
-
-class DurableSettings(_Section):
-    """Durable runs on DBOS: `enabled` (the default) makes `aeon run` durable (false, or --no-durable: not);
-    `database_url` is the system database (empty: SQLite at .aeon/aeon.sqlite; a postgresql:// URL for workers on
-    several hosts);
-    `recover_after_seconds`: how long a batch or worker process may go unheard before a live one takes its runs;
-    `defer_answers_under`: LLM answers that came within these seconds in all (a scripted model, a cache) are written
-    with the run's next written step rather than one by one (0: every answer at once)."""
-
-    enabled: bool = True
-    database_url: str | None = None
-    recover_after_seconds: float = Field(default=60.0, gt=0)
-    defer_answers_under: float = Field(default=0.02, ge=0)
-
-    @field_validator("database_url", mode="before")
-    @classmethod
-    def _blank_is_default(cls, v: Any) -> Any:
-        return None if isinstance(v, str) and not v.strip() else v

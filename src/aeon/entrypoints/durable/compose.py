@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from dependency_injector import providers
 
 import aeon.adapters.durable.workflow  # noqa: F401 — registers the run workflow before any engine launches
 from aeon.adapters.durable.approval import DurableApprover
@@ -29,9 +28,10 @@ from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.application.ports import LLMPort, ToolPort
 from aeon.application.runs import schema_problem
-from aeon.entrypoints.container import Container, build_container, load_settings, opened, provided
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import Container, build_container, opened, provided
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.settings import Settings
 
 
 class ContainerComposer:
@@ -42,6 +42,7 @@ class ContainerComposer:
         self._settings: dict[str, Settings] = {}
         self._tools: dict[str, CompositeTools] = {}
         self._models: dict[str, LLMPort] = {}
+        self._lent: dict[str, Container] = {}
 
     @contextlib.asynccontextmanager
     async def build(
@@ -51,23 +52,20 @@ class ContainerComposer:
         replay-aware; the container's resources open for the run and each closed once after it, however it ends.
         The log is read for what it already holds of the run only when the run turns out to execute again."""
         settings, registry = self.configured(spec.config, spec.overrides)
-        container = build_container(settings, progress=runtime.progress.get(spec.run_id))
-        container.tools.override(providers.Object(registry))
+        container = self._lent.get(spec.run_id) or build_container(settings)
         path = settings.log.path
         count = None
         if path is not None:
             mend_tail(path)
             count = partial(records_written, path, spec.run_id, keep=settings.log.keep)
-        if (shared := self.shared_model(settings, container)) is not None:
-            container.llm.override(providers.Object(shared))  # the process's: not opened, nor closed, with this run
-        async with opened(container):
+        shared = self.shared_model(settings, container)  # the process's: not opened, nor closed, with this run
+        resources = (container.event_log, container.tracer) + ((container.llm,) if shared is None else ())
+        async with opened(container, *resources):
             log = ReplayLog(container.event_log(), count=count)
-            container.event_log.override(providers.Object(log))  # adapters that log (retries, downgrades) use it
             recorder = Recorder(log)
             redactor = container.redactor()
-            model = await provided(container.llm)
+            model = shared if shared is not None else await provided(container.llm)
             defer = settings.durable.defer_answers_under
-            container.llm.override(providers.Object(DurableLLM(model, recorder, redactor=redactor, defer=defer)))
             tools = DurableTools(
                 registry,
                 recorder,
@@ -78,8 +76,6 @@ class ContainerComposer:
                 supplied=supplied,
                 redactor=redactor,
             )
-            container.tools.override(providers.Object(tools))
-            container.checkpoint.override(providers.Object(DurableCheckpoint(recorder, redactor=redactor)))
             approver = DurableApprover(
                 inline=runtime.inline.get(spec.run_id),
                 waiting=partial(runtime.waits, spec.run_id),
@@ -87,9 +83,16 @@ class ContainerComposer:
                 before_wait=recorder.flush,
                 send=runtime.claimed,
             )
-            container.approver.override(providers.Object(approver))
             ids = itertools.count(1)  # the same ids when the run is re-executed: a constructor argument
-            made: Any = container.orchestrator(new_id=lambda: f"{spec.run_id}.{next(ids)}")
+            made: Any = container.orchestrator(  # the durable pieces are the orchestrator's arguments, not overrides
+                llm=DurableLLM(model, recorder, redactor=redactor, defer=defer),
+                tools=tools,
+                checkpoint=DurableCheckpoint(recorder, redactor=redactor),
+                approver=approver,
+                logger=log,
+                progress=runtime.progress.get(spec.run_id),
+                new_id=lambda: f"{spec.run_id}.{next(ids)}",
+            )
             orchestrator = await made if inspect.isawaitable(made) else made
             yield Built(orchestrator=orchestrator, log=log, recorder=recorder)
 
@@ -106,10 +109,13 @@ class ContainerComposer:
             self._models[key] = container.llm_adapter()
         return self._models[key]
 
-    def settle(self, spec: RunSpec, settings: Settings) -> None:
+    def settle(self, spec: RunSpec, settings: Settings, container: Container | None = None) -> None:
         """`settings`, which the command that starts run `spec` here loaded, stand for its recorded config and
-        overrides in this process: they are not loaded a second time."""
+        overrides in this process: they are not loaded a second time; and the command's `container` builds the
+        run (its resources opened and closed by the run; none of its providers changed): one per process."""
         self._settings.setdefault(_settings_key(spec.config, spec.overrides), settings)
+        if container is not None:
+            self._lent[spec.run_id] = container
 
     def configured(self, config: str | None, overrides: dict[str, Any]) -> tuple[Settings, CompositeTools]:
         """The settings of a run's recorded config and overrides (loaded once per process), and its tools."""

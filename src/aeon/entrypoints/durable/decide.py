@@ -92,13 +92,13 @@ def _decide(
     debug: bool,
 ) -> None:
     with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable import ops as ops
+        from aeon.adapters.durable.runs import DbosRuns
         from aeon.entrypoints.durable import compose
 
         settings = _settings(config)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         with compose.engine_for(settings, "resume") as engine, stoppable(stays):
-            outcome = ops.answer(engine, run_id, decision, go_on=not send_only)
+            outcome = DbosRuns(engine).answer(run_id, decision, go_on=not send_only)
             if outcome is None:
                 said = "approved" if decision.approved else "denied"
                 _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")

@@ -21,7 +21,7 @@ from aeon.entrypoints.stdout import exit_now, second_signal_leaves
 from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
-    from aeon.entrypoints.settings import Settings
+    from aeon.entrypoints.config.schema import Settings
 
 
 ConfigOpt = Annotated[
@@ -63,7 +63,7 @@ def _say(message: str) -> None:
 
 
 def _settings(config: Path | None) -> Settings:
-    from aeon.entrypoints.container import load_settings
+    from aeon.entrypoints.config.layers import load_settings
 
     return load_settings(config)
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from aeon.adapters.durable.batch import Tally
     from aeon.adapters.durable.engine import DurableEngine
-    from aeon.entrypoints.settings import Settings
+    from aeon.entrypoints.config.schema import Settings
 
 from aeon.entrypoints.durable.options import ConfigOpt, DebugOpt, _say, _settings, leave_pending, stoppable
 from aeon.entrypoints.failures import (

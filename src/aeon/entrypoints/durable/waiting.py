@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.domain.history import ExecutionHistory
     from aeon.domain.plan import Plan
     from aeon.domain.run_state import RunState
-    from aeon.entrypoints.settings import Settings
+    from aeon.entrypoints.config.schema import Settings
+    from aeon.entrypoints.container import Container
 
 from aeon.entrypoints.durable.options import _say, leave_waiting, stoppable
 
@@ -34,18 +35,21 @@ def run_durable(
     inline: ApproverPort | None = None,
     show_waiting: Callable[[RunResult], None] | None = None,
     tools: CompositeTools | None = None,
+    container: Container | None = None,
 ) -> RunResult:
     """A durable `aeon run` (the default): the run as a DBOS workflow in this process. A crash (or Ctrl-C, SIGTERM,
     SIGKILL) leaves it on the record, where `aeon resume RUN_ID` finishes it. A tool call that needs approval is asked
     about on this terminal (`inline`); with nobody to ask, `show_waiting` shows the run awaiting approval and the
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
-    those the command already started (its MCP servers), lent to the run so that they start once."""
+    those the command already started (its MCP servers), lent to the run so that they start once; `container`: the
+    command's, which builds the run too (one per process)."""
     from aeon.adapters.durable.runs import DbosRuns
     from aeon.entrypoints.durable import compose
 
     encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     spec = compose.spec_for(request, config, overrides, log_path=settings.log.path, plan=encoded)
-    compose.composer().settle(spec, settings)  # loaded once: the run executes here from the command's settings
+    # loaded once, composed once: the run executes here from the command's settings and container
+    compose.composer().settle(spec, settings, container)
     with (
         compose.composer().lent_tools(settings, tools) if tools is not None else nullcontext(),
         compose.engine_for(settings, "run") as engine,
@@ -96,7 +100,7 @@ def waiting_history(state: RunState, settings: Settings) -> ExecutionHistory:
     """The execution history of a run that waits for a decision: its passes so far (the one under way too), its
     statistics, and `result_type` awaiting_approval."""
     from aeon.domain.history import ExecutionHistory, FinalResult, OverallStatistics, RunConfiguration
-    from aeon.entrypoints.container import kernel_settings
+    from aeon.entrypoints.config.schema import kernel_settings
 
     run, spent = kernel_settings(settings), state.budget
     passes = [*state.passes, *([state.current] if state.current is not None else [])]

@@ -15,7 +15,7 @@ from aeon.adapters.durable import status as listing
 from aeon.adapters.durable.batch import batch_of
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.listing import Head, RunHeads
-from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.durable.rows import RunRow, whole_run_seconds
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.redaction import Redactor
 
@@ -48,9 +48,7 @@ class RunSummary:
     def duration(self) -> float | None:
         """Seconds from the run's start (a batch's run: from when it was queued) to its end, every execution and
         every wait for a decision included; the last execution's own time while the system database has no times."""
-        if self.finished and 0 < self.head.created_at <= self.head.updated_at:
-            return (self.head.updated_at - self.head.created_at) / 1000
-        return self.row.duration
+        return whole_run_seconds(self.finished, self.head.created_at, self.head.updated_at, self.row.duration)
 
     @property
     def batch(self) -> str | None:

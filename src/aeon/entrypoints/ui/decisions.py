@@ -1,4 +1,4 @@
-"""Approve and deny from the page: the same operation as `aeon approve` / `aeon deny` (ops.answer, which checks
+"""Approve and deny from the page: the same operation as `aeon approve` / `aeon deny` (DbosRuns.answer, which checks
 edited arguments against the tool's schema and sends nothing when they do not fit); then the run goes on in this
 process, in the background, unless a live process holds it, and the page follows it."""
 
@@ -8,8 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from aeon.adapters.durable import ops
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.runs import DbosRuns
 from aeon.application.errors import InputError
 from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, Verdict
@@ -27,9 +27,13 @@ class Decisions:
     failures: dict[str, str] = field(default_factory=dict)
     sent: dict[str, str] = field(default_factory=dict)  # run id -> the request key decided here last
 
+    @property
+    def runs(self) -> DbosRuns:
+        return DbosRuns(self.engine)
+
     def approve(self, run_id: str, *, by: str, args_text: str | None) -> None:
         """Approve the call run `run_id` waits on, with the arguments as asked, or edited (`args_text`, JSON)."""
-        pending = ops.pending_approval(self.engine, run_id)
+        pending = self.runs.pending(run_id)
         args = edited_args(args_text, EDITED) if args_text is not None and args_text.strip() else None
         if args == pending.request.args:
             args = None  # shown unchanged: approved as asked
@@ -49,13 +53,13 @@ class Decisions:
             args = edited_args(args_text, EDITED)
         except InputError as exc:
             return [str(exc)]
-        pending = ops.pending_approval(self.engine, run_id)
-        problem = schema_problem(ops.tools_of(self.engine, run_id), pending.request.tool, args or {})
+        pending = self.runs.pending(run_id)
+        problem = schema_problem(self.runs.tools(run_id), pending.request.tool, args or {})
         return [problem] if problem else []
 
     def _decide(self, run_id: str, decision: ApprovalDecision) -> None:
-        key = ops.pending_approval(self.engine, run_id).request.key
-        ops.answer(self.engine, run_id, decision, go_on=False, edited=EDITED)
+        key = self.runs.pending(run_id).request.key
+        self.runs.answer(run_id, decision, go_on=False, edited=EDITED)
         self.sent[run_id] = key
         thread = threading.Thread(target=self._carry_on, args=(run_id,), name=f"aeon-ui-{run_id}", daemon=True)
         self.going_on[run_id] = thread
@@ -63,7 +67,7 @@ class Decisions:
 
     def _carry_on(self, run_id: str) -> None:
         try:
-            ops.carry_on(self.engine, run_id)
+            self.runs.carry_on(run_id)
         except Exception as exc:  # shown on the run's page; the run stays on the record for aeon resume
             self.failures[run_id] = f"{type(exc).__name__}: {exc}"
 

@@ -24,7 +24,7 @@ from aeon.application.views.timeline import Timeline, build
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.settings import Settings
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.ui import passes
 from aeon.entrypoints.ui.catalog import RunSummary, summary_of
 
@@ -131,7 +131,7 @@ class Runs:
             return None
         key = msgspec.json.encode([spec.config, spec.overrides]).decode()
         if key not in self._settings:
-            from aeon.entrypoints.container import load_settings
+            from aeon.entrypoints.config.layers import load_settings
 
             try:
                 self._settings[key] = load_settings(Path(spec.config) if spec.config else None, spec.overrides)

@@ -16,10 +16,10 @@ from aeon.adapters.durable.engine import DEFAULT_DATABASE, redacted
 from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.errors import InputError
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.durable import compose
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
-from aeon.entrypoints.settings import Settings
 from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
@@ -75,7 +75,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
-    from aeon.entrypoints.container import load_settings
+    from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.secrets import redactor_for
     from aeon.entrypoints.ui.app import create_app
     from aeon.entrypoints.ui.guard import is_loopback, loopback_hosts

@@ -1,7 +1,10 @@
-"""The `tools:` section of the settings schema: Python tool modules and MCP tool servers."""
+"""The `tools:` section of the settings schema (Python tool modules and MCP tool servers), and the tools built from
+it: `build_tools` (the registry) and `open_tools` (the run's ToolPort, MCP servers started)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -12,17 +15,19 @@ from pydantic import (
     model_validator,
 )
 
-from aeon.adapters.llm.settings import Section as _Section
-from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT
+from aeon.adapters.tools.builtin import register_builtins
+from aeon.adapters.tools.composite import CompositeTools
+from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
+from aeon.adapters.tools.mcp import McpServerConfig, McpTools, ToolFlags
 from aeon.adapters.tools.mcp.config import DEFAULT_START_TIMEOUT
-from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
-from aeon.application.kernel.run import RunSettings
-from aeon.domain.tools import OutputCheck
+from aeon.adapters.tools.registry import DEFAULT_TIMEOUT, ToolRegistry
+from aeon.application.redaction import Redactor
+from aeon.application.settings_section import Section as _Section
+from aeon.domain.tools import OUTPUT_CHECK, OutputCheck
 
 # Aeon's tool-name rule (adapters/tools/registry.py), for MCP server names and tool name prefixes
 NAME_RULE = r"^[A-Za-z0-9_-]{1,64}$"
 PREFIX_RULE = r"^[A-Za-z0-9_-]{0,63}$"
-_RUN = RunSettings()
 
 
 class McpToolFlags(_Section):
@@ -91,7 +96,7 @@ class ToolsSettings(_Section):
     # tool name → whether each of its calls needs a person's approval (over what the tool itself says)
     approval: dict[str, bool] = Field(default_factory=dict)
     # an output that does not match its Python tool's return annotation: warn (keep it, say so), fail (the step), off
-    output_check: OutputCheck = _RUN.output_check
+    output_check: OutputCheck = OUTPUT_CHECK
     # MCP tool servers whose tools join the registry's (README "MCP tool servers")
     mcp: list[McpServerSettings] = Field(default_factory=list)
 
@@ -111,3 +116,65 @@ def _has_userinfo(url: str) -> bool:
     except ValueError:  # not a URL httpx would take either: its own error says so
         return False
     return parts.username is not None or parts.password is not None
+
+
+def build_tools(tools: ToolsSettings, *, search: Sequence[Path] = (), max_seconds: float | None = None) -> ToolRegistry:
+    """The registry: built-ins, then the tools of each module, each import bounded by tools.import_timeout and by
+    run.max_seconds (importing is part of what the run's time cap promises to bound)."""
+    registry = ToolRegistry(timeout=tools.timeout)
+    if tools.builtins:
+        register_builtins(registry)
+    bound = min(tools.import_timeout, max_seconds) if max_seconds is not None else tools.import_timeout
+    load_tool_modules(registry, tools.modules, search=search, import_timeout=bound)
+    return registry
+
+
+def open_tools(
+    registry: ToolRegistry,
+    tools: ToolsSettings,
+    redactor: Redactor,
+    *,
+    max_seconds: float | None = None,
+    status: Callable[[str], None] | None = None,
+) -> Iterator[CompositeTools]:
+    """The run's ToolPort: the registry's tools, then the tools of each MCP server of tools.mcp, which start here —
+    when the tools are first needed, so `aeon --version` starts nothing — and stop when the container shuts down,
+    or at interpreter exit for a container nobody shuts down (one that is only dropped leaves them running for
+    whoever holds its tools). A server that cannot start is a ConfigurationError naming it; `status` hears which
+    server tools were skipped and why."""
+    servers = McpTools([mcp_server(s) for s in tools.mcp], timeout=tools.timeout, redactor=redactor, warn=status)
+    try:
+        servers.start(start_limit=max_seconds)
+        composite = CompositeTools(registry, servers)
+        for name, needed in tools.approval.items():  # Python and MCP tools alike, over what each said
+            composite.require_approval(name, needed)
+    except BaseException:
+        servers.close()
+        raise
+    try:
+        yield composite
+    except GeneratorExit:  # collected, not shut down: the tools may still be in use (run_scope's orchestrator)
+        return
+    servers.close()
+
+
+def mcp_server(server: McpServerSettings) -> McpServerConfig:
+    """One tools.mcp entry as the adapter's config, field by field; secrets opened here, for the server only."""
+    return McpServerConfig(
+        name=server.name,
+        command=server.command,
+        args=tuple(server.args),
+        env={k: v.get_secret_value() for k, v in server.env.items() if v is not None},
+        url=server.url,
+        headers={k: v.get_secret_value() for k, v in server.headers.items() if v is not None},
+        include=tuple(server.include) if server.include is not None else None,
+        exclude=tuple(server.exclude),
+        prefix=server.prefix,
+        timeout=server.timeout,
+        start_timeout=server.start_timeout,
+        flags=ToolFlags(requires_approval=server.requires_approval, idempotent=server.idempotent),
+        overrides={
+            name: ToolFlags(requires_approval=f.requires_approval, idempotent=f.idempotent)
+            for name, f in server.overrides.items()
+        },
+    )
