@@ -65,7 +65,7 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
         "tracing",
     ]
     rooms = sorted(p.name for p in application.iterdir() if (p / "__init__.py").is_file())
-    assert rooms == ["judges", "kernel", "llm", "plans"]
+    assert rooms == ["judges", "kernel", "llm", "plans", "views"]
     durable = ROOT / "src" / "aeon" / "entrypoints"
     assert not list(durable.glob("durable_*.py")) and (durable / "durable" / "__init__.py").is_file()
 

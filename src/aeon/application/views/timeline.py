@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from aeon.application.views import labels
 from aeon.domain.audit_log import ReadRecord, as_plain
 from aeon.domain.log_llm import (
     LLMCallNotSentRecord,
@@ -35,7 +36,6 @@ from aeon.domain.log_run import (
     TtlExpiredRecord,
     WarningRecord,
 )
-from aeon.entrypoints.ui import labels
 
 # Steps of a subplan take their parent's id and a number (s2 → s2.1, s2.2).
 _SUBPLAN = "SUBPLAN_CREATE"

@@ -1,0 +1,1 @@
+"""Read-side views: typed audit-log records and run histories turned into view models (no I/O)."""
