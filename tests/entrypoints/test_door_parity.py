@@ -256,11 +256,7 @@ def test_the_in_process_cli_refuses_in_one_line_before_the_run_starts(reference_
     assert log.said == tools.said == [] and tools.records == []
 
 
-REFUSAL_KNOWN: dict[tuple[str, str], str] = {
-    ("log", "run"): "the durable `aeon run` says 'aeon: durable run ID (after a crash: aeon resume ID)' on stderr "
-    "(entrypoints/durable/cli.py, before ops.start opens the log inside the workflow) and only then refuses the "
-    "unwritable log, though no such run is recorded; --no-durable checks the log first and says nothing else",
-}
+REFUSAL_KNOWN: dict[tuple[str, str], str] = {}
 REFUSAL_CASES = [_known(r, d, why=REFUSAL_KNOWN.get((r, d))) for r in ("log", "tools") for d in OTHERS]
 
 

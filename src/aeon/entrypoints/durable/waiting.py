@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.domain.approval import Pending
     from aeon.domain.history import ExecutionHistory
     from aeon.domain.plan import Plan
+    from aeon.domain.progress import ProgressEvent
     from aeon.domain.run_state import RunState
     from aeon.entrypoints.config.schema import Settings
     from aeon.entrypoints.container import Container
@@ -55,14 +56,13 @@ def run_durable(
         compose.engine_for(settings, "run") as engine,
         stoppable(f"run {spec.run_id} is on the record; finish it with: aeon resume {spec.run_id}"),
     ):
-        _say(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")  # also with -q: it is needed
         outcome = DbosRuns(engine).start(
             spec.run_id,
             spec.request,
             plan=spec.plan,
             config=spec.config,
             overrides=spec.overrides,
-            progress=progress,
+            progress=_Announcing(spec.run_id, progress),
             approver=inline,
             leave_when_waiting=show_waiting is not None,
         )
@@ -153,3 +153,18 @@ def recorded_awaiting(
     found = engine.client.list_workflows(workflow_ids=[run_id], load_output=False)
     request = msgspec.json.decode(found[0].input["args"][0], type=RunSpec).request if found else ""
     return awaiting_result(run_id, request, pending, state, settings)
+
+
+class _Announcing:
+    """The run's progress, which first says the run's id (also with -q: it is needed after a crash) — once the run
+    has begun, so that a run refused at its start (an unwritable log) says only why, as every other door does."""
+
+    def __init__(self, run_id: str, inner: ProgressPort | None) -> None:
+        self._run_id, self._inner, self._said = run_id, inner, False
+
+    def update(self, event: ProgressEvent) -> None:
+        if not self._said:
+            self._said = True
+            _say(f"durable run {self._run_id} (after a crash: aeon resume {self._run_id})")
+        if self._inner is not None:
+            self._inner.update(event)
