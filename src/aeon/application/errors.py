@@ -26,6 +26,7 @@ AeonError (domain.errors)
     ├── EventLogUnavailable           the event log cannot be opened or its first record written (nothing spent yet)
     ├── SystemDatabaseUnavailable     the durable runs' system database cannot be opened or set up (nothing spent yet)
     ├── ApprovalExpired               no decision on a tool call came within run.approval_timeout
+    ├── PolicyRefused (policy.py)     a call the policy needs consent for, with nobody to ask: not retried
     ├── InputError                    a user-supplied plan, script or request that cannot be used
     │   └── AlreadyDecided            a decision on a tool call that was decided before (by whom, when): nothing sent
     ├── ConfigurationError            a config file missing, unreadable or off the schema (the message names the key
@@ -255,8 +256,8 @@ class EventLogUnavailable(ApplicationError):
 
 
 class SystemDatabaseUnavailable(ApplicationError):
-    """The system database of durable runs cannot be opened or set up (a folder that cannot be written, a full
-    disk, a Postgres that cannot be reached): nothing has run yet."""
+    """The durable runs' system database cannot be opened or set up (an unwritable folder, a full disk, a Postgres
+    out of reach): nothing has run yet."""
 
     code = "AEON.DURABLE.DATABASE"
 
@@ -268,8 +269,7 @@ class InputError(ApplicationError):
 
 
 class AlreadyDecided(InputError):
-    """A second decision on a tool call's approval (or the loser of two at once): the first one stands, nothing was
-    sent; the message says what was decided, by whom and when."""
+    """A second decision on a tool call (or the loser of two at once): the first stands; says what, by whom, when."""
 
     code = "AEON.APPROVAL.DECIDED"
 
@@ -282,7 +282,7 @@ class ConfigurationError(ApplicationError):
 
 
 class UsageError(ApplicationError):
-    """The Python API called where or how it cannot work: aeon.run inside a running event loop, an unknown keyword."""
+    """The Python API called where or how it cannot work: aeon.run in a running event loop, an unknown keyword."""
 
     code = "AEON.USAGE"  # the code the CLI gives bad usage too
 

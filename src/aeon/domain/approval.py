@@ -31,6 +31,8 @@ class ApprovalRequest(msgspec.Struct, frozen=True, kw_only=True):
     tool: str
     args: dict[str, Any]
     pass_number: int
+    reason: str | None = None  # why the policy asks (None: the tool or the step asks for approval of every call)
+    provenance: tuple[str, ...] = ()  # the outputs the step or its arguments came from (policy requests)
 
 
 class ApprovalDecision(msgspec.Struct, frozen=True, kw_only=True):

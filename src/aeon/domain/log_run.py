@@ -83,12 +83,14 @@ class ProfileClampedRecord(LogRecord, tag="profile_clamped", kw_only=True):
     profile_version: int
 
 
-class ApprovalRequestedRecord(LogRecord, tag="approval_requested", kw_only=True):
+class ApprovalRequestedRecord(LogRecord, tag="approval_requested", kw_only=True, omit_defaults=True):
     key: str
     step_id: str
     tool: str
     args: dict[str, Any]
     pass_number: int
+    reason: str | None = None  # why the capability policy asks (absent: the tool or step asks for every call)
+    provenance: list[str] = msgspec.field(default_factory=list)  # the outputs the step or its arguments came from
 
 
 class ApprovalDecidedRecord(LogRecord, tag="approval_decided", kw_only=True):

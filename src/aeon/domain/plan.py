@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.errors import IllegalTransition, PlanIntegrityError
+from aeon.domain.provenance import TRUSTED, Label
 
 
 class StepStatus(enum.StrEnum):
@@ -95,6 +96,8 @@ class PlanStep(msgspec.Struct, kw_only=True):
     mode: ExecutionMode | None = None
     blocked_by: list[str] = msgspec.field(default_factory=list)  # dependencies that held the step back (invalid)
     requires_approval: bool = False  # a person approves this step's tool call first (a hand-written plan says so)
+    origin: Label = TRUSTED  # who wrote the step and its literal args: untrusted when their prompt held untrusted data
+    output_label: Label = TRUSTED  # the provenance of step_output
 
     def block(self, waiting: list[str]) -> None:
         """Hold the step back until `waiting` are complete: invalid, with the reason as its only error."""

@@ -25,12 +25,14 @@ import msgspec
 from aeon.domain.errors import PlanIntegrityError
 from aeon.domain.evaluation import ValidationIssue
 from aeon.domain.plan import Plan, PlanStep, StepStatus, step_id_problem
+from aeon.domain.provenance import TRUSTED
 
 MAX_DEPTH = 5
 
 _REFINABLE = frozenset({StepStatus.PENDING, StepStatus.INVALID})
 # Fields the planner authors; the rest are either identity (step_id), position (reindex) or execution results.
-_PLANNED = ("description", "tool", "agent", "args", "dependencies", "provides", "incoming_context", "handoff_to_next")
+_PLANNED: tuple[str, ...] = ("description", "tool", "agent", "args", "dependencies", "provides", "incoming_context")
+_PLANNED += ("handoff_to_next", "origin")  # origin: the label of who wrote it (a refinement sets it)
 
 
 class RefinementActionType(enum.StrEnum):
@@ -276,10 +278,8 @@ def _fresh(step: PlanStep, step_id: str) -> PlanStep:
 
 
 def _clear_execution(step: PlanStep) -> None:
-    step.errors = []
-    step.step_output = None
-    step.clarity_state = None
-    step.mode = None
+    step.errors, step.step_output, step.clarity_state, step.mode = [], None, None, None
+    step.output_label = TRUSTED
 
 
 def _contradicted(plan: Plan, action: RefinementAction) -> list[str]:

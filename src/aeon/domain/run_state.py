@@ -14,8 +14,9 @@ from aeon.domain.evaluation import ConvergenceAssessment, SemanticValidationRepo
 from aeon.domain.history import ExecutionPass, PassUsage, PhaseTiming
 from aeon.domain.ledger import CallEntry, Ledger
 from aeon.domain.phases import Stage
-from aeon.domain.plan import Plan
+from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
+from aeon.domain.provenance import TRUSTED, Label
 from aeon.domain.records import Counters, SupervisorAction, ToolCall
 
 
@@ -62,6 +63,8 @@ class RunState(msgspec.Struct, kw_only=True):
     supervisor_actions: list[SupervisorAction] = msgspec.field(default_factory=list)
     memory: dict[str, Any] = msgspec.field(default_factory=dict)
     approvals: list[ApprovalRecord] = msgspec.field(default_factory=list)  # every decision on a call, in order
+    seen: Label = TRUSTED  # the join of every step output's label so far: what a prompt holding them all is
+    labels: dict[str, Label] = msgspec.field(default_factory=dict)  # memory key → its writer's label (untrusted only)
 
     @property
     def profile(self) -> TaskProfile | None:
@@ -127,6 +130,16 @@ class RunState(msgspec.Struct, kw_only=True):
     def approval_decided(self, record: ApprovalRecord) -> None:
         """A person decided on a tool call (a denied one is not to be planned again)."""
         self.approvals.append(record)
+
+    def labelled(self, step: PlanStep, key: str) -> None:
+        """`step`'s output (written to memory under `key`) is known: its label joins what the run has seen."""
+        label = step.output_label
+        if label is not TRUSTED:
+            self.seen = self.seen.join(label)
+        if not label.trusted:
+            self.labels[key] = label
+        else:
+            self.labels.pop(key, None)
 
     def tool_failed(self) -> None:
         self.counters.tool_errors += 1

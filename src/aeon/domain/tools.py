@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from aeon.domain.provenance import Effect
+
 # What a tool's output failing its output schema derived from a Python return annotation does (tools.output_check):
 # `warn` keeps the output and says so, `fail` fails the step, `off` does not check. A declared schema is always checked.
 OutputCheck = Literal["warn", "fail", "off"]
@@ -31,6 +33,11 @@ class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
     # output_schema was derived from a Python return annotation, not declared (an MCP outputSchema, @tool(output_schema=
     # ...)): an output that does not match it is the annotation's fault, handled as tools.output_check says
     output_inferred: bool = False
+    # what a call does (none/read: any step may call it with any arguments; write/external/None: consequential)
+    effect: Effect | None = None
+    # whether its output is trusted data: None = undeclared, decided by where it comes from (a Python tool registered
+    # by the program: trusted; a tools module's: not; an MCP server's: as config tools.mcp/policy.servers says)
+    trusted_output: bool | None = None
 
 
 class Conversion(msgspec.Struct, frozen=True, kw_only=True):

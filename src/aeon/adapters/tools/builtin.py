@@ -11,7 +11,7 @@ from aeon.adapters.tools.registry import ToolRegistry
 from aeon.domain.tools import ToolSpec
 
 
-@tool(example={"text": "hello"}, inline=True, pure=True)
+@tool(example={"text": "hello"}, inline=True, pure=True, effect="none", trusted=True)
 def echo(text: str) -> str:
     """Return the given text unchanged.
 

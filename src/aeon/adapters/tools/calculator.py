@@ -39,7 +39,8 @@ _SYMBOLS: dict[type[ast.AST], str] = {
 }
 
 
-@tool(example={"expression": "5 + 10"}, inline=True, pure=True)  # bounded work: length, depth, exponent caps
+# bounded work: length, depth, exponent caps; it computes, reads and writes nothing, and its answer is trusted data
+@tool(example={"expression": "5 + 10"}, inline=True, pure=True, effect="none", trusted=True)
 def calculator(expression: str) -> float:
     """Evaluate an arithmetic expression: numbers, + - * / // % **, unary minus and parentheses.
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 
 from aeon.application.errors import ToolRegistrationError
+from aeon.domain.provenance import Effect
 from aeon.domain.tools import ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -46,6 +47,8 @@ class ToolOptions:
     `requires_approval`: a person approves every call, with its exact arguments, before it runs.
     `output_schema`: the JSON schema every output must match, declared: a mismatch fails the step. Without it, the
     schema is derived from the return annotation, and a mismatch is handled as tools.output_check says (a warning).
+    `effect`: what a call does (none, read, write, external; undeclared counts as consequential); `trusted`: whether
+    its output is trusted data (undeclared: trusted when the program registers it, untrusted from a tools module).
     """
 
     name: str | None = None
@@ -56,6 +59,8 @@ class ToolOptions:
     pure: bool = False
     requires_approval: bool = False
     output_schema: Mapping[str, Any] | None = None
+    effect: Effect | None = None
+    trusted: bool | None = None
 
 
 @overload
@@ -73,6 +78,8 @@ def tool(
     pure: bool = False,
     requires_approval: bool = False,
     output_schema: Mapping[str, Any] | None = None,
+    effect: Effect | str | None = None,
+    trusted: bool | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -88,6 +95,8 @@ def tool(
     pure: bool = False,
     requires_approval: bool = False,
     output_schema: Mapping[str, Any] | None = None,
+    effect: Effect | str | None = None,
+    trusted: bool | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a tool; use as `@tool` or `@tool(name=..., example={...}, timeout=..., pure=True)`.
 
@@ -103,6 +112,9 @@ def tool(
 
     if timeout is not None and timeout <= 0:
         raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: timeout must be positive")
+    if effect is not None and effect not in Effect._value2member_map_:
+        known = ", ".join(Effect)
+        raise ToolRegistrationError(f"tool {name or getattr(fn, '__name__', '?')!r}: effect {effect!r} is not {known}")
     options = ToolOptions(
         name=name,
         example=example,
@@ -112,6 +124,8 @@ def tool(
         pure=pure,
         requires_approval=requires_approval,
         output_schema=output_schema,
+        effect=None if effect is None else Effect(effect),
+        trusted=trusted,
     )
 
     def decorate(func: F) -> F:
@@ -213,6 +227,8 @@ def build_definition(fn: Callable[..., Any], options: ToolOptions | None = None)
         pure=options.pure,
         requires_approval=options.requires_approval,
         output_inferred=options.output_schema is None,
+        effect=options.effect,
+        trusted_output=options.trusted,
     )
     return ToolDefinition(spec=spec, fn=fn, args_model=args_model, options=options)
 

@@ -37,13 +37,14 @@ def load_tool_modules(
     package re-exporting a submodule's tools) is registered once. Raises ToolRegistrationError when a module cannot
     be found or imported, defines no tool, or a tool is invalid or clashes with one already registered.
     A module's top level is the user's code, run with the user's rights: it may not end the process, print on
-    stdout or take longer than `import_timeout` seconds to import.
+    stdout or take longer than `import_timeout` seconds to import. Their outputs are untrusted data unless a tool
+    says `@tool(trusted=True)`.
     """
     seen: set[int] = set()
     loaded: list[ToolSpec] = []
     for entry in modules:
         loaded.extend(_register_module(registry, _import(entry, search, import_timeout), entry, seen))
-    return loaded
+    return [registry.distrust_undeclared(spec.name) for spec in loaded]  # a module's tools read the outside world
 
 
 def register_tools(

@@ -93,6 +93,13 @@ class ToolRegistry:
             raise ToolRegistrationError(f"tools.approval names tool {name!r}, which is not registered (tools: {known})")
         self._specs[name] = msgspec.structs.replace(spec, requires_approval=needed)
 
+    def distrust_undeclared(self, name: str) -> ToolSpec:
+        """Tool `name`'s output is untrusted data unless the tool declared otherwise (`@tool(trusted=...)`)."""
+        spec = self._specs[name]
+        if spec.trusted_output is None:
+            spec = self._specs[name] = msgspec.structs.replace(spec, trusted_output=False)
+        return spec
+
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)
 

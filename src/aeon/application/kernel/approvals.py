@@ -1,36 +1,95 @@
 """Approval of tool calls: before a call that needs it, a person sees the step, the tool and its exact arguments
-and approves (as is, or with edited arguments, checked against the tool's schema again) or denies it."""
+and approves (as is, or with edited arguments, checked against the tool's schema again) or denies it. A call needs
+it when the tool or the step says so, or when the capability policy asks (application/policy.py): then the request
+shows why and which outputs the step came from, and with nobody to ask the call is refused (PolicyRefused)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from aeon.application.errors import ApprovalExpired
 from aeon.application.llm.calling import ToolTurn
+from aeon.application.plans.references import ReferenceFailed, has_references, resolve
 from aeon.application.plans.validation import ToolResolver
+from aeon.application.policy import NeedsApproval, Policy, PolicyRefused, decide
 from aeon.application.ports import ApproverPort
 from aeon.domain.approval import ApprovalDecision, ApprovalRecord, ApprovalRequest, Verdict
 from aeon.domain.log_run import ApprovalDecidedRecord, ApprovalRequestedRecord
-from aeon.domain.plan import PlanStep
+from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.progress import ApprovalDecided, ApprovalRequested
+from aeon.domain.provenance import Label
 from aeon.domain.tools import ToolSpec
 
 NOBODY = "no approver"  # who denies a call when nobody can be asked (no terminal, no durable run, no callback)
 
 
+class Admitted(msgspec.Struct, frozen=True, kw_only=True):
+    """What may be called: `args` (references resolved, an approver's edits applied), or why not: `problem` (a
+    reference that cannot be resolved, resolved arguments that do not fit) or `denied` (a person's decision)."""
+
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+    problem: str | None = None
+    denied: ApprovalDecision | None = None
+
+
 class Approvals:
     """Asks the approver about each call that needs it and records the request and the decision."""
 
-    def __init__(self, approver: ApproverPort | None, run: ToolTurn, resolver: ToolResolver, *, timeout: float) -> None:
+    def __init__(
+        self,
+        approver: ApproverPort | None,
+        run: ToolTurn,
+        resolver: ToolResolver,
+        *,
+        timeout: float,
+        policy: Policy | None = None,
+    ) -> None:
         self._approver, self._run, self._resolver, self._timeout = approver, run, resolver, timeout
+        self._policy = policy or Policy()
+
+    def output_label(self, spec: ToolSpec | None, step: PlanStep) -> Label:
+        """The label of what `step`'s tool returned: the tool's (as the policy reads it)."""
+        return self._policy.output_label(spec) if spec is not None else Label.of(f"tool:{step.tool}", trusted=False)
 
     @staticmethod
     def needed(step: PlanStep, spec: ToolSpec | None) -> bool:
         return step.requires_approval or (spec is not None and spec.requires_approval)
 
-    async def ask(self, step: PlanStep) -> ApprovalDecision:
-        """The decision on `step`'s call (edited arguments already checked); raises ApprovalExpired when none came
-        within run.approval_timeout, and the run's own expiry when its time ran out first."""
+    async def admit(self, plan: Plan, step: PlanStep, spec: ToolSpec | None) -> Admitted:
+        """The call `step` may make now: its references resolved and checked, the policy's verdict on it, and a
+        person's decision when the tool, the step or the policy asks for one. Raises PolicyRefused when the policy
+        needs consent and nobody can be asked."""
+        args, labels = step.args, dict[str, Label]()
+        if has_references(step.args):
+            try:
+                args, labels = resolve(plan, step)
+            except ReferenceFailed as exc:
+                return Admitted(problem=str(exc))
+            resolved = PlanStep(step_id=step.step_id, description=step.description, tool=step.tool, args=args)
+            if problems := self._resolver.check(resolved).problems:
+                return Admitted(problem=f"once its references are resolved: {'; '.join(problems)}")
+        verdict = decide(step, spec, labels, self._policy) if spec is not None else None
+        asks = verdict if isinstance(verdict, NeedsApproval) else None
+        if asks is not None and self._approver is None:
+            chain = f" (from {', '.join(asks.chain)})" if asks.chain else ""
+            raise PolicyRefused(f"{asks.reason}{chain}; nobody can be asked to approve it")
+        if asks is None and not Approvals.needed(step, spec):
+            return Admitted(args=args)
+        decision = await self.ask(step, args, asks)
+        if not decision.approved:
+            return Admitted(denied=decision)
+        if decision.args is not None:
+            step.args = args = dict(decision.args)
+        return Admitted(args=dict(args))
+
+    async def ask(
+        self, step: PlanStep, args: dict[str, Any] | None = None, asks: NeedsApproval | None = None
+    ) -> ApprovalDecision:
+        """The decision on `step`'s call with `args` (its own by default; edited arguments already checked); raises
+        ApprovalExpired when none came within run.approval_timeout, and the run's own expiry when its time ran out
+        first."""
         assert step.tool is not None
         run, state = self._run, self._run.state
         request = ApprovalRequest(
@@ -39,8 +98,10 @@ class Approvals:
             step_id=step.step_id,
             description=step.description,
             tool=step.tool,
-            args=dict(step.args),
+            args=dict(step.args if args is None else args),
             pass_number=state.pass_number,
+            reason=asks.reason if asks is not None else None,
+            provenance=asks.chain if asks is not None else (),
         )
         run.record.log(_requested(request))
         run.record.notify(ApprovalRequested(request=request))
@@ -95,4 +156,6 @@ def _requested(request: ApprovalRequest) -> ApprovalRequestedRecord:
         tool=request.tool,
         args=request.args,
         pass_number=request.pass_number,
+        reason=request.reason,
+        provenance=list(request.provenance),
     )

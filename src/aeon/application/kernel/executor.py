@@ -18,6 +18,7 @@ from aeon.application.plans.validation import ToolCheck, ToolResolver
 from aeon.application.ports import MemoryPort, ToolPort
 from aeon.application.schemas import as_text
 from aeon.application.tracing import tool_attributes, tool_outcome
+from aeon.domain.approval import ApprovalDecision
 from aeon.domain.llm import Message
 from aeon.domain.log_pass import FallbackRecord, MemoryErrorRecord
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
@@ -88,7 +89,7 @@ class Executor:
         self._record.notify(started)
         step = await self._choose_mode(plan, step, check or self._resolver.check(step))
         if step.mode in (ExecutionMode.TOOL, ExecutionMode.REPAIRED):
-            await self._run_tool(step)
+            await self._run_tool(plan, step)
         else:
             await self._run_llm(plan, step)
         await self._remember(step)
@@ -131,23 +132,19 @@ class Executor:
         self._record.log(FallbackRecord(step_id=step.step_id, reason="; ".join(step.errors)))
         return step
 
-    async def _run_tool(self, step: PlanStep) -> None:
+    async def _run_tool(self, plan: Plan, step: PlanStep) -> None:
         assert step.tool is not None
         spec = self._tools.get(step.tool)
-        if Approvals.needed(step, spec):
-            decision = await self._approvals.ask(step)
-            if not decision.approved:
-                step.mode = ExecutionMode.DENIED
-                step.errors.append(f"denied by {decision.by}: {decision.reason or 'no reason given'}")
-                self._record.error(f"step {step.step_id}: tool {step.tool!r} call denied by {decision.by}")
-                step.transition(StepStatus.FAILED)
-                return
-            if decision.args is not None:
-                step.args = dict(decision.args)
+        admitted = await self._approvals.admit(plan, step, spec)
+        if admitted.denied is not None or admitted.problem is not None:
+            self._not_called(step, admitted.denied, admitted.problem)
+            return
+        args = admitted.args
+        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(args))
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         with self._run.tracer.span(f"execute_tool {step.tool}", tool_attributes(self._run.tracer, step)) as span:
             try:
-                result = await self._tools.invoke(step.tool, step.args, time_left=self._run.remaining_seconds())
+                result = await self._tools.invoke(step.tool, args, time_left=self._run.remaining_seconds())
                 output, error = result.output, result.error
             except ToolNotFound as exc:  # unregistered while running: reported like any tool failure
                 result, output, error = None, None, str(exc)
@@ -168,7 +165,7 @@ class Executor:
         call.notes, step.notes = notes, list(notes)
         self._record.tool_call(call)
         if error is None:
-            step.step_output = output
+            step.step_output, step.output_label = output, self._approvals.output_label(spec, step)
             step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:
@@ -178,6 +175,17 @@ class Executor:
             step.transition(StepStatus.FAILED)
         if result is not None and result.cut_at_time_left:  # the run's time ran out, not the tool's: the run ends
             raise self._run.out_of_time(f"during tool {step.tool!r} of step {step.step_id}")
+
+    def _not_called(self, step: PlanStep, denied: ApprovalDecision | None, problem: str | None) -> None:
+        """The call was denied by a person, or its references could not give it arguments that fit: the step fails."""
+        if denied is not None:
+            step.mode = ExecutionMode.DENIED
+            step.errors.append(f"denied by {denied.by}: {denied.reason or 'no reason given'}")
+            self._record.error(f"step {step.step_id}: tool {step.tool!r} call denied by {denied.by}")
+        else:
+            step.errors.append(f"tool {step.tool!r} not called: {problem}")
+            self._record.error(f"step {step.step_id}: tool {step.tool!r} not called: {problem}")
+        step.transition(StepStatus.FAILED)
 
     async def _run_llm(self, plan: Plan, step: PlanStep) -> None:
         """LLM reasoning (agent: llm) and fallback: the step description is the prompt, with memory context.
@@ -197,6 +205,7 @@ class Executor:
         parsed = parse_json(completion.text)
         obj = parsed.value if parsed and isinstance(parsed.value, dict) and "answer" in parsed.value else None
         step.step_output = str(obj["answer"]).strip() if obj else completion.text.strip()
+        step.output_label = self._run.state.seen.join(step.origin)  # its prompt held every earlier output
         clarity = str(obj.get("clarity_state", "")).upper() if obj else ""
         step.clarity_state = ClarityState(clarity) if clarity in ClarityState.__members__ else ClarityState.CLEAR
         step.handoff_to_next = str(obj.get("handoff_to_next") or "") if obj else ""
@@ -216,6 +225,7 @@ class Executor:
         return {k.removeprefix(MEMORY_PREFIX): as_text(v) for k, v in entries.items()}
 
     async def _remember(self, step: PlanStep) -> None:
+        self._run.state.labelled(step, f"{MEMORY_PREFIX}{step.step_id}")
         value: dict[str, Any] = {"status": step.status.value, "output": step.step_output}
         if step.status is StepStatus.FAILED:
             value["errors"] = list(step.errors)

@@ -8,6 +8,7 @@ import msgspec
 
 from aeon.application.errors import BudgetExhausted
 from aeon.application.llm.guard import ContextGuard
+from aeon.application.policy import Policy
 from aeon.application.ports import ClockPort, LoggerPort, ProgressPort, TracerPort
 from aeon.application.recorder import Recorder
 from aeon.application.redaction import NO_SECRETS, Redactor
@@ -41,6 +42,7 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     prices: dict[str, ModelPrice] = msgspec.field(default_factory=dict)  # model → USD per million tokens
     approval_timeout: float = 86400.0  # seconds a tool call waits for a person's decision before the run ends
     output_check: OutputCheck = OUTPUT_CHECK  # an output not matching its tool's return annotation: warn, fail or off
+    policy: Policy = Policy()  # what may flow into which tool call (config policy:)
 
     def limits(self) -> BudgetLimits:
         return BudgetLimits(

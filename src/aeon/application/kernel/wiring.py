@@ -92,7 +92,7 @@ def wire(
     budget = _prompt_budget(run, llm, settings, prefix)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)
-    approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout)
+    approvals = Approvals(approver, run, resolver, timeout=settings.approval_timeout, policy=settings.policy)
     executor = Executor(
         tools=tools,
         resolver=resolver,

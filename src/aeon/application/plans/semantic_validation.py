@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aeon.application.errors import missing_field
+from aeon.application.plans.references import reference_problems
 from aeon.application.schemas import one_line
 from aeon.domain.answers import result_of
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity, ValidationIssue
@@ -143,6 +144,9 @@ def deterministic_issues(plan: Plan, tools: Mapping[str, ToolSpec]) -> list[Vali
                 text = f"step {sid} depends on {dep}, which runs later"
                 repair = _repair("reorder_steps", sid, {"move_after": dep})
                 add(IssueType.CONSISTENCY, Severity.MEDIUM, sid, f"{ref}.dependencies", text, repair)
+    for sid, text in reference_problems(plan, tools):  # $from a missing or later step, or an impossible path
+        repair = _repair("logical_correction", sid, {})
+        add(IssueType.CONSISTENCY, Severity.HIGH, sid, "args", f"step {sid} {text}", repair)
     return issues
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from aeon.adapters.tools.mcp.config import McpServerConfig
 from aeon.adapters.tools.registry import check_spec
 from aeon.application.errors import ConfigurationError, ToolRegistrationError
+from aeon.domain.provenance import Effect
 from aeon.domain.tools import ToolSpec
 
 # Every tool is in every planning prompt: a server may add this many (after include/exclude), each this big.
@@ -40,6 +41,17 @@ def annotated_flags(annotations: Mapping[str, Any] | None) -> tuple[bool, bool]:
     idempotent = read_only or hints.get("idempotentHint") is True
     destructive = not read_only and hints.get("destructiveHint") is not False
     return idempotent, destructive
+
+
+def annotated_effect(annotations: Mapping[str, Any] | None) -> Effect | None:
+    """The effect a tool's MCP annotations seed: readOnlyHint → read, openWorldHint → external, destructiveHint →
+    write; None (undeclared: consequential) without any of them."""
+    hints = annotations or {}
+    if hints.get("readOnlyHint") is True:
+        return Effect.READ
+    if hints.get("openWorldHint") is True:
+        return Effect.EXTERNAL
+    return Effect.WRITE if hints.get("destructiveHint") is True else None
 
 
 def catalog(config: McpServerConfig, listed: Sequence[Mapping[str, Any]]) -> Catalog:
@@ -105,6 +117,8 @@ def _spec(config: McpServerConfig, tool: Mapping[str, Any]) -> ToolSpec:
         idempotent=idempotent,
         requires_approval=approval,
         server=config.name,
+        effect=annotated_effect(tool.get("annotations")),
+        trusted_output=False,  # a server's outputs are data from outside; policy.servers may trust it
     )
     check_spec(spec, taken=False)
     return spec

@@ -99,6 +99,11 @@ async def refine_plan(
     actions = await runner.step(Transition.C_TO_D, Component.REFINER, propose, retry=False)
     if actions is None:
         return []
+    if not state.seen.trusted:  # its prompt held untrusted outputs: every step it writes is untrusted, args too
+        for action in actions:
+            subs = action.subplan.substeps if action.subplan else []
+            for step in [*([action.new_step] if action.new_step else []), *subs]:
+                step.origin = step.origin.join(state.seen)
     accepted = gate.accept(plan, actions, report, pass_number=state.pass_number)
     run.record.refinement(accepted.outcomes, accepted.advisories)
     return accepted.outcomes
