@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.log_records import LogRecord
+from aeon.domain.provenance import Label
 from aeon.domain.records import SupervisorAction, ToolCall
 
 
@@ -83,6 +84,8 @@ class ToolCallRecord(LogRecord, tag="tool_call", kw_only=True):
     error: str | None = None
     notes: list[str] = msgspec.field(default_factory=list)
     supplied_by: str | None = None
+    label: Label | msgspec.UnsetType = msgspec.UNSET  # the output's provenance (absent in logs written before it)
+    origin: Label | msgspec.UnsetType = msgspec.UNSET  # the step's, when it was written after reading untrusted data
 
 
 class FallbackRecord(LogRecord, tag="fallback", kw_only=True):

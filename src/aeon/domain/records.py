@@ -6,6 +6,8 @@ from typing import Any
 
 import msgspec
 
+from aeon.domain.provenance import Label
+
 
 class ToolCall(msgspec.Struct, kw_only=True):
     step_id: str
@@ -15,6 +17,10 @@ class ToolCall(msgspec.Struct, kw_only=True):
     error: str | None = None
     notes: list[str] = msgspec.field(default_factory=list)  # parts of the output recorded as text (Conversion)
     supplied_by: str | None = None  # set when the output was given (by the operator) instead of running the tool
+    # provenance, absent from records written before it: the output's label (set when it returned), and the step's
+    # origin when it was written after reading untrusted data
+    label: Label | msgspec.UnsetType = msgspec.UNSET
+    origin: Label | msgspec.UnsetType = msgspec.UNSET
 
 
 class SupervisorAction(msgspec.Struct, kw_only=True):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from aeon.application.errors import MemoryStoreError, ToolNotFound
 from aeon.application.kernel.approvals import Approvals
 from aeon.application.llm.calling import ToolTurn
@@ -140,7 +142,8 @@ class Executor:
             self._not_called(step, admitted.denied, admitted.problem)
             return
         args = admitted.args
-        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(args))
+        origin = msgspec.UNSET if step.origin.trusted else step.origin
+        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(args), origin=origin)
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         with self._run.tracer.span(f"execute_tool {step.tool}", tool_attributes(self._run.tracer, step)) as span:
             try:
@@ -153,7 +156,8 @@ class Executor:
                 numbers = [c.path for c in result.converted if c.number]
                 error, mismatch = output_verdict(spec, output, check=self._output_check, numbers=numbers)
             tool_outcome(self._run.tracer, span, output, error)
-        call.output, call.error = output, error
+        label = self._approvals.output_label(spec, step)
+        call.output, call.error, call.label = output, error, label if error is None else msgspec.UNSET
         call.supplied_by = result.supplied_by if result is not None else None
         notes = [c.note() for c in result.converted] if result is not None else []
         if mismatch is not None:  # the return annotation's fault, not the call's: the output stands
@@ -165,7 +169,7 @@ class Executor:
         call.notes, step.notes = notes, list(notes)
         self._record.tool_call(call)
         if error is None:
-            step.step_output, step.output_label = output, self._approvals.output_label(spec, step)
+            step.step_output, step.output_label = output, label
             step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:

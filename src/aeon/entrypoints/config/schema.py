@@ -19,10 +19,11 @@ from aeon.adapters.telemetry.settings import OtelSettings
 from aeon.adapters.tools.settings import ToolsSettings
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import RunSettings
+from aeon.application.policy import Policy, ServerRule, ToolRule
 from aeon.application.settings_section import Section as _Section
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.config.sections import ConvergenceSettings, PriceSettings, RunSection
+from aeon.entrypoints.config.sections import ConvergenceSettings, PolicySettings, PriceSettings, RunSection
 
 # run.max_seconds when the config leaves it unset, by adapter (the registry's), so that every run ends (README "Loops
 # that always stop"); `max_seconds: null` in a config file: no time cap.
@@ -45,6 +46,7 @@ class Settings(_Section):
     # USD per million tokens by model; the free models of the registry (local, scripted) cost nothing
     prices: dict[str, PriceSettings] = Field(default_factory=free_prices)
     otel: OtelSettings = OtelSettings()
+    policy: PolicySettings = PolicySettings()
     _config_dir: Path | None = PrivateAttr(None)
     _env_secrets: tuple[str, ...] = PrivateAttr(())
 
@@ -109,6 +111,19 @@ def tool_folders(settings: Settings) -> list[Path]:
     return list(dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None))
 
 
+def policy_of(section: PolicySettings) -> Policy:
+    """The `policy:` section as the kernel reads it."""
+    return Policy(
+        enabled=section.enabled,
+        untrusted_may_call=tuple(section.untrusted_may_call),
+        tools={
+            name: ToolRule(effect=t.effect, trusted_output=t.trusted_output, args=dict(t.args))
+            for name, t in section.tools.items()
+        },
+        servers={n: ServerRule(trusted=s.trusted) for n, s in section.servers.items()},
+    )
+
+
 def kernel_settings(settings: Settings) -> RunSettings:
     """What the kernel needs of the validated settings, field by field (mypy checks each one)."""
     run, criteria = settings.run, settings.convergence
@@ -126,6 +141,7 @@ def kernel_settings(settings: Settings) -> RunSettings:
         output_check=settings.tools.output_check,
         max_cost=run.max_cost,
         prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
+        policy=policy_of(settings.policy),
         criteria=ConvergenceCriteria(
             min_completeness=criteria.min_completeness,
             min_coherence=criteria.min_coherence,

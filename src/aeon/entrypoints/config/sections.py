@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import (
     Field,
 )
@@ -10,6 +12,7 @@ from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.application.settings_section import Section as _Section
 from aeon.domain.evaluation import Severity
+from aeon.domain.provenance import Effect
 
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
@@ -45,3 +48,25 @@ class PriceSettings(_Section):
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(None, ge=0)
+
+
+class ToolPolicySettings(_Section):
+    """`policy.tools.NAME`: the tool's effect and output trust over what it declared; per argument, `any` lets an
+    untrusted value into a consequential call (the default, `trusted`, asks for approval first)."""
+
+    effect: Effect | None = None
+    trusted_output: bool | None = None
+    args: dict[str, Literal["trusted", "any"]] = Field(default_factory=dict)
+
+
+class ServerPolicySettings(_Section):
+    trusted: bool = False
+
+
+class PolicySettings(_Section):
+    """The `policy:` section: the capability policy checked before every tool call (application/policy.py)."""
+
+    enabled: bool = True
+    untrusted_may_call: list[Effect] = Field(default_factory=lambda: [Effect.NONE, Effect.READ])
+    tools: dict[str, ToolPolicySettings] = Field(default_factory=dict)
+    servers: dict[str, ServerPolicySettings] = Field(default_factory=dict)
