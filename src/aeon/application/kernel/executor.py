@@ -144,7 +144,6 @@ class Executor:
         args = admitted.args
         origin = msgspec.UNSET if step.origin.trusted else step.origin
         call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(args), origin=origin)
-        call = ToolCall(step_id=step.step_id, tool=step.tool, args=dict(step.args))
         with self._run.tracer.span(f"execute_tool {step.tool}", tool_attributes(self._run.tracer, step)) as span:
             try:
                 result = await self._tools.invoke(step.tool, args, time_left=self._run.remaining_seconds())

@@ -22,6 +22,7 @@ from aeon.application.errors import (
 )
 from aeon.application.llm.calling import PhaseFrame
 from aeon.application.llm.retry_budget import PHASE_ATTEMPTS
+from aeon.application.policy import PolicyRefused
 from aeon.domain.errors import AeonError
 from aeon.domain.history import PhaseTiming
 from aeon.domain.log_pass import PhaseEntryRecord, PhaseErrorRecord, PhaseExitRecord, PhaseRetryRecord
@@ -127,7 +128,7 @@ class PhaseRunner:
         for attempt in range(1, PHASE_ATTEMPTS + 1):
             try:
                 return await fn()
-            except (BudgetExhausted, ApprovalExpired):
+            except (BudgetExhausted, ApprovalExpired, PolicyRefused):
                 raise
             except (ContextViolation, LLMError, UnrecoverableOutput, PhaseTransitionError) as exc:
                 err = self.classify(exc, transition, component)
@@ -162,6 +163,8 @@ class PhaseRunner:
                 raise
             except asyncio.CancelledError:
                 outcome = "interrupted"
+                raise
+            except PolicyRefused:  # the run's own typed ending, not a broken contract
                 raise
             except AeonError as exc:  # every other failure inside a phase becomes a structured contract error
                 err = self.classify(exc, transition, Component.ORCHESTRATOR)
