@@ -200,3 +200,12 @@ def test_labels_survive_the_checkpoint_a_crashed_run_resumes_from(tmp_path):
     resumed = testing.orchestrator(testing.answers(verdict(True)), run=RunSettings(ttl=4), tools=_tools(sent))
     result = asyncio.run(resumed.resume(before))
     assert sent == [] and result.error is not None and result.error.code == "AEON.POLICY.REFUSED"
+
+
+def test_a_resolved_reference_is_checked_against_the_tool_schema_before_the_call(tmp_path):
+    add = {"step_id": "s1", "description": "Add", "tool": "calculator", "args": {"expression": "5 + 10"}}
+    say = {"step_id": "s2", "description": "Say it", "tool": "echo", "args": {"text": {"$from": "s1"}}}
+    r = run(tmp_path, [plan_json(add, say)])
+    s2 = r.doc["plan"]["steps"][1]
+    assert s2["status"] == "failed" and any("once its references are resolved" in e for e in s2["errors"])
+    assert [x["tool"] for x in r.records() if x["event"] == "tool_call"] == ["calculator"]  # echo never called
