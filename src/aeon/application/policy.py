@@ -87,20 +87,23 @@ def decide(step: PlanStep, spec: ToolSpec, arg_labels: Mapping[str, Label], poli
     if not policy.enabled:
         return ALLOWED
     effect = policy.effect(spec)
-    what = f"tool {spec.name!r} ({effect.value if effect else 'effect undeclared'})"
     if not step.origin.trusted and effect not in policy.untrusted_may_call:
-        reason = f"step {step.step_id} was written after reading untrusted data and calls {what}"
+        reason = f"step {step.step_id} was written after reading untrusted data and calls {_what(spec, effect)}"
         return NeedsApproval(reason=reason, chain=step.origin.sources)
-    if not consequential(effect):
+    if not consequential(effect) or not arg_labels:
         return ALLOWED
-    rules = policy.tools[spec.name].args if spec.name in policy.tools else {}
-    tainted = TRUSTED
-    names = []
+    rule = policy.tools.get(spec.name)
+    rules = rule.args if rule is not None else {}
+    tainted, names = TRUSTED, []
     for name, label in arg_labels.items():
         if not label.trusted and rules.get(name) != "any":
             names.append(name)
             tainted = tainted.join(label)
     if names:
-        reason = f"argument {', '.join(names)} of {what} comes from untrusted data"
+        reason = f"argument {', '.join(names)} of {_what(spec, effect)} comes from untrusted data"
         return NeedsApproval(reason=reason, chain=tainted.sources)
     return ALLOWED
+
+
+def _what(spec: ToolSpec, effect: Effect | None) -> str:
+    return f"tool {spec.name!r} ({effect.value if effect else 'effect undeclared'})"
