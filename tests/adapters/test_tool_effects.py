@@ -52,8 +52,8 @@ def test_mcp_annotations_seed_the_effect_and_a_server_is_untrusted_unless_the_po
     (spec,) = catalog(McpServerConfig(name="srv", command="srv"), [listed]).specs
     assert spec.effect is effect
     assert Policy().output_label(spec).trusted is False
-    trusted = Policy(servers={"srv": ServerRule(trusted=True)}).output_label(spec)
-    assert trusted.trusted is True and trusted.sources == ("mcp:srv/t",)
+    assert Policy().output_label(spec).sources == ("mcp:srv/t",)
+    assert Policy(servers={"srv": ServerRule(trusted=True)}).output_label(spec).trusted is True
 
 
 def test_a_tools_modules_outputs_are_untrusted_unless_a_tool_says_so() -> None:

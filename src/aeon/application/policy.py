@@ -63,8 +63,9 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
             trusted = self.servers[server].trusted
         if trusted is None:
             trusted = spec.trusted_output is not False
-        source = f"mcp:{server}/{spec.name}" if server is not None else f"tool:{spec.name}"
-        return Label.of(source, trusted=trusted)
+        if trusted:  # only an untrusted value's sources are ever asked for (a chain): a trusted one stays small
+            return TRUSTED
+        return Label.of(f"mcp:{server}/{spec.name}" if server is not None else f"tool:{spec.name}", trusted=False)
 
 
 class Allowed(msgspec.Struct, frozen=True):

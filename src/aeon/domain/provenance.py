@@ -2,7 +2,9 @@
 
 A value is trusted when everything it was made from is: the request, the config, the plan made before any tool output
 was read, a trusted tool's output. A tool output the config does not trust, and whatever an LLM wrote after reading
-one, is untrusted; `sources` name where it came from ("request", "tool:read_file", "mcp:git/git_log", "llm").
+one, is untrusted; `sources` name where it came from ("tool:read_file", "mcp:git/git_log"): the chain an approval
+request shows. Aeon names the sources of untrusted values only; a trusted value's label is TRUSTED, small in every
+plan snapshot.
 """
 
 from __future__ import annotations
