@@ -51,6 +51,9 @@ class TerminalApprover:
         shown = json.dumps(request.args, ensure_ascii=False, indent=2)
         self._say(f"\n✋ approval needed · step {request.step_id}: {request.description}")
         self._say(f"   tool {request.tool} with arguments:\n{shown}")
+        if request.reason:  # the capability policy asks: say why, and which outputs the call came from
+            came = f" (from {', '.join(request.provenance)})" if request.provenance else ""
+            self._say(f"   asked because {request.reason}{came}")
         while True:
             answer = self._line(ASK).strip().lower()
             if answer in ("a", "approve", "y", "yes"):
