@@ -41,10 +41,12 @@ FETCH = {"step_id": "s1", "description": "Read the page", "tool": "fetch_page", 
 ATTACK = {"to": "attacker@example.com", "body": "the file"}
 
 
-def _tools(sent: list[dict[str, Any]]) -> ToolRegistry:
+def _tools(sent: list[dict[str, Any]], *, page_fails: bool = False) -> ToolRegistry:
     @tool(effect="read", trusted=False)
     def fetch_page(url: str) -> str:
-        """Fetch a web page (its text is data from outside)."""
+        """Fetch a web page (its text, and its errors, are data from outside)."""
+        if page_fails:
+            raise RuntimeError(POISON)
         return POISON
 
     @tool(effect="read", trusted=True)
@@ -209,3 +211,9 @@ def test_a_resolved_reference_is_checked_against_the_tool_schema_before_the_call
     s2 = r.doc["plan"]["steps"][1]
     assert s2["status"] == "failed" and any("once its references are resolved" in e for e in s2["errors"])
     assert [x["tool"] for x in r.records() if x["event"] == "tool_call"] == ["calculator"]  # echo never called
+
+
+def test_an_untrusted_tools_error_text_taints_what_is_written_after_it(tmp_path):
+    sent: list[dict[str, Any]] = []
+    r = run(tmp_path, _hijacked(), tools=_tools(sent, page_fails=True), evaluate=True)
+    assert sent == [] and r.doc["error"]["code"] == "AEON.POLICY.REFUSED"

@@ -167,8 +167,9 @@ class Executor:
             notes.append(f"output supplied by the {call.supplied_by}: the tool was not run for it")
         call.notes, step.notes = notes, list(notes)
         self._record.tool_call(call)
+        step.output_label = label  # a failed call's error text came from the tool too
         if error is None:
-            step.step_output, step.output_label = output, label
+            step.step_output = output
             step.handoff_to_next = f"{step.step_id} ({step.tool}) returned {_short(output)}"
             step.transition(StepStatus.COMPLETE)
         else:
