@@ -84,7 +84,7 @@ class ToolCallRecord(LogRecord, tag="tool_call", kw_only=True):
     error: str | None = None
     notes: list[str] = msgspec.field(default_factory=list)
     supplied_by: str | None = None
-    label: Label | msgspec.UnsetType = msgspec.UNSET  # the output's provenance (absent in logs written before it)
+    label: Label | msgspec.UnsetType = msgspec.UNSET  # what the tool returned, when untrusted (absent otherwise)
     origin: Label | msgspec.UnsetType = msgspec.UNSET  # the step's, when it was written after reading untrusted data
 
 

@@ -17,8 +17,8 @@ class ToolCall(msgspec.Struct, kw_only=True):
     error: str | None = None
     notes: list[str] = msgspec.field(default_factory=list)  # parts of the output recorded as text (Conversion)
     supplied_by: str | None = None  # set when the output was given (by the operator) instead of running the tool
-    # provenance, absent from records written before it: the output's label (set when it returned), and the step's
-    # origin when it was written after reading untrusted data
+    # provenance, set only when untrusted (absent in trusted flows and in records written before it): the label of
+    # what the tool returned (output or error), and the step's origin when it was written after reading untrusted data
     label: Label | msgspec.UnsetType = msgspec.UNSET
     origin: Label | msgspec.UnsetType = msgspec.UNSET
 

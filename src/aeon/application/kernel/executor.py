@@ -156,7 +156,7 @@ class Executor:
                 error, mismatch = output_verdict(spec, output, check=self._output_check, numbers=numbers)
             tool_outcome(self._run.tracer, span, output, error)
         label = self._approvals.output_label(spec, step)
-        call.output, call.error, call.label = output, error, label if error is None else msgspec.UNSET
+        call.output, call.error, call.label = output, error, msgspec.UNSET if label.trusted else label
         call.supplied_by = result.supplied_by if result is not None else None
         notes = [c.note() for c in result.converted] if result is not None else []
         if mismatch is not None:  # the return annotation's fault, not the call's: the output stands
