@@ -56,6 +56,7 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
     assert loose == [
         "errors",
         "json_text",
+        "policy",
         "ports",
         "recorder",
         "redaction",
