@@ -19,13 +19,12 @@ from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.views import labels
+from aeon.application.views import labels, passes
 from aeon.application.views.timeline import Timeline, build
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.ui import passes
 from aeon.entrypoints.ui.catalog import RunSummary, summary_of
 
 

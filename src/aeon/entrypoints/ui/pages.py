@@ -10,7 +10,7 @@ from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from aeon.entrypoints.ui.passes import HEIGHT, WIDTH
+from aeon.application.views.passes import HEIGHT, WIDTH
 
 FOLD = 240  # characters of a value shown before it is folded
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeon.application.views.inspection import analyse
 from aeon.application.views.timeline import Timeline
-from aeon.entrypoints.history_report import analyse
 
 _PLANNED = ("description", "tool", "agent", "args")  # what a refinement changes in a step (status is execution)
 WIDTH, HEIGHT, PAD = 320, 120, 24
