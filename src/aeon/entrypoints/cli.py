@@ -139,8 +139,8 @@ def validate(
 ) -> None:
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     from aeon.adapters.documents import read_document
+    from aeon.application.views.result import counted
     from aeon.entrypoints.config.layers import load_settings
-    from aeon.entrypoints.render import counted
     from aeon.entrypoints.session import plan_problems
 
     with reported(debug=debug):

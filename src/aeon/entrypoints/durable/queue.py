@@ -108,8 +108,8 @@ def _checked(stack: contextlib.ExitStack, settings: Settings, name: str, runs: i
 def _tallied(engine: DurableEngine, ids: list[str], target: Path) -> Tally:
     """Watch the batch's runs until each has ended or waits for a person, and write their results to `target`."""
     from aeon.adapters.durable.batch import Tally
+    from aeon.application.views.result import result_document
     from aeon.entrypoints.durable import batch as b
-    from aeon.entrypoints.render import result_document
 
     tally = Tally(engine, ids, result_document)
     b.watch(tally, sys.stderr)
