@@ -20,12 +20,13 @@ from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.application.views import labels, passes
+from aeon.application.views.catalog import RunSummary
 from aeon.application.views.timeline import Timeline, build
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.ui.catalog import RunSummary, summary_of
+from aeon.entrypoints.ui.catalog import summary_of
 
 
 @dataclass

@@ -7,8 +7,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from aeon.application.views.catalog import STATUSES
 from aeon.domain.audit_log import as_plain
-from aeon.entrypoints.ui.catalog import STATUSES
 from aeon.entrypoints.ui.context import Ui
 
 
