@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from aeon.application.results import RunResult
+
 STATUSES = (
     "awaiting_approval", "running", "pending", "queued", "completed", "ttl_expired", "error", "interrupted",
     "unverified", "approval_expired", "denied", "stopped", "cancelled", "failed",
@@ -91,6 +93,21 @@ class Batch:
     cost: float | None
     started: str
     eta: float | None  # seconds; None when not known yet (nothing done since it started)
+
+
+def ending(result: RunResult | None) -> tuple[float | None, str | None, str | None]:
+    """What the table shows of a run's result: its cost, the cap that stopped it, its error (code and message)."""
+    if result is None:
+        return None, None, None
+    cap = result.ttl_expiration.cap.value if result.ttl_expiration is not None else None
+    error = f"{result.error.code}: {result.error.message}" if result.error is not None else None
+    return result.budget.cost, cap, error
+
+
+def query(status: str, text: str, page: str | None) -> tuple[str, str, int]:
+    """The runs a page asks for: a known status (else any), at most 200 characters of text, a page number (else 1)."""
+    number = int(page) if page and page.isdigit() and len(page) < 7 else 1
+    return (status if status in STATUSES else ""), text[:200], number
 
 
 def matching(summaries: Iterable[RunSummary], *, status: str, text: str) -> list[RunSummary]:

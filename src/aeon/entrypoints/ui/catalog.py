@@ -37,12 +37,9 @@ def summary_of(engine: DurableEngine, redactor: Redactor, w: Any, head: view.Hea
     """Run `w` (a DBOS WorkflowStatus read with its input and output) as the table lists it, redacted."""
     found, outcome = listing.read_run(engine, w)
     row = redactor.struct(found, RunRow)
-    cost = cap = error = None
-    if outcome is not None and (result := outcome.result) is not None:
-        cost = result.budget.cost
-        cap = result.ttl_expiration.cap.value if result.ttl_expiration is not None else None
-        error = f"{result.error.code}: {result.error.message}" if result.error is not None else None
-    elif w.status not in view.LIVE and w.error is not None:
+    result = outcome.result if outcome is not None else None
+    cost, cap, error = view.ending(result)
+    if result is None and w.status not in view.LIVE and w.error is not None:
         error = str(w.error)
     if head is None or head.status != w.status:
         head = Head(w.workflow_id, w.status, getattr(w, "created_at", None) or 0, getattr(w, "updated_at", None) or 0)
