@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from aeon.application.views.catalog import Batch
+from aeon.application.views.run_page import RunView
+
 
 @dataclass(frozen=True)
 class Seen:
@@ -15,6 +18,18 @@ class Seen:
     html: str
     status: str
     over: bool
+
+
+def run_seen(view: RunView, html: str) -> Seen:
+    """A run's page changes with its records, status, LLM calls and whether it waits; it is over once finished."""
+    row = view.summary.row
+    return Seen((len(view.records), row.status, row.calls, view.pending is not None), html, row.status, view.finished)
+
+
+def batch_seen(batch: Batch, html: str) -> Seen:
+    """A batch's page changes with its progress; it is over once none of its runs is queued or running."""
+    mark = (batch.done, batch.running, batch.queued, batch.awaiting, batch.tokens)
+    return Seen(mark, html, "", not (batch.running or batch.queued))
 
 
 class Feed:

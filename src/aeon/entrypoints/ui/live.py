@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from aeon.application.views.feed import Feed, Seen
+from aeon.application.views.feed import Feed, Seen, batch_seen, run_seen
 from aeon.entrypoints.ui.context import Ui
 
 EVERY = 0.5  # seconds between looks at a run's log and record
@@ -30,10 +30,7 @@ def run_feed(ui: Ui) -> Callable[[Request], Any]:
             view = ui.runs.view(run_id)
             if view is None:
                 return None
-            row = view.summary.row
-            html = ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf)
-            mark = (len(view.records), row.status, row.calls, view.pending is not None)
-            return Seen(mark, html, row.status, view.finished)
+            return run_seen(view, ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf))
 
         return _stream(look, request.query_params.get("status", ""), EVERY)
 
@@ -50,9 +47,7 @@ def batch_feed(ui: Ui) -> Callable[[Request], Any]:
             batch = ui.index.batch(name)
             if batch is None:
                 return None
-            html = ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf)
-            mark = (batch.done, batch.running, batch.queued, batch.awaiting, batch.tokens)
-            return Seen(mark, html, "", not (batch.running or batch.queued))
+            return batch_seen(batch, ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf))
 
         return _stream(look, "", EVERY * 2)
 
