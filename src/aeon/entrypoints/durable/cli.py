@@ -46,13 +46,12 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     reader_may_stop()
     with reported(as_json=as_json, debug=debug):
         from aeon.adapters.durable.rows import RunRow, run_lines
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.factory import process
         from aeon.entrypoints.secrets import redactor_for
 
         settings = _settings(config)
-        with compose.engine_for(settings, "runs") as engine:
-            rows = [redactor_for(settings).struct(row, RunRow) for row in DbosRuns(engine).list()]
+        with process().runs(settings, "runs") as recorded:
+            rows = [redactor_for(settings).struct(row, RunRow) for row in recorded.list()]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
@@ -92,15 +91,14 @@ def resume(
     effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
     with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.factory import process
 
         given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
         settings = _settings(config)
-        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
-            outcome = DbosRuns(engine).resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
+        with process().runs(settings, "resume") as recorded, stoppable(stays):
+            outcome = recorded.resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
+            _leave_if_waiting(recorded, run_id, outcome, as_json=as_json, settings=settings, history=history)
     _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
@@ -150,12 +148,11 @@ def replay(
     """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
     and from pass N on the model and config of --config answer. Both runs stay listed by aeon runs."""
     with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.factory import process
 
         settings = _settings(config)
-        with compose.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
-            outcome = DbosRuns(engine).fork(run_id, from_pass, config=str(config) if config else None)
+        with process().runs(settings, "replay") as recorded, stoppable("the replay is on the record (aeon runs)"):
+            outcome = recorded.fork(run_id, from_pass, config=str(config) if config else None)
             assert outcome.result is not None
             _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
     _present(outcome, as_json=as_json, history=history, settings=settings)

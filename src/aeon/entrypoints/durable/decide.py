@@ -92,18 +92,17 @@ def _decide(
     debug: bool,
 ) -> None:
     with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.factory import process
 
         settings = _settings(config)
         stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
-        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
-            outcome = DbosRuns(engine).answer(run_id, decision, go_on=not send_only)
+        with process().runs(settings, "resume") as recorded, stoppable(stays):
+            outcome = recorded.answer(run_id, decision, go_on=not send_only)
             if outcome is None:
                 said = "approved" if decision.approved else "denied"
                 _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
                 raise typer.Exit(EXIT_OK)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
+            _leave_if_waiting(recorded, run_id, outcome, as_json=as_json, settings=settings, history=history)
     _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
