@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
     from aeon.adapters.durable.runs import DbosRuns
+    from aeon.adapters.durable.runtime import Outcome
     from aeon.adapters.tools.composite import CompositeTools
     from aeon.application.ports import ApproverPort, ProgressPort
     from aeon.application.results import RunResult
@@ -17,7 +18,8 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.entrypoints.config.schema import Settings
     from aeon.entrypoints.container import Container
 
-from aeon.entrypoints.durable.options import _say, leave_waiting, stoppable
+from aeon.entrypoints.durable.options import _present, _say, _settings, leave_waiting, stoppable
+from aeon.entrypoints.failures import reported
 
 
 def run_durable(
@@ -58,18 +60,35 @@ def run_durable(
     return outcome.result
 
 
-def _leave_if_waiting(runs: DbosRuns, run_id: str, outcome: Any, *, as_json: bool, settings: Settings,
-                      history: Path | None) -> None:  # fmt: skip
-    """A run that waits (again) for a decision: shown as awaiting approval (its history so far written to
-    `history`), and left waiting on the record (exit 6: the engine is not shut down, which would cancel it)."""
+def on_record(
+    run_id: str,
+    operation: Callable[[DbosRuns], Outcome],
+    *,
+    config: Path | None,
+    kind: str,
+    as_json: bool,
+    history: Path | None,
+    debug: bool,
+    stays: str | None = None,
+) -> None:
+    """A command on the record (resume, replay, approve, deny): its settings loaded, an engine open meanwhile, and
+    Ctrl-C or SIGTERM leaving run `run_id` on the record (saying `stays`); then `operation`'s outcome shown — a run
+    that waits (again) for a decision shown as awaiting approval (its history so far written to `history`) and left
+    waiting on the record (exit 6: the engine is not shut down, which would cancel it)."""
     from aeon.entrypoints.durable.factory import process
     from aeon.entrypoints.render import present
     from aeon.entrypoints.secrets import redactor_for
 
-    if outcome.awaiting is None:
-        return
-    waiting = process().awaiting(runs, run_id, outcome, settings)
-    leave_waiting(lambda: present(waiting, as_json=as_json, history=history, redactor=redactor_for(settings)))
+    stays = stays or f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
+    with reported(as_json=as_json, debug=debug):
+        settings = _settings(config)
+        with process().runs(settings, kind) as recorded, stoppable(stays):
+            outcome = operation(recorded)
+            if outcome.awaiting is not None:
+                waiting = process().awaiting(recorded, run_id, outcome, settings)
+                redactor = redactor_for(settings)
+                leave_waiting(lambda: present(waiting, as_json=as_json, history=history, redactor=redactor))
+    _present(outcome, as_json=as_json, history=history, settings=settings)
 
 
 class _Announcing:
