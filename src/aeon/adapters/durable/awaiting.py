@@ -1,17 +1,20 @@
-"""What a durable run waiting for a person's decision shows: the plan and budget so far, the call it waits on, and
-(known to the process it waits in) its history so far."""
+"""What a durable run reports: its id once it has begun (Announcing), and, waiting for a person's decision, the plan
+and budget so far, the call it waits on, and (known to the process it waits in) its history so far."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from aeon.adapters.durable.runtime import RunSpec
+from aeon.application.ports import ProgressPort
 from aeon.application.results import BudgetReport, RunResult, RunStatus
 from aeon.domain.approval import Pending
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.domain.history import ExecutionHistory, FinalResult, OverallStatistics, RunConfiguration, step_results
+from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import Counters
 from aeon.domain.run_state import RunState
 
@@ -73,3 +76,18 @@ def waiting_history(state: RunState, judging: Judging) -> ExecutionHistory:
         advisories=list(state.advisories),
         approvals=list(state.approvals),
     )
+
+
+class Announcing:
+    """A direct run's progress, which first says the run's id (also with -q: it is needed after a crash) — once the
+    run has begun, so that a run refused at its start (an unwritable log) says only why, as every other door does."""
+
+    def __init__(self, run_id: str, inner: ProgressPort | None, *, say: Callable[[str], None]) -> None:
+        self._run_id, self._inner, self._say, self._said = run_id, inner, say, False
+
+    def update(self, event: ProgressEvent) -> None:
+        if not self._said:
+            self._said = True
+            self._say(f"durable run {self._run_id} (after a crash: aeon resume {self._run_id})")
+        if self._inner is not None:
+            self._inner.update(event)

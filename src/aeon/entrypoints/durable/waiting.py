@@ -14,7 +14,6 @@ if TYPE_CHECKING:  # the kernel, the settings schema and the container load when
     from aeon.application.ports import ApproverPort, ProgressPort
     from aeon.application.results import RunResult
     from aeon.domain.plan import Plan
-    from aeon.domain.progress import ProgressEvent
     from aeon.entrypoints.config.schema import Settings
     from aeon.entrypoints.container import Container
 
@@ -41,6 +40,7 @@ def run_durable(
     process leaves it waiting on the record (exit 6) for `aeon approve` / `aeon deny` from any process. `tools`:
     those the command already started (its MCP servers), lent to the run so that they start once; `container`: the
     command's, which builds the run too (one per process)."""
+    from aeon.adapters.durable.awaiting import Announcing
     from aeon.adapters.durable.process import spec_for
     from aeon.entrypoints.durable.factory import process
 
@@ -50,7 +50,7 @@ def run_durable(
     with durable.direct(spec, settings, container=container, tools=tools) as runs, stoppable(stays):
         outcome = runs.start(
             spec.run_id, spec.request, plan=spec.plan, config=spec.config, overrides=spec.overrides,
-            progress=_Announcing(spec.run_id, progress), approver=inline,
+            progress=Announcing(spec.run_id, progress, say=_say), approver=inline,
             leave_when_waiting=show_waiting is not None,
         )  # fmt: skip
         if outcome.awaiting is not None and show_waiting is not None:
@@ -89,18 +89,3 @@ def on_record(
                 redactor = redactor_for(settings)
                 leave_waiting(lambda: present(waiting, as_json=as_json, history=history, redactor=redactor))
     _present(outcome, as_json=as_json, history=history, settings=settings)
-
-
-class _Announcing:
-    """The run's progress, which first says the run's id (also with -q: it is needed after a crash) — once the run
-    has begun, so that a run refused at its start (an unwritable log) says only why, as every other door does."""
-
-    def __init__(self, run_id: str, inner: ProgressPort | None) -> None:
-        self._run_id, self._inner, self._said = run_id, inner, False
-
-    def update(self, event: ProgressEvent) -> None:
-        if not self._said:
-            self._said = True
-            _say(f"durable run {self._run_id} (after a crash: aeon resume {self._run_id})")
-        if self._inner is not None:
-            self._inner.update(event)
