@@ -22,7 +22,7 @@ from aeon.adapters.durable.runtime import (
     decode_outcome,
     held,
 )
-from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.application.ports import ApproverPort, DurableRuns, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
 
@@ -128,3 +128,6 @@ class DbosRuns:
         if not found or found[0].status != "SUCCESS":
             return None
         return decode_outcome(found[0].output)
+
+
+_PORT: type[DurableRuns[Outcome, RunRow]] = DbosRuns  # mypy checks DbosRuns against the port it satisfies
