@@ -23,11 +23,11 @@ from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
 from aeon.application.runs import RunCommand, Runs
 from aeon.application.runs import plan_of as runs_plan
-from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
+from aeon.application.runs.answers import Answers
+from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
-from aeon.domain.run_state import RunState
 from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
@@ -201,7 +201,7 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     tool_port = container.tools()  # the registry's tools and the MCP servers' (which start now)
     approve = options.get("approve")
     # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
-    asker = CallbackApprover(approve) if approve is not None else _Answers() if progress is not None else None
+    asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
     command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
     if said and progress is not None:
         raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
@@ -239,36 +239,3 @@ async def _execute(prepared: _Prepared) -> RunResult:
     can be written), the run, each resource closed once on the way out, as `aeon run` does — durable or not."""
     result = await prepared.runs.started(prepared.command, durable=prepared.durable)
     return prepared.container.redactor().for_caller().struct(result, RunResult)  # as `aeon run` shows it
-
-
-# The stream's open approval requests, by run and request key: aeon.answer resolves them.
-_WAITING: dict[tuple[str, str], asyncio.Future[ApprovalDecision]] = {}
-
-
-class _Answers:
-    """The ApproverPort of a stream without `approve=`: each request waits for `aeon.answer` on its event."""
-
-    async def decide(
-        self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
-    ) -> ApprovalDecision | None:
-        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        _WAITING[request.run_id, request.key] = future
-        try:
-            return await asyncio.wait_for(future, wait_seconds)
-        except TimeoutError:
-            return None
-        finally:
-            _WAITING.pop((request.run_id, request.key), None)
-
-
-def answer(request: ApprovalRequest, decision: bool | ApprovalDecision, /) -> None:
-    """Answer a stream's ApprovalRequested event: `aeon.answer(event.request, True)` approves the call as asked,
-    False denies it, an ApprovalDecision edits its arguments or gives a reason. UsageError when the request is not
-    waiting (answered already, or from a run with an `approve=` callback)."""
-    future = _WAITING.get((request.run_id, request.key))
-    if future is None or future.done():
-        raise UsageError(f"tool call {request.key} of run {request.run_id} is not waiting for an answer")
-    if not isinstance(decision, ApprovalDecision):
-        verdict = Verdict.APPROVE if decision is True else Verdict.DENY
-        decision = ApprovalDecision(verdict=verdict, by="aeon.answer", reason=None if decision else "denied")
-    future.set_result(decision)

@@ -28,7 +28,7 @@ from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.ports import ApproverPort, ProgressPort
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import RunCommand, Runs, plan_of
+from aeon.application.runs import RunCommand, Runs, capped, plan_of
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
@@ -202,14 +202,9 @@ class AeonServer:
     def _prepare(self, args: t.RunArgs, relay: Relay) -> _Prepared:
         """The call's settings (its caps never above the config's), container, tools and plan: what `aeon run`
         does before the run starts. In a thread: a tools module may take seconds to import."""
-        base, notes = load_settings(self.config), []
-        ttl, calls = args.ttl, args.max_llm_calls
-        if ttl is not None and ttl > base.run.ttl:
-            notes.append(f"ttl {ttl} was asked; the server's config caps it at {base.run.ttl}")
-            ttl = base.run.ttl
-        if calls is not None and calls > base.run.max_llm_calls:
-            notes.append(f"max_llm_calls {calls} was asked; the server's config caps it at {base.run.max_llm_calls}")
-            calls = base.run.max_llm_calls
+        base, notes = load_settings(self.config).run, list[str]()
+        ttl = capped("ttl", args.ttl, base.ttl, notes)
+        calls = capped("max_llm_calls", args.max_llm_calls, base.max_llm_calls, notes)
         overrides = run_overrides(ttl=ttl, max_llm_calls=calls)
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)

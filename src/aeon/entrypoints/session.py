@@ -1,6 +1,6 @@
-"""What `aeon run` and `aeon validate` do once their input is parsed, shared by the CLI, `aeon mcp`, `aeon batch` and
-the Python API: the caps as overrides, the checks made before a run may spend anything (`ready`), the container's
-resources opened for one run and closed once, a plan's problems."""
+"""The run use case on Aeon's container, shared by the CLI, `aeon mcp`, `aeon batch` and the Python API: the caps as
+overrides, the checks made before a run may spend anything (`ready`, `checks`), the in-process port (`in_process`),
+the use case itself (`runs_for`), and a plan's problems."""
 
 from __future__ import annotations
 
@@ -14,7 +14,16 @@ from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.plans.plan_documents import validate_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
-from aeon.application.runs import Checked, InProcessRuns, Preflight, Runs, Starts, plan_of
+from aeon.application.runs import (
+    Checked,
+    InProcessRuns,
+    Preflight,
+    Runs,
+    Starts,
+    calls_model,
+    plan_of,
+    scripted_mismatch,
+)
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.entrypoints.config.schema import Settings
@@ -46,27 +55,12 @@ def run_overrides(
     return overrides
 
 
-def scripted_mismatch(info: ModelInfo, request: str) -> str | None:
-    """A scripted model answers what its script was written for, whatever is asked: say so when they differ."""
-    scripted = info.scripted_request
-    if not scripted or " ".join(request.split()).casefold() == " ".join(scripted.split()).casefold():
-        return None
-    return f"note: this scripted model answers {scripted!r} whatever is asked; your request only reaches its prompts"
-
-
 def describe_llm(info: ModelInfo) -> str:
     """The first progress line: which model answers, through which adapter, in which dialect and why."""
     if info.adapter == "scripted":
         return f"scripted model from {info.dialect_source}"
     where = f" at {info.base_url}" if info.base_url else ""
     return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
-
-
-def calls_model(settings: Settings, plan: Plan | None) -> bool:
-    """Whether the run will ask the model something, decided simply: it will, unless evaluation is off
-    (run.evaluate: false: no profile, no evaluation, no refinement) and a plan is given whose steps all name a tool
-    (an `agent: llm` step is a model call). A tool call that needs repairing may still call it then."""
-    return settings.run.evaluate or plan is None or any(step.tool is None for step in plan.steps)
 
 
 async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
@@ -79,7 +73,7 @@ async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
     plan: `tools_opened`, `container.tools()`), and a durable run's system database is opened before it starts
     (`ops.engine_for`). Raises ConfigurationError or EventLogUnavailable."""
     llm = await provided(container.llm)
-    if problem := preflight(llm, calls_model=calls_model(container.settings(), plan)):
+    if problem := preflight(llm, calls_model=calls_model(plan, evaluate=container.settings().run.evaluate)):
         raise ConfigurationError(problem)
     container.event_log().open()
     return llm
