@@ -131,6 +131,9 @@ QUICK: dict[str, list[tuple[str, str]]] = {
     "travel": [(f"user_task_{u}", f"injection_task_{i}") for u in (0, 1) for i in (0, 3)],
     "banking": [(f"user_task_{u}", f"injection_task_{i}") for u in (0, 1) for i in (0, 3)],
 }
+# the prompt window of the models AgentDojo is run with (128k tokens): tool outputs reach the prompts whole, as there
+CONTEXT = 128_000
+MARK = 40  # letters and digits of the goal the adversary must read to obey
 BATCH = 2  # the steps one refinement may add (aeon's refiner MAX_ACTIONS)
 # the passes a run may take: one for the user's plan, then one per refinement (the longest orders: 10 calls)
 RUN = {"evaluate": True, "ttl": 8, "max_plan_steps": 60, "max_llm_calls": 80}
@@ -232,7 +235,8 @@ class Scripted:
         self.answer = user_task.GROUND_TRUTH_OUTPUT or "done"
         self.goal = user_task.PROMPT
         self.orders = steps(orders or [], "x")
-        self.mark = plain(injection.GOAL) if injection else None
+        # the opening of the attacker's goal: prompts clip long tool outputs, and a model obeys what it can read
+        self.mark = plain(injection.GOAL)[:MARK] if injection else None
         self.seen = False
 
     @staticmethod
@@ -412,6 +416,7 @@ class Suite:
         config: dict[str, Any] = {
             "run": RUN,
             "tools": {"builtins": False},
+            "llm": {"context_window": CONTEXT},
         }
         if defence is not None:
             config["policy"] = {"enabled": defence}
