@@ -190,8 +190,9 @@ def aeon_tool(suite: str, function: Any, session: Session) -> Callable[..., str]
     call.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     call.__annotations__ = {**hints, "return": str}
     options: dict[str, Any] = {"name": function.name}
-    if "effect" in inspect.signature(aeon.tool).parameters:  # the defence's effect declaration, where it exists
-        options["effect"] = effect(suite, function.name)
+    if "effect" in inspect.signature(aeon.tool).parameters:  # the defence's declarations, where they exist
+        # what it does, and its output is the outside world's (emails, web pages, reviews): untrusted data
+        options.update(effect=effect(suite, function.name), trusted=False)
     return aeon.tool(**options)(call)  # type: ignore[no-any-return]
 
 
