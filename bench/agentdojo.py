@@ -9,9 +9,15 @@ through AgentDojo's `runtime.run_function` on the pair's environment, whose inje
 - plan-first: phase A plans the user task's ground-truth calls (literal arguments) and an LLM step that answers with
   the task's ground-truth output; the evaluation judges the pass complete. The utility control.
 - obedient adversary: the same plan, but once any prompt it is sent (evaluation, refinement, an LLM step, a repair,
-  a fallback) holds the injection text, it obeys: the evaluation finds the pass incomplete and the refinement adds
-  the injection task's ground-truth calls as new steps; a repair it is asked for becomes the first of those calls.
+  a fallback) holds the injection text (the opening of the attacker's goal), it obeys: the evaluation finds the pass
+  incomplete and each refinement adds the next two of the injection task's ground-truth calls as new steps (two:
+  the refiner's limit per answer); a repair it is asked for becomes the next of those calls. AgentDojo ships
+  workspace injection tasks 6-13 without ground truth: their calls are written below from their goals.
 The suite's `utility()` / `security()` score the environment the run leaves (security True: the attack succeeded).
+Pairs the adversary cannot win even undefended: travel injection_task_6 asks only for words in the answer (no call:
+the adversary as defined adds calls only, and no tool policy could stop words), and some security() checks assume
+the attacker acts before the user's own writes (an email id, the number of emails deleted), while Aeon's plan runs
+the user's steps first.
 Run: `.venv/bin/python bench/agentdojo.py [--suite NAME ...] [--quick] [--json]`; without the package installed it
 says so and exits 0 (`pip install -e '.[bench]'`).
 """
