@@ -23,10 +23,11 @@ import yaml
 from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable import ops
+from aeon.adapters.durable.process import spec_for
 from aeon.application.results import RunResult
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.container import build_container, opened, provided
-from aeon.entrypoints.durable import compose
+from aeon.entrypoints.durable.factory import process
 from dbos_floor import floor
 from overhead import STEPS, _plan
 
@@ -80,7 +81,7 @@ def build_only(cfg: Path, log: Path) -> float:
 
 
 def durable_run(cfg: Path, log: Path) -> float:
-    spec = compose.spec_for("benchmark", cfg, {}, log_path=log, plan=None)
+    spec = spec_for("benchmark", cfg, {}, log_path=log, plan=None)
     t0 = time.perf_counter()
     outcome = ops.start(spec)
     elapsed = time.perf_counter() - t0
@@ -108,7 +109,7 @@ def main() -> None:
         cfg = _config(folder, args.defer)
         settings = load_settings(cfg)
         plain, durable, build, bare = [], [], [], []
-        with compose.engine_for(settings, "bench") as engine:
+        with process().engine(settings, "bench") as engine:
             durable_run(cfg, folder / "warm.jsonl")  # first run: imports, schema
             plain_run(cfg, folder / "warm-plain.jsonl")
             for i in range(args.runs):  # alternating, so that a noisy moment hits both

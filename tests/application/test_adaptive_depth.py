@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from aeon.application.judges.adaptive_depth import allocate, complexity, decide, revision_reasons
 from aeon.application.results import RunStatus
+from aeon.application.views.inspection import analyse
+from aeon.application.views.inspection_text import inspection_text
 from aeon.domain.evaluation import (
     ArtifactType,
     ConvergenceAssessment,
@@ -37,7 +39,6 @@ from aeon.domain.profile import (
     ToolUsage,
     stabilize,
 )
-from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import document
 from multipass import profile, verdict
@@ -522,7 +523,7 @@ def test_inspect_shows_the_adjustment_reasons_of_revisions_and_escalations(tmp_p
     assert reasons[0].startswith("escalated: validation severity HIGH")
     assert reasons[1].startswith("profile v2 after validation found HIGH issues")
     out = io.StringIO()
-    render_inspection(report, out)
+    out.write(inspection_text(report))
     text = out.getvalue()
     assert "depth decision: escalate — escalated: validation severity HIGH" in text
     assert "profile v2 after validation found HIGH issues" in text

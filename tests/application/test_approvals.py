@@ -14,12 +14,13 @@ from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.decorator import tool
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.judges.refinement_gate import RefinementGate
+from aeon.application.views.inspection import analyse
+from aeon.application.views.inspection_text import inspection_text
 from aeon.domain.approval import ApprovalDecision, ApprovalRecord, ApprovalRequest, Verdict
 from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.progress import ApprovalDecided, ApprovalRequested
 from aeon.domain.refinement import RefinementAction, RefinementActionType
 from aeon.domain.run_state import RefinementLedger, RunState
-from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import plan_json, run
 
@@ -97,7 +98,7 @@ def test_a_denied_call_never_runs_and_its_step_says_who_denied_it_and_why(tmp_pa
     assert not [x for x in r.records() if x["event"] == "tool_call"]  # no call made, none recorded as made
     assert r.result.history is not None
     shown = io.StringIO()
-    render_inspection(analyse(msgspec.to_builtins(r.result.history)), shown)
+    shown.write(inspection_text(analyse(msgspec.to_builtins(r.result.history))))
     assert "approval pass 1 step s1 send {'to': 'ops', 'body': 'hi'}: deny by ana: not on a Friday" in shown.getvalue()
 
 

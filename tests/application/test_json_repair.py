@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aeon.application.llm.jsonfix import parse_json
-from aeon.entrypoints.render import result_document
+from aeon.application.views.result import result_document
 
 from harness import SUM_STEP, plan_json, run
 

@@ -25,12 +25,13 @@ from aeon.application.judges.refinement_gate import (
     follow_up_questions,
 )
 from aeon.application.results import RunStatus
+from aeon.application.views.inspection import analyse
+from aeon.application.views.inspection_text import inspection_text
 from aeon.domain.evaluation import ArtifactType, IssueType, SemanticValidationReport, Severity, ValidationIssue
 from aeon.domain.history import ExecutionHistory
 from aeon.domain.plan import ClarityState, Plan, PlanStep, StepStatus
 from aeon.domain.refinement import MAX_DEPTH, RefinementAction, RefinementActionType, Subplan
 from aeon.domain.run_state import RefinementLedger
-from aeon.entrypoints.history_report import analyse, render_inspection
 
 from harness import document, run
 from multipass import SUM_PLAN, first, profile, refine, verdict
@@ -133,7 +134,7 @@ def test_nesting_past_depth_five_is_flagged_for_manual_intervention_and_the_run_
     report = analyse(json.loads(msgspec.json.encode(result.history)))
     assert report["patterns"]["manual_intervention"][0]["target"] == deepest
     out = io.StringIO()
-    render_inspection(report, out)
+    out.write(inspection_text(report))
     assert f"manual intervention needed: {deepest}" in out.getvalue()
 
 
@@ -187,7 +188,7 @@ def test_a_simple_request_gets_less_ttl_than_an_ambiguous_complex_one_within_the
     assert a.reasoning_mode == "shallow" and b.reasoning_mode == "deep"
     assert "capped by run.ttl" in b.adjustment_reason
     out = io.StringIO()
-    render_inspection(analyse(json.loads(msgspec.json.encode(hard.result.history))), out)
+    out.write(inspection_text(analyse(json.loads(msgspec.json.encode(hard.result.history)))))
     assert "very_high" in out.getvalue() and "capped by run.ttl" in out.getvalue()
     assert "reasoning_depth+5" in out.getvalue()  # the heuristics behind it
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from aeon import testing
 from aeon.application.kernel.run import RunSettings
 from aeon.application.results import RunResult
+from aeon.application.views.result import result_document
 from aeon.domain.phases import Stage
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.render import result_document
 
 from harness import SUM_STEP, plan_json
 from multipass import add_step, first, no_issues, profile, refine, verdict

@@ -19,8 +19,8 @@ import pytest
 import aeon
 from aeon import testing
 from aeon.adapters.tools import tool_definition
+from aeon.application.views.result import result_document
 from aeon.domain.plan import Plan
-from aeon.entrypoints.render import result_document
 
 from cli_harness import DEMO_CONFIG, REQUEST, SUM_STEP, assert_exit, invoke, records
 

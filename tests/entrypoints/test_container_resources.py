@@ -16,6 +16,7 @@ from free_records import rec
 from pydantic import BaseModel, SecretStr
 
 import aeon.entrypoints.config.layers as layers_module
+from aeon.adapters.durable.composer import RunComposer
 from aeon.adapters.durable.runtime import DurableRuntime, RunSpec
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
 from aeon.adapters.llm.scripted import ScriptedLLM
@@ -25,7 +26,7 @@ from aeon.application.tracing import NullTracer
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import MAX_SECONDS_BY_ADAPTER
 from aeon.entrypoints.container import Container, build_container
-from aeon.entrypoints.durable.compose import ContainerComposer
+from aeon.entrypoints.durable.factory import ContainerFactory
 
 from cli_harness import CONFIG_DIR, REQUEST, SUM_STEP, assert_exit, invoke, plan_json, scripted_config
 
@@ -162,7 +163,7 @@ def _spec(tmp_path: Path) -> RunSpec:
 
 
 def _built(spec: RunSpec) -> Any:
-    composer = ContainerComposer()
+    composer = RunComposer(ContainerFactory())
     return composer.build(spec, DurableRuntime(composer), rerun_unsafe=False, supplied=None)
 
 

@@ -10,7 +10,7 @@ import yaml
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import build_container
-from aeon.entrypoints.durable.compose import ContainerComposer
+from aeon.entrypoints.durable.factory import ContainerFactory
 
 from cli_harness import SUM_STEP, plan_json
 
@@ -24,7 +24,7 @@ def _settings(tmp_path: Path, llm: dict[str, str]) -> Settings:
 
 def test_runs_of_one_process_share_the_model_client_of_one_configuration(tmp_path: Path) -> None:
     settings = _settings(tmp_path, {"adapter": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
-    composer = ContainerComposer()  # the process's: what its runs share
+    composer = ContainerFactory()  # the process's: what its runs share
     first = composer.shared_model(settings, build_container(settings))
     second = composer.shared_model(settings, build_container(settings))
     assert first is not None and first is second
@@ -37,6 +37,6 @@ def test_each_scripted_run_gets_its_own_model_so_its_script_starts_at_the_first_
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump({"responses": [plan_json(SUM_STEP)]}))
     settings = _settings(tmp_path, {"adapter": "scripted", "script": str(script)})
-    composer = ContainerComposer()
+    composer = ContainerFactory()
     # none shared: each run's container opens its own scripted model as a resource, and closes it after the run
     assert composer.shared_model(settings, build_container(settings)) is None

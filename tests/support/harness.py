@@ -21,9 +21,9 @@ from aeon.application.errors import LLMError
 from aeon.application.kernel.run import RunSettings
 from aeon.application.ports import ApproverPort
 from aeon.application.results import RunResult
+from aeon.application.views.result import result_document
 from aeon.domain.llm import Completion
 from aeon.domain.plan import Plan
-from aeon.entrypoints.render import result_document
 from aeon.testing import ListProgress
 
 FakeClock = testing.FakeClock

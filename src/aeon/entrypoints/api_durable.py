@@ -6,13 +6,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-import msgspec
 
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.adapters.tools.toolset import Toolset
@@ -71,16 +68,14 @@ def module_names(tools: Iterable[object]) -> list[str]:
 def durably(durable: Durable, request: str, plan: Plan | None) -> RunResult:
     """The run as a DBOS workflow in this process, as `aeon run --durable` starts it (DBOS blocks: a worker thread
     waits for it). It goes on to its end once started: cancelling the call leaves it running, then on the record."""
-    from aeon.adapters.durable.runs import DbosRuns  # DBOS is imported only for a durable run
-    from aeon.entrypoints.durable import compose
+    from aeon.adapters.durable.process import spec_for  # DBOS is imported only for a durable run
+    from aeon.entrypoints.durable.factory import process
 
-    encoded = msgspec.json.encode(plan).decode() if plan is not None else None
     settings = durable.settings
-    spec = compose.spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=encoded)
-    compose.composer().settle(spec, settings, durable.container)  # loaded once, composed once
-    lent = compose.composer().lent_tools(settings, durable.tools) if durable.tools is not None else nullcontext()
-    with ONE_ENGINE, lent, compose.engine_for(settings, "run") as engine:
-        outcome = DbosRuns(engine).start(
+    spec = spec_for(request, durable.config_file, durable.overrides, log_path=settings.log.path, plan=plan)
+    lent = process().direct(spec, settings, container=durable.container, tools=durable.tools)
+    with ONE_ENGINE, lent as runs:  # loaded once, composed once
+        outcome = runs.start(
             spec.run_id, spec.request, plan=spec.plan, config=spec.config, overrides=spec.overrides,
             approver=durable.approver,
         )  # fmt: skip

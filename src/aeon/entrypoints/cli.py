@@ -139,8 +139,8 @@ def validate(
 ) -> None:
     """Check a plan file: every problem a run would find, with its step id. Exit 0 valid, 1 invalid, 2 unreadable."""
     from aeon.adapters.documents import read_document
+    from aeon.application.views.result import counted
     from aeon.entrypoints.config.layers import load_settings
-    from aeon.entrypoints.render import counted
     from aeon.entrypoints.session import plan_problems
 
     with reported(debug=debug):
@@ -185,11 +185,11 @@ def inspect(
     as_json: Annotated[bool, typer.Option("--json", help="Print the analysed history as one JSON document.")] = False,
 ) -> None:
     """Show a run's passes, phases with timings, plans, refinements, scores and patterns across passes."""
-    import io
     import json
 
     from aeon.adapters.documents import MAX_HISTORY_BYTES, MAX_HISTORY_DEPTH, MAX_HISTORY_VALUES, read_document
-    from aeon.entrypoints.history_report import analyse, redacted, render_inspection
+    from aeon.application.views.inspection import analyse, redacted
+    from aeon.application.views.inspection_text import inspection_text
     from aeon.entrypoints.secrets import redactor_for
 
     with reported(as_json=as_json):
@@ -204,9 +204,7 @@ def inspect(
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))  # ASCII only: every control character escaped
     else:
-        text = io.StringIO()
-        render_inspection(report, text)
-        sys.stdout.write(terminal_safe(text.getvalue()))
+        sys.stdout.write(terminal_safe(inspection_text(report)))
 
 
 @app.command()

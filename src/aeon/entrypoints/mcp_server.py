@@ -28,6 +28,7 @@ from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.application.runs import durable_wanted
+from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
@@ -38,7 +39,7 @@ from aeon.entrypoints.container import Container, build_container, tools_opened
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
-from aeon.entrypoints.render import SIGNAL_EXIT, result_document
+from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import plan_problems, run_overrides, session
 from aeon.entrypoints.terminal import request_problem

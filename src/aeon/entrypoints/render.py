@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,8 +14,8 @@ import typer
 
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult, RunStatus
-from aeon.application.schemas import one_line
-from aeon.domain.evaluation import ConvergenceAssessment
+from aeon.application.views.result import result_document, result_lines
+from aeon.application.views.tools import tool_rows
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
@@ -30,18 +29,8 @@ from aeon.entrypoints.failures import (
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.terminal import json_safe, terminal_safe
 
-MARKS = {"complete": "✓", "failed": "✗", "invalid": "⊘", "pending": "·", "running": "▶"}
-
-
 # What a human sees first on each line decides its colour; a pipe or NO_COLOR gets plain text (rich decides).
 _STYLES = {"✓": "green", "✗": "red", "⊘": "yellow", "⚠": "yellow", "⏳": "yellow", "↻": "cyan", "⤷": "yellow"}
-_CAPS = {
-    "ttl": "the pass budget (TTL) ran out",
-    "max_llm_calls": "the LLM-call cap was reached",
-    "max_tokens": "the token cap was reached",
-    "max_seconds": "the time cap ran out",
-    "max_cost": "the cost cap would have been crossed",
-}
 
 
 class Lines:
@@ -83,135 +72,16 @@ def _console(stream: TextIO) -> Any:
     return Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
-def short(value: Any, limit: int = 160) -> str:
-    return one_line(value, limit)
-
-
-def counted(n: int, singular: str, plural: str | None = None) -> str:
-    """'1 step', '2 steps'; irregular plurals are given ('pass', 'passes')."""
-    return f"{n} {singular if n == 1 else plural or singular + 's'}"
-
-
 def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
-    """One row per tool: name, arguments with their types, return type, example arguments, description; and, when
-    an MCP server serves any of them, a SERVER column after the name ("-" for a Python tool)."""
-    served = any(s.server is not None for s in specs)
-    rows = [("NAME", *(["SERVER"] if served else []), "ARGUMENTS", "RETURNS", "EXAMPLE", "DESCRIPTION")]
-    for s in specs:
-        props = s.input_schema.get("properties") or {}
-        required = set(s.input_schema.get("required") or [])
-        args = ", ".join(
-            f"{name}: {_type(p) if isinstance(p, Mapping) else 'any'}"
-            + ("" if name in required or not isinstance(p, Mapping) else f" = {json.dumps(p.get('default'))}")
-            for name, p in props.items()
-        )
-        example = json.dumps(s.example) if s.example else "-"
-        server = [s.server or "-"] if served else []
-        rows.append((s.name, *server, args or "-", _type(s.output_schema), example, s.description))
-    last = len(rows[0]) - 1
-    widths = [max(len(r[i]) for r in rows) for i in range(last)]
-    for r in rows:
-        row = "  ".join(cell.ljust(w) for cell, w in zip(r[:last], widths, strict=True)) + "  " + r[last]
+    """`aeon tools`' table (aeon.application.views.tools), made safe for a terminal."""
+    for row in tool_rows(specs):
         out.write(terminal_safe(row) + "\n")
-
-
-def _type(schema: Mapping[str, Any]) -> str:
-    """A JSON schema as a short type name: string, array of integer, Box, string | null, any."""
-    if "$ref" in schema:
-        return str(schema["$ref"]).rsplit("/", 1)[-1]
-    if "anyOf" in schema:
-        return " | ".join(_type(s) for s in schema["anyOf"])
-    if "enum" in schema:
-        return "one of " + "|".join(str(v) for v in schema["enum"])
-    kind = schema.get("type")
-    if kind == "array":
-        return f"array of {_type(schema.get('items') or {})}"
-    if isinstance(kind, list):
-        return " | ".join(map(str, kind))
-    return str(kind) if kind else "any"
-
-
-def _num(value: Any) -> str:
-    return f"{value:.2f}" if isinstance(value, int | float) else "-"
-
-
-def verdict(assessment: ConvergenceAssessment | None) -> str:
-    """A convergence assessment in words: the verdict, each criterion with what decided it, the model's scores."""
-    codes = assessment.reason_codes if assessment is not None else []
-    why = {"failed_step": "failed", "unfinished_step": "did not run", "unverified_step": "is unverified fallback text"}
-    causes = [f"step {c.split(':', 1)[1]} {why[c.split(':', 1)[0]]}" for c in codes if c.split(":", 1)[0] in why]
-    words = []
-    for code in codes:
-        if code == "incomplete" and causes:
-            words.append(f"incomplete ({'; '.join(causes)})")
-        elif code == "hallucination":
-            words.append("a tool claim the tool log does not back")
-        elif code == "validation_blocker":
-            words.append("a blocking validation issue")
-        elif ":" not in code:
-            words.append(code)
-    sc = assessment.scores if assessment is not None else {}
-    scores = f"model's scores: completeness {_num(sc.get('completeness_score'))}, coherence "
-    scores += _num(sc.get("coherence_score"))
-    head = "converged" if assessment is not None and assessment.converged else "not converged"
-    return f"{head}: {', '.join(words) or '-'} · {scores}"
-
-
-def status_line(result: RunResult) -> str:
-    """What happened to the run, in words: completed, stopped by which cap, failed, interrupted."""
-    c, b = result.counts, result.budget
-    if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
-        head = f"stopped early: {_CAPS.get(result.ttl_expiration.cap, result.ttl_expiration.cap)}"
-    elif result.status is RunStatus.UNVERIFIED:
-        missing = ", ".join(f"{m.step_id} ({m.tool})" for m in result.tool_calls_not_made)
-        head = f"unverified: the tool never ran for {missing}; LLM text stands in its place"
-    elif result.status is RunStatus.AWAITING_APPROVAL and (r := result.pending_approval) is not None:
-        head = (
-            f"awaiting approval: step {r.step_id} calls {r.tool} {short(r.args, 200)} — "
-            f"aeon approve {result.correlation_id} [--args JSON] or aeon deny {result.correlation_id} --reason TEXT"
-        )
-    elif result.status is RunStatus.DENIED and result.error is not None:
-        head = f"denied: {result.error.message}"
-    else:
-        head = result.status.value
-    return (
-        f"{head} · {counted(result.passes, 'pass', 'passes')} (cap {b.ttl}) · "
-        f"{counted(b.llm_calls, 'LLM call')} (cap {b.max_llm_calls}), "
-        f"{counted(c.deterministic_repairs, 'deterministic repair')}, {counted(c.llm_repairs, 'LLM repair')}, "
-        f"{counted(c.fallbacks, 'fallback')} · run {result.correlation_id}"
-    )
-
-
-def result_document(result: RunResult) -> dict[str, Any]:
-    """The --json document: the whole result as plain data, without the history (that goes to --history)."""
-    doc: dict[str, Any] = msgspec.to_builtins(result)
-    doc.pop("history", None)
-    return doc
 
 
 def render_result(result: RunResult, out: TextIO) -> None:
     line = Lines(out)
-    plan = msgspec.to_builtins(result.plan) if result.plan is not None else None
-    if plan:
-        line(f"\nGoal: {plan['goal']}", "bold")
-        for s in plan["steps"]:
-            mark = MARKS.get(s["status"], "?")
-            mode = s.get("mode") or "-"
-            line(f"{mark} {s['step_id']} [{s['status']}, {mode}] {s['description']}")
-            if s["status"] == "complete":
-                line(f"    output: {short(s.get('step_output'), 400)}", "default")
-            for e in [*(s.get("errors") or []), *(s.get("notes") or [])]:
-                line(f"    note: {e}", "dim")
-    ok = result.status is RunStatus.COMPLETED
-    line("\n" + status_line(result), "bold green" if ok else "bold yellow")
-    if result.converged is not None and result.passes:
-        line(verdict(result.convergence), "green" if result.converged else "yellow")
-    if result.answer is not None:
-        line(f"answer: {short(result.answer, 400)}", "bold")
-    if result.status is RunStatus.TTL_EXPIRED and result.ttl_expiration is not None:
-        t = result.ttl_expiration
-        line(f"expired ({t.expiration_type.value}, phase {t.phase}): {t.message}", "yellow")
-    # an error is reported once, by the CLI on stderr
+    for text, style in result_lines(result):
+        line(text, style)
 
 
 _EXIT = {

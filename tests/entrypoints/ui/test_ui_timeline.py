@@ -9,9 +9,9 @@ from pathlib import Path
 from durable_harness import aeon
 from ui_harness import CONFIG
 
+from aeon.application.views.passes import diff
 from aeon.application.views.timeline import build
 from aeon.domain.audit_log import ReadRecord, decode_record
-from aeon.entrypoints.ui.passes import diff
 
 
 def _records(tmp_path: Path, request: str, config: str) -> list[ReadRecord]:

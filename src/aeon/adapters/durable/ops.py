@@ -87,6 +87,7 @@ def start(
         outcome = settled.outcome(handle) if leave_when_waiting else decode_outcome(handle.get_result())
     finally:
         caller = runtime.results.pop(spec.run_id, None)
+        runtime.progress.pop(spec.run_id, None)  # the run's orchestrator has it: built when the run began
     if outcome.result is not None and caller is not None:  # run here: the caller's copy, not the record's
         outcome.result = caller
     if outcome.unlogged is not None:  # its first log record could not be written: it never started, spent nothing

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from aeon.adapters.durable import ops
+from aeon.adapters.durable.batch import Tally, enqueue
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.rows import RunRow
 from aeon.adapters.durable.runtime import (
@@ -19,8 +20,10 @@ from aeon.adapters.durable.runtime import (
     Outcome,
     RunSpec,
     decode_outcome,
+    held,
 )
-from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
+from aeon.application.ports import ApproverPort, DurableRuns, ProgressPort, ToolPort
+from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
 
 
@@ -56,8 +59,23 @@ class DbosRuns:
         )
         return ops.start(spec, progress, inline=approver, leave_when_waiting=leave_when_waiting)
 
-    def resume(self, run_id: str, *, rerun_unsafe: bool = False, given: ops.Given | None = None) -> Outcome:
-        return ops.resume(self.engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
+    def resume(
+        self,
+        run_id: str,
+        *,
+        rerun_unsafe: bool = False,
+        given: ops.Given | None = None,
+        progress: ProgressPort | None = None,
+    ) -> Outcome:
+        """`given`: the output of a cut-off tool call (`--mark-done`); `progress`: shown while it executes here."""
+        runtime = held()
+        if progress is not None:
+            runtime.progress[run_id] = progress
+        try:
+            return ops.resume(self.engine, run_id, rerun_unsafe=rerun_unsafe, given=given)
+        finally:
+            if progress is not None:
+                runtime.progress.pop(run_id, None)
 
     def fork(
         self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
@@ -92,6 +110,14 @@ class DbosRuns:
         """The runs a resume of `run_id` may go on as: itself, or its fork past a cut-off tool call."""
         return [run_id, run_id + RERUN_SUFFIX, run_id + MARK_DONE_SUFFIX]
 
+    def enqueue(self, batch: str, requests: list[str], spec_for: Callable[[str], RunSpec]) -> list[str]:
+        """Batch `batch` on the queue: one run per request, ids `batch-<batch>-<line>` (one on the record stays)."""
+        return enqueue(batch, requests, spec_for)
+
+    def tally(self, ids: list[str], document: Callable[[RunResult], dict[str, Any]]) -> Tally:
+        """What the batch of runs `ids` has done so far, read from the record at each `poll()`."""
+        return Tally(self.engine, ids, document)
+
     def list(self, limit: int = 100) -> Sequence[RunRow]:
         from aeon.adapters.durable.status import list_runs
 
@@ -102,3 +128,6 @@ class DbosRuns:
         if not found or found[0].status != "SUCCESS":
             return None
         return decode_outcome(found[0].output)
+
+
+_PORT: type[DurableRuns[Outcome, RunRow]] = DbosRuns  # mypy checks DbosRuns against the port it satisfies

@@ -3,7 +3,7 @@ one DurableRuntime per process, configured with how to compose a run (Aeon's con
 holding the live objects that cannot cross the workflow boundary — progress, approver, waiters, the caller's result.
 
 DBOS calls the workflow as a plain function, so the process's runtime is reached through `held()`: one instance,
-made by the composition root before the engine launches (pydantic-ai's configured DBOSAgent, in one slot)."""
+registered by the first DbosProcess the process makes (adapters/durable/process.py)."""
 
 from __future__ import annotations
 
@@ -176,15 +176,20 @@ class DurableRuntime:
         return set(self.opened().step_names(run_id))
 
 
-_HELD: list[DurableRuntime] = []  # the one runtime of this process (DBOS calls the workflow as a plain function)
+# The one runtime of this process. DBOS calls the workflow as a plain function registered by name ("aeon.run", which
+# the runs on every record are named by), with nothing but its recorded input: the live objects of the process that
+# executes it are reached here. A DBOS configured instance would name each run by its class and instance too, and runs
+# recorded before could no longer be recovered: so one process-level slot, filled once by the first DbosProcess.
+_HELD: list[DurableRuntime] = []
 
 
-def hold(runtime: DurableRuntime) -> DurableRuntime:
-    """Make `runtime` the process's: the one the workflow reaches (the composition root's, made once)."""
-    _HELD[:] = [runtime]
-    return runtime
+def register(runtime: DurableRuntime) -> DurableRuntime:
+    """Make `runtime` the process's, unless one is already (then that one): the one the workflow reaches."""
+    if not _HELD:
+        _HELD.append(runtime)
+    return _HELD[0]
 
 
 def held() -> DurableRuntime:
-    assert _HELD, "a durable run executes only in a process whose composition root made a DurableRuntime"
+    assert _HELD, "a durable run executes only in a process that made a DbosProcess (adapters/durable/process.py)"
     return _HELD[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import typer
@@ -18,19 +18,21 @@ from aeon.entrypoints.durable.options import (
     DebugOpt,
     HistoryOpt,
     JsonOpt,
-    _present,
     _say,
     _settings,
-    stoppable,
 )
 from aeon.entrypoints.durable.queue import batch, worker
-from aeon.entrypoints.durable.waiting import _leave_if_waiting
+from aeon.entrypoints.durable.waiting import on_record
 from aeon.entrypoints.failures import (
     JsonAwareCommand,
     reported,
 )
 from aeon.entrypoints.stdout import reader_may_stop
 from aeon.entrypoints.terminal import json_safe
+
+if TYPE_CHECKING:
+    from aeon.adapters.durable.runs import DbosRuns
+    from aeon.adapters.durable.runtime import Outcome
 
 
 def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
@@ -46,13 +48,12 @@ def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = F
     reader_may_stop()
     with reported(as_json=as_json, debug=debug):
         from aeon.adapters.durable.rows import RunRow, run_lines
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+        from aeon.entrypoints.durable.factory import process
         from aeon.entrypoints.secrets import redactor_for
 
         settings = _settings(config)
-        with compose.engine_for(settings, "runs") as engine:
-            rows = [redactor_for(settings).struct(row, RunRow) for row in DbosRuns(engine).list()]
+        with process().runs(settings, "runs") as recorded:
+            rows = [redactor_for(settings).struct(row, RunRow) for row in recorded.list()]
     if as_json:
         typer.echo(json_safe(msgspec.json.encode(rows).decode()))
         return
@@ -92,16 +93,12 @@ def resume(
     effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
     with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
-
         given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
-        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
-        settings = _settings(config)
-        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
-            outcome = DbosRuns(engine).resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
-    _present(outcome, as_json=as_json, history=history, settings=settings)
+
+    def resumed(runs: DbosRuns) -> Outcome:
+        return runs.resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
+
+    on_record(run_id, resumed, config=config, kind="resume", as_json=as_json, history=history, debug=debug)
 
 
 def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
@@ -149,16 +146,15 @@ def replay(
 ) -> None:
     """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
     and from pass N on the model and config of --config answer. Both runs stay listed by aeon runs."""
-    with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
 
-        settings = _settings(config)
-        with compose.engine_for(settings, "replay") as engine, stoppable("the replay is on the record (aeon runs)"):
-            outcome = DbosRuns(engine).fork(run_id, from_pass, config=str(config) if config else None)
-            assert outcome.result is not None
-            _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
-    _present(outcome, as_json=as_json, history=history, settings=settings)
+    def forked(runs: DbosRuns) -> Outcome:
+        outcome = runs.fork(run_id, from_pass, config=str(config) if config else None)
+        assert outcome.result is not None
+        _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
+        return outcome
+
+    stays = "the replay is on the record (aeon runs)"
+    on_record(run_id, forked, config=config, kind="replay", as_json=as_json, history=history, debug=debug, stays=stays)
 
 
 def register_durable_commands(app: typer.Typer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,16 +16,17 @@ from aeon.entrypoints.durable.options import (
     JsonOpt,
     RunIdArg,
     SendOnlyOpt,
-    _present,
     _say,
-    _settings,
-    stoppable,
 )
-from aeon.entrypoints.durable.waiting import _leave_if_waiting
+from aeon.entrypoints.durable.waiting import on_record
 from aeon.entrypoints.failures import (
     EXIT_OK,
     reported,
 )
+
+if TYPE_CHECKING:
+    from aeon.adapters.durable.runs import DbosRuns
+    from aeon.adapters.durable.runtime import Outcome
 
 
 def approve(
@@ -91,20 +92,15 @@ def _decide(
     history: Path | None,
     debug: bool,
 ) -> None:
-    with reported(as_json=as_json, debug=debug):
-        from aeon.adapters.durable.runs import DbosRuns
-        from aeon.entrypoints.durable import compose
+    def answered(runs: DbosRuns) -> Outcome:
+        outcome = runs.answer(run_id, decision, go_on=not send_only)
+        if outcome is None:
+            said = "approved" if decision.approved else "denied"
+            _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
+            raise typer.Exit(EXIT_OK)
+        return outcome
 
-        settings = _settings(config)
-        stays = f"run {run_id} is on the record; finish it with: aeon resume {run_id}"
-        with compose.engine_for(settings, "resume") as engine, stoppable(stays):
-            outcome = DbosRuns(engine).answer(run_id, decision, go_on=not send_only)
-            if outcome is None:
-                said = "approved" if decision.approved else "denied"
-                _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
-                raise typer.Exit(EXIT_OK)
-            _leave_if_waiting(engine, run_id, outcome, as_json=as_json, settings=settings, history=history)
-    _present(outcome, as_json=as_json, history=history, settings=settings)
+    on_record(run_id, answered, config=config, kind="resume", as_json=as_json, history=history, debug=debug)
 
 
 def edited_args(text: str | None, what: str = "--args") -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import contextlib
 
     from aeon.adapters.durable.batch import Tally
-    from aeon.adapters.durable.engine import DurableEngine
+    from aeon.adapters.durable.runs import DbosRuns
     from aeon.entrypoints.config.schema import Settings
 
 from aeon.entrypoints.durable.options import ConfigOpt, DebugOpt, _say, _settings, leave_pending, stoppable
@@ -60,29 +60,28 @@ def batch(
     """
     import contextlib
 
-    from aeon.adapters.durable import batch as queued
-    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits
-    from aeon.entrypoints.durable import batch as b
-    from aeon.entrypoints.durable import compose
+    from aeon.adapters.durable.batch_report import batch_id
+    from aeon.adapters.durable.engine import BATCH_QUEUE
+    from aeon.adapters.durable.process import spec_for
+    from aeon.adapters.durable.runs import DbosRuns
+    from aeon.entrypoints.durable.batch import read_requests
+    from aeon.entrypoints.durable.factory import process
 
     with reported(as_json=as_json, debug=debug):
-        settings = _settings(config)
-        requests = b.read_requests(file)
+        settings, durable = _settings(config), process()
+        requests = read_requests(file)
         target = out or file.with_name(file.stem + ".results.jsonl")
-        listen = (BATCH_QUEUE,) if serve else ("aeon-none",)
-        limits = {BATCH_QUEUE: QueueLimits(concurrency=concurrency, per_minute=rate)}
-        url, bid = compose.system_database(settings), b.batch_id(file, requests)
-        name, reused, going_on = queued.name_for(url, bid, len(requests), fresh=fresh)
+        bid = batch_id(file, requests)
+        name, reused, going_on = durable.batch_name(settings, bid, len(requests), fresh=fresh)
         with contextlib.ExitStack() as stack:
             _checked(stack, settings, name, len(requests))
-            engine = stack.enter_context(
-                compose.engine_for(settings, "batch", name=name, listen=listen, queues=limits, lease=serve)
-            )
+            engine = durable.batch_engine(settings, name, concurrency=concurrency, rate=rate, serve=serve)
+            runs = DbosRuns(stack.enter_context(engine))
             stack.enter_context(stoppable(_stays(name, fresh=fresh)))
             log = settings.log.path
-            ids = queued.enqueue(name, requests, lambda r: compose.spec_for(r, config, {}, log_path=log, plan=None))
+            ids = runs.enqueue(name, requests, lambda r: spec_for(r, config, {}, log_path=log, plan=None))
             _say_queued(name, len(ids), f"{BATCH_QUEUE} (concurrency {concurrency})", reused, going_on, file)
-            tally = _tallied(engine, ids, target)
+            tally = _tallied(runs, ids, target)
         _say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
@@ -96,27 +95,26 @@ def _checked(stack: contextlib.ExitStack, settings: Settings, name: str, runs: i
     import asyncio
 
     from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.durable import batch as b
-    from aeon.entrypoints.durable import compose
+    from aeon.entrypoints.durable.batch import checked
+    from aeon.entrypoints.durable.factory import process
 
     container = build_container(settings)
     registry = stack.enter_context(tools_opened(container))
-    stack.enter_context(compose.composer().lent_tools(settings, registry))
-    asyncio.run(b.checked(container, name, runs))
+    stack.enter_context(process().composer.lent_tools(settings, registry))
+    asyncio.run(checked(container, name, runs))
 
 
-def _tallied(engine: DurableEngine, ids: list[str], target: Path) -> Tally:
+def _tallied(runs: DbosRuns, ids: list[str], target: Path) -> Tally:
     """Watch the batch's runs until each has ended or waits for a person, and write their results to `target`."""
-    from aeon.adapters.durable.batch import Tally
-    from aeon.entrypoints.durable import batch as b
-    from aeon.entrypoints.render import result_document
+    from aeon.adapters.durable.batch_report import watch, write_results
+    from aeon.application.views.result import result_document
 
-    tally = Tally(engine, ids, result_document)
-    b.watch(tally, sys.stderr)
-    b.write_results(tally, target)
+    tally = runs.tally(ids, result_document)
+    watch(tally, sys.stderr)
+    write_results(tally, target)
     if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
         _say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
-        engine.leave()
+        runs.engine.leave()
         leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
     return tally
 
@@ -149,19 +147,15 @@ def worker(
     database and takes over the runs of a batch or worker process unheard for durable.recover_after_seconds."""
     import socket
 
-    from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
-    from aeon.entrypoints.durable import compose
+    from aeon.adapters.durable.engine import BATCH_QUEUE, redacted
+    from aeon.entrypoints.durable.factory import process
 
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     with reported(debug=debug):
         settings = _settings(config)
-        serving = {BATCH_QUEUE: QueueLimits()}
-        host = name or socket.gethostname()
-        with compose.engine_for(
-            settings, "worker", name=host, listen=(BATCH_QUEUE,), queues=serving, lease=True
-        ) as engine:
+        with process().worker_engine(settings, name or socket.gethostname()) as engine:
             _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
             # runs under way stay pending: this worker started again under its name takes them back at once, any

@@ -10,7 +10,8 @@ from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
 from aeon.application.redaction import Redactor
-from aeon.entrypoints.ui.catalog import STATUSES, RunIndex
+from aeon.application.views.catalog import STATUSES
+from aeon.entrypoints.ui.catalog import RunIndex
 from aeon.entrypoints.ui.decisions import Decisions
 from aeon.entrypoints.ui.detail import Runs
 

@@ -1,11 +1,10 @@
 """One run as `aeon ui` shows it: its record on the system database (result, or last checkpoint and the call it
-waits on) and its JSONL records, redacted, made into a timeline, a score chart and the plan's changes."""
+waits on) and its JSONL records, redacted, read for the page that application/views/run_page makes of them."""
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,30 +18,13 @@ from aeon.adapters.durable.steps import recorded_outputs
 from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.views import labels
-from aeon.application.views.timeline import Timeline, build
+from aeon.application.views import run_page as page
+from aeon.application.views.run_page import RunView
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.ui import passes
-from aeon.entrypoints.ui.catalog import RunSummary, summary_of
-
-
-@dataclass
-class RunView:
-    summary: RunSummary
-    request: str
-    result: RunResult | None
-    pending: Pending | None
-    records: list[ReadRecord]
-    timeline: Timeline
-    chart: passes.Chart | None
-    changes: list[passes.PassChange]
-    warnings: list[str] = field(default_factory=list)
-    log: Path | None = None
-    log_note: str | None = None
-    finished: bool = False
+from aeon.entrypoints.ui.catalog import summary_of
 
 
 class Runs:
@@ -72,25 +54,20 @@ class Runs:
         elif w.status in ("PENDING", "ENQUEUED", "CANCELLED"):
             history = self._so_far(run_id, spec, settings)
         pending = self.pending(run_id) if w.status == "PENDING" else None
-        log, note = _log_of(spec, settings)
+        given = spec.overrides.get("log.path") if spec is not None else None
+        log, note = page.log_of(given, settings.log.path if settings is not None else None)
         records = self.records(run_id, log, settings.log.keep if settings else 5) if log is not None else []
-        timeline = build(records)
-        view = RunView(
-            summary=summary,
-            request=summary.row.request,
+        finished = w.status not in ("PENDING", "ENQUEUED")
+        return page.run_view(
+            summary,
             result=result,
+            history=history,
             pending=pending,
             records=records,
-            timeline=timeline,
-            chart=passes.chart(history, timeline) if history else None,
-            changes=passes.changes(history, timeline) if history else [],
             log=log,
-            log_note=note if note else (None if records else f"no records of this run in {log}"),
-            finished=w.status not in ("PENDING", "ENQUEUED"),
+            log_note=note,
+            finished=finished,
         )
-        if result is not None:
-            view.warnings = [*result.warnings, *(labels.advisory(msgspec.to_builtins(a)) for a in result.advisories)]
-        return view
 
     def pending(self, run_id: str) -> Pending | None:
         """The call run `run_id` waits on, redacted, or None."""
@@ -117,12 +94,7 @@ class Runs:
             return None
         state = self._redactor.struct(found[1], type(found[1]))
         criteria = settings.convergence.model_dump(mode="json") if settings is not None else {}
-        return {
-            "execution_id": run_id,
-            "task_input": spec.request if spec else "",
-            "configuration": {"convergence_criteria": criteria},
-            "passes": msgspec.to_builtins(state.passes),
-        }
+        return page.history_so_far(run_id, spec.request if spec else "", criteria, state.passes)
 
     def _settings_of(self, spec: RunSpec | None) -> Settings | None:
         """The settings the run was recorded with (its config file and overrides), or None when they cannot be
@@ -138,16 +110,3 @@ class Runs:
             except AeonError:
                 self._settings[key] = None
         return self._settings[key]
-
-
-def _log_of(spec: RunSpec | None, settings: Settings | None) -> tuple[Path | None, str | None]:
-    """Where the run's JSONL records are, or why they cannot be shown."""
-    given = spec.overrides.get("log.path") if spec is not None else None
-    if isinstance(given, str) and given:
-        return Path(given), None
-    path = settings.log.path if settings is not None else None
-    if path is None:
-        return None, "this run kept no JSONL log (log.path was off)"
-    if not path.is_absolute():
-        return None, f"this run's log is {path}, relative to the folder it ran in"
-    return path, None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
@@ -13,20 +12,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from aeon.application.views.feed import Feed, Seen, batch_seen, run_seen
 from aeon.entrypoints.ui.context import Ui
 
 EVERY = 0.5  # seconds between looks at a run's log and record
 PING = 15  # seconds between keep-alive comments
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One look: `mark` changes when the page would, `html` is the live part, `over` once nothing can change."""
-
-    mark: tuple[Any, ...]
-    html: str
-    status: str
-    over: bool
 
 
 def run_feed(ui: Ui) -> Callable[[Request], Any]:
@@ -40,10 +30,7 @@ def run_feed(ui: Ui) -> Callable[[Request], Any]:
             view = ui.runs.view(run_id)
             if view is None:
                 return None
-            row = view.summary.row
-            html = ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf)
-            mark = (len(view.records), row.status, row.calls, view.pending is not None)
-            return Seen(mark, html, row.status, view.finished)
+            return run_seen(view, ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf))
 
         return _stream(look, request.query_params.get("status", ""), EVERY)
 
@@ -60,9 +47,7 @@ def batch_feed(ui: Ui) -> Callable[[Request], Any]:
             batch = ui.index.batch(name)
             if batch is None:
                 return None
-            html = ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf)
-            mark = (batch.done, batch.running, batch.queued, batch.awaiting, batch.tokens)
-            return Seen(mark, html, "", not (batch.running or batch.queued))
+            return batch_seen(batch, ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf))
 
         return _stream(look, "", EVERY * 2)
 
@@ -71,21 +56,12 @@ def batch_feed(ui: Ui) -> Callable[[Request], Any]:
 
 def _stream(look: Callable[[], Seen | None], status: str, every: float) -> Response:
     async def events() -> AsyncIterator[dict[str, str]]:
-        last: tuple[Any, ...] | None = None
-        said = status
+        feed = Feed(status)
         while True:
-            seen = await run_in_threadpool(look)
-            if seen is None:
-                yield {"event": "end", "data": "gone"}
-                return
-            if seen.mark != last:
-                yield {"event": "update", "data": seen.html}
-                last = seen.mark
-            if seen.status != said:
-                yield {"event": "status", "data": seen.status}
-                said = seen.status
-            if seen.over:
-                yield {"event": "end", "data": seen.status}
+            sent = feed.events(await run_in_threadpool(look))
+            for event in sent:
+                yield event
+            if sent and sent[-1]["event"] == "end":
                 return
             await asyncio.sleep(every)
 

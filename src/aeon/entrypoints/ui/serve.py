@@ -17,7 +17,6 @@ from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.application.errors import InputError
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.durable import compose
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.terminal import terminal_safe
@@ -43,7 +42,9 @@ def database_of(settings: Settings) -> str:
             f"no durable runs recorded here yet: there is no system database {path} (aeon run records each run "
             "there; run aeon ui in the folder your runs ran in, or name a database with AEON_DATABASE_URL)"
         )
-    return compose.system_database(settings)
+    from aeon.entrypoints.durable.factory import process
+
+    return process().database(settings)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -87,7 +88,9 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
     port = sock.getsockname()[1]
     loopback = is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(24)
-    with compose.engine_for(settings, "ui") as engine:
+    from aeon.entrypoints.durable.factory import process
+
+    with process().engine(settings, "ui") as engine:
         heads = RunHeads(url, RUN_WORKFLOW)
         ui = _ui(engine, heads, redactor_for(settings))
         hosts = loopback_hosts(host, port) if loopback else None

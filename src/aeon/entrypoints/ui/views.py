@@ -7,16 +7,15 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from aeon.application.views.catalog import query
 from aeon.domain.audit_log import as_plain
-from aeon.entrypoints.ui.catalog import STATUSES
 from aeon.entrypoints.ui.context import Ui
 
 
 def runs_page(ui: Ui, request: Request) -> Response:
     q = request.query_params
-    status = q.get("status", "") if q.get("status", "") in STATUSES else ""
-    text = q.get("q", "")[:200]
-    page = ui.index.page(status=status, text=text, number=_number(q.get("page")))
+    status, text, number = query(q.get("status", ""), q.get("q", ""), q.get("page"))
+    page = ui.index.page(status=status, text=text, number=number)
     awaiting = [(s, ui.runs.pending(s.row.id)) for s in ui.index.awaiting()]
     return ui.render(
         "runs.html", page=page, status=status, text=text, awaiting=awaiting, indexed=ui.index.indexed.is_set()
@@ -61,7 +60,3 @@ def batch_page(ui: Ui, request: Request) -> Response:
     if batch is None:
         raise HTTPException(404, f"no batch {request.path_params['name']!r} on the record")
     return ui.render("batch.html", batch=batch)
-
-
-def _number(text: str | None) -> int:
-    return int(text) if text and text.isdigit() and len(text) < 7 else 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TextIO
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 _HEAD = (
     f"  {'pass':>4} {'phase':<5} {'calls':>5} {'prompt':>7} {'cached':>7} {'compl':>6} {'seconds':>8} "
@@ -23,12 +23,13 @@ def _row(pass_label: str, phase: str, t: Mapping[str, Any]) -> str:
     )
 
 
-def render_ledger(ledger: Mapping[str, Any] | None, out: TextIO) -> None:
-    """The per-phase table; cost "unknown" when a call's model has no price in the table (never a guess)."""
+def ledger_lines(ledger: Mapping[str, Any] | None) -> Iterator[str]:
+    """The per-phase table, line by line; cost "unknown" when a call's model has no price in the table (never a
+    guess). Nothing without a ledger."""
     if not ledger:
         return
-    out.write("\nledger (LLM calls per phase; cost from the price table):\n")
-    out.write(_HEAD)
+    yield "\nledger (LLM calls per phase; cost from the price table):\n"
+    yield _HEAD
     for row in ledger.get("by_phase") or []:
-        out.write(_row(str(row.get("pass_number")), str(row.get("phase")), row.get("tally") or {}))
-    out.write(_row("all", "total", ledger.get("total") or {}))
+        yield _row(str(row.get("pass_number")), str(row.get("phase")), row.get("tally") or {})
+    yield _row("all", "total", ledger.get("total") or {})

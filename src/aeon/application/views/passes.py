@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from aeon.application.views.inspection import analyse
 from aeon.application.views.timeline import Timeline
-from aeon.entrypoints.history_report import analyse
 
 _PLANNED = ("description", "tool", "agent", "args")  # what a refinement changes in a step (status is execution)
 WIDTH, HEIGHT, PAD = 320, 120, 24
@@ -82,12 +82,12 @@ def chart(history: dict[str, Any], timeline: Timeline) -> Chart | None:
     criteria = (history.get("configuration") or {}).get("convergence_criteria") or {}
     out = Chart(scores, _number(criteria.get("min_completeness")), _number(criteria.get("min_coherence")))
     step = (WIDTH - 2 * PAD) / max(1, len(scores) - 1)
-    for i, s in enumerate(scores):
-        s.x = round(PAD + i * step if len(scores) > 1 else WIDTH / 2, 1)
-        s.y_completeness = None if s.completeness is None else y_of(s.completeness)
-        s.y_coherence = None if s.coherence is None else y_of(s.coherence)
-    out.completeness_points = " ".join(f"{s.x},{s.y_completeness}" for s in scores if s.y_completeness is not None)
-    out.coherence_points = " ".join(f"{s.x},{s.y_coherence}" for s in scores if s.y_coherence is not None)
+    for i, score in enumerate(scores):
+        score.x = round(PAD + i * step if len(scores) > 1 else WIDTH / 2, 1)
+        score.y_completeness = None if score.completeness is None else y_of(score.completeness)
+        score.y_coherence = None if score.coherence is None else y_of(score.coherence)
+    out.completeness_points = " ".join(f"{c.x},{c.y_completeness}" for c in scores if c.y_completeness is not None)
+    out.coherence_points = " ".join(f"{c.x},{c.y_coherence}" for c in scores if c.y_coherence is not None)
     for name, value in (("completeness", out.min_completeness), ("coherence", out.min_coherence)):
         if value is not None:
             out.threshold_y[name] = y_of(value)

@@ -1,13 +1,13 @@
-"""`aeon inspect`'s report: a saved ExecutionHistory as passes, phases, refinements and cross-pass patterns."""
+"""`aeon inspect`'s report: a saved ExecutionHistory analysed into passes, phases, refinements and cross-pass
+patterns (the text of it: aeon.application.views.inspection_text)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, TextIO
+from typing import Any
 
 from aeon.application.errors import InputError
 from aeon.application.redaction import REDACTED, Redactor, secret_key
-from aeon.entrypoints.ledger_view import render_ledger
 
 _NOT_HISTORY = "not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)"
 
@@ -140,82 +140,3 @@ def _pass(p: dict[str, Any]) -> dict[str, Any]:
         "depth": p.get("adaptive_depth") or {},
         "llm_usage": p.get("llm_usage") or {},
     }
-
-
-def render_inspection(report: dict[str, Any], out: TextIO) -> None:
-    _render_heading(report, out)
-    for p in report["passes"]:
-        _render_pass(p, out)
-    for a in report["approvals"]:
-        edit = f" with edited arguments {a['args']} (asked: {a['asked']})" if a["edited"] else f" {a['asked']}"
-        why = f": {a['reason']}" if a["reason"] else ""
-        out.write(
-            f"approval pass {a['pass']} step {a['step_id']} {a['tool']}{edit}: {a['verdict']} by {a['by']}{why}\n"
-        )
-    render_ledger(report.get("ledger"), out)
-    _render_patterns(report, out)
-
-
-def _render_heading(report: dict[str, Any], out: TextIO) -> None:
-    """The run, its result and each task profile inferred."""
-    w = out.write
-    final = report["final_result"]
-    w(f"run {report['execution_id']}: {report['task_input']!r}\n")
-    w(f"result: {final.get('result_type')} · converged {final.get('converged')} · output {final.get('output')!r}\n")
-    for prof in report["profiles"]:
-        w(
-            f"profile v{prof.get('profile_version')}: depth {prof.get('reasoning_depth')}, information "
-            f"{prof.get('information_sufficiency')}, tools {prof.get('expected_tool_usage')}, breadth "
-            f"{prof.get('output_breadth')}, confidence {prof.get('confidence_requirement')} — "
-            f"{prof.get('raw_inference')}\n"
-        )
-
-
-def _render_pass(p: dict[str, Any], out: TextIO) -> None:
-    """One pass: timing, phases, the plan's steps, convergence, validation issues, refinements, depth decision."""
-    w = out.write
-    t = p["timing"] or {}
-    w(
-        f"\npass {p['pass_number']} · TTL {p['ttl_remaining']} · {t.get('duration_seconds', 0):.3f}s · "
-        f"LLM {p['llm_usage'].get('calls', 0)} calls\n"
-    )
-    phases = ", ".join(f"{ph['phase']} {ph['duration_seconds']:.3f}s ({ph['outcome']})" for ph in p["phases"])
-    w(f"  phases: {phases}\n")
-    for s in p["plan"]:
-        how = s["tool"] or ("llm" if s["agent"] else "-")
-        w(f"  {s['step_id']} [{s['status']}] {how}: {s['description']} → {s['step_output']!r}\n")
-    if p["converged"] is not None:
-        sc = p["scores"]
-        w(
-            f"  convergence: {'converged' if p['converged'] else 'not converged'} · completeness "
-            f"{sc['completeness']} · coherence {sc['coherence']} · reasons {', '.join(p['reason_codes'])}\n"
-        )
-    for i in p["validation_issues"]:
-        w(f"  issue {i['issue_id']} {i['type']}/{i['severity']} ({i['source']}): {i['description']}\n")
-    for r in p["refinements"]:
-        flag = "applied" if r["applied"] else "rejected (advisory)"
-        why = f" ← {', '.join(str(x) for x in r['triggered_by'])}" if r["triggered_by"] else ""
-        w(f"  refinement {r['action']} {r['target']}: {flag} — {r['reason']}{why}\n")
-    d = p["depth"]
-    if d:
-        w(f"  depth decision: {d.get('decision')} — {d.get('decision_reason')}\n")
-        w(
-            f"  depth: {d.get('detected_complexity')} · mode {d.get('reasoning_mode')} · "
-            f"allocated TTL {d.get('allocated_ttl')} — {d.get('adjustment_reason')} "
-            f"[{', '.join(d.get('heuristics_used') or [])}]\n"
-        )
-
-
-def _render_patterns(report: dict[str, Any], out: TextIO) -> None:
-    """What the passes show together: fragments refined repeatedly, convergence blockers, manual interventions,
-    advisories."""
-    w = out.write
-    pat = report["patterns"]
-    w("\npatterns:\n")
-    w(f"  fragments refined in several passes: {', '.join(pat['fragments_refined_repeatedly']) or 'none'}\n")
-    blockers = ", ".join(f"{k}×{v}" for k, v in pat["convergence_blockers"].items())
-    w(f"  convergence blockers: {blockers or 'none'}\n")
-    for m in pat["manual_intervention"]:
-        w(f"  manual intervention needed: {m['target']} — {m['reason']}\n")
-    for a in report["advisories"]:
-        w(f"  advisory ({a.get('kind')}, pass {a.get('pass_number')}): {a.get('reason') or a.get('detail')}\n")
