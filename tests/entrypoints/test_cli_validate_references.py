@@ -45,3 +45,20 @@ def test_validate_accepts_a_reference_to_an_earlier_step(tmp_path: Path) -> None
     plan = _plan(tmp_path, ADD, _echo("s2", {"$from": "s1"}))
     result = invoke("validate", plan)
     assert_exit(result, 0)
+
+
+def test_validate_warns_when_a_consequential_argument_takes_an_untrusted_output(tmp_path: Path) -> None:
+    """The plan's data flow, checked before anything runs: the warning names the step, the argument and its source;
+    the plan stays valid (exit 0)."""
+    config = tmp_path / "aeon.yaml"
+    policy = {"tools": {"calculator": {"trusted_output": False}, "echo": {"effect": "write"}}}
+    config.write_text(json.dumps({"policy": policy}), encoding="utf-8")
+    plan = _plan(tmp_path, ADD, _echo("s2", {"$from": "s1"}))
+    result = invoke("validate", plan, "--config", config)
+    assert_exit(result, 0)
+    (line,) = result.stderr.splitlines()[:1]
+    assert line.startswith("aeon: warning:") and "step s2:" in line and "'text'" in line, line
+    assert "'s1'" in line and "tool:calculator" in line and "needs approval" in line, line
+    trusted = invoke("validate", _plan(tmp_path, ADD, _echo("s2", {"$from": "s1"})))
+    assert_exit(trusted, 0)
+    assert "warning" not in trusted.stderr

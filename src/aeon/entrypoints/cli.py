@@ -136,11 +136,13 @@ def validate(
     from aeon.adapters.documents import read_document
     from aeon.application.views.result import counted
     from aeon.entrypoints.config.layers import load_settings
-    from aeon.entrypoints.session import plan_problems
+    from aeon.entrypoints.session import plan_report
 
     with reported(debug=debug):
         settings = load_settings(config)
-        problems = plan_problems(settings, read_document(plan_file, what="plan"))
+        problems, warnings = plan_report(settings, read_document(plan_file, what="plan"))
+    for w in warnings:  # the exit code stays the plan's validity: a warning is what a run would ask approval for
+        typer.echo(terminal_safe(f"aeon: warning: {plan_file}: {w}"), err=True)
     if not problems:
         typer.echo(terminal_safe(f"{plan_file}: valid"))
         raise typer.Exit(EXIT_OK)

@@ -11,7 +11,7 @@ from typing import Any
 
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.plans.plan_documents import validate_document
+from aeon.application.plans.plan_documents import flow_warnings, validate_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
 from aeon.application.runs import (
@@ -26,7 +26,7 @@ from aeon.application.runs import (
 )
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
-from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.config.schema import Settings, policy_of
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 
@@ -146,8 +146,15 @@ def runs_for(
 def plan_problems(settings: Settings, doc: Any) -> list[str]:
     """Every problem a run would find in a plan document, against the configured tools, redacted (a problem may
     quote an argument)."""
+    return plan_report(settings, doc)[0]
+
+
+def plan_report(settings: Settings, doc: Any) -> tuple[list[str], list[str]]:
+    """The plan document's problems, and the policy's warnings on its data flow (flow_warnings), redacted."""
     with tools_opened(build_container(settings)) as tools:  # its MCP servers stop once they have listed theirs
         specs = tools.list()
-    found = validate_document(doc, {t.name: t for t in specs})
+    by_name = {t.name: t for t in specs}
+    found = validate_document(doc, by_name)
+    warnings = flow_warnings(doc, by_name, policy_of(settings.policy))
     redactor = redactor_for(settings)
-    return [redactor.text(str(p)) for p in found]
+    return [redactor.text(str(p)) for p in found], [redactor.text(w) for w in warnings]

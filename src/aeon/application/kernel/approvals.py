@@ -11,13 +11,14 @@ import msgspec
 
 from aeon.application.errors import ApprovalExpired
 from aeon.application.llm.calling import ToolTurn
+from aeon.application.plans.flow import flagged
 from aeon.application.plans.references import ReferenceFailed, has_references, resolve
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.policy import NeedsApproval, Policy, PolicyRefused, decide
 from aeon.application.ports import ApproverPort
 from aeon.domain.approval import ApprovalDecision, ApprovalRecord, ApprovalRequest, Verdict
 from aeon.domain.log_run import ApprovalDecidedRecord, ApprovalRequestedRecord
-from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import ApprovalDecided, ApprovalRequested
 from aeon.domain.provenance import Label
 from aeon.domain.tools import ToolSpec
@@ -70,11 +71,12 @@ class Approvals:
             resolved = PlanStep(step_id=step.step_id, description=step.description, tool=step.tool, args=args)
             if problems := self._resolver.check(resolved).problems:
                 return Admitted(problem=f"once its references are resolved: {'; '.join(problems)}")
+        if self._consented(step):  # asked before the pass, from the plan's data flow, and approved
+            return Admitted(args=args)
         verdict = decide(step, spec, labels, self._policy) if spec is not None else None
         asks = verdict if isinstance(verdict, NeedsApproval) else None
         if asks is not None and self._approver is None:
-            chain = f" (from {', '.join(asks.chain)})" if asks.chain else ""
-            raise PolicyRefused(f"{asks.reason}{chain}; nobody can be asked to approve it")
+            raise _refused(asks)
         if asks is None and not Approvals.needed(step, spec):
             return Admitted(args=args)
         decision = await self.ask(step, args, asks)
@@ -83,6 +85,40 @@ class Approvals:
         if decision.args is not None:
             step.args = args = dict(decision.args)
         return Admitted(args=dict(args))
+
+    async def before_pass(self, plan: Plan) -> None:
+        """The policy on the plan's data flow, before the pass's first tool call: each pending step whose call would
+        need consent is asked about now (a denied one fails before anything runs, an approved one is not asked
+        again at its call); with nobody to ask, the run is refused now (PolicyRefused), before any call."""
+        run = self._run
+        for flag in flagged(plan, self._runnable, self._policy, run.state.seen):
+            step = flag.step
+            if self._consented(step):
+                continue
+            if self._approver is None:
+                refused = _refused(flag.asks)
+                run.current_step = step.step_id
+                step.errors.append(str(refused))
+                step.transition(StepStatus.FAILED)
+                raise refused
+            decision = await self.ask(step, None, flag.asks)
+            if not decision.approved:
+                step.mode = ExecutionMode.DENIED
+                step.errors.append(f"denied by {decision.by}: {decision.reason or 'no reason given'}")
+                run.record.error(f"step {step.step_id}: tool {step.tool!r} call denied by {decision.by}")
+                step.transition(StepStatus.FAILED)
+            elif decision.args is not None:
+                step.args = dict(decision.args)
+
+    def _runnable(self, step: PlanStep) -> ToolSpec | None:
+        """The tool `step` calls as it stands (None when a repair or a fallback will decide: checked at the call)."""
+        check = self._resolver.check(step)
+        return check.spec if not check.problems else None
+
+    def _consented(self, step: PlanStep) -> bool:
+        """Whether a person approved `step`'s call in this pass already (the decisions are in the checkpoint)."""
+        key = f"p{self._run.state.pass_number}:{step.step_id}"
+        return any(a.request.key == key and a.decision.approved for a in self._run.state.approvals)
 
     async def ask(
         self, step: PlanStep, args: dict[str, Any] | None = None, asks: NeedsApproval | None = None
@@ -147,6 +183,11 @@ class Approvals:
         edited = PlanStep(step_id=step.step_id, description=step.description, tool=step.tool, args=args)
         problems = self._resolver.check(edited).problems
         return "; ".join(problems) or None
+
+
+def _refused(asks: NeedsApproval) -> PolicyRefused:
+    chain = f" (from {', '.join(asks.chain)})" if asks.chain else ""
+    return PolicyRefused(f"{asks.reason}{chain}; nobody can be asked to approve it")
 
 
 def _requested(request: ApprovalRequest) -> ApprovalRequestedRecord:

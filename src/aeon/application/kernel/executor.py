@@ -74,6 +74,10 @@ class Executor:
         """How the step resolves against the registry; `runnable` means it can run without any LLM call."""
         return self._resolver.check(step)
 
+    async def before_pass(self, plan: Plan) -> None:
+        """The policy on the plan's data flow, asked before the pass's first tool call (Approvals.before_pass)."""
+        await self._approvals.before_pass(plan)
+
     async def execute(self, plan: Plan, step: PlanStep, check: ToolCheck | None = None) -> PlanStep:
         """Run `step` (pending → running → complete/failed) and return the step object now in the plan; `check` is
         the step's resolution when the caller has it already."""

@@ -8,8 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aeon.application.errors import InputError
+from aeon.application.plans.flow import flagged, warning_lines
 from aeon.application.plans.semantic_validation import deterministic_issues
 from aeon.application.plans.validation import Problem, build_plan, structural_problems, tool_problems
+from aeon.application.policy import Policy
 from aeon.domain.evaluation import IssueType
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.tools import ToolSpec
@@ -62,6 +64,13 @@ def validate_document(doc: Any, tools: Mapping[str, ToolSpec]) -> list[Problem]:
             problems.append(Problem(step_id=sid, message=issue.description.removeprefix(f"step {sid} ")))
     order = {step.step_id: i for i, step in reversed(list(enumerate(steps)))}
     return sorted(problems, key=lambda p: order.get(p.step_id or "", -1))  # plan order; stable within a step
+
+
+def flow_warnings(doc: Any, tools: Mapping[str, ToolSpec], policy: Policy) -> list[str]:
+    """What the policy would ask a person about before the plan runs: a consequential call written from untrusted
+    data, or an argument whose `$from` takes an untrusted output (one line per step and argument)."""
+    plan = Plan(goal="", steps=_readable_steps(doc))
+    return warning_lines(flagged(plan, lambda step: tools.get(step.tool or ""), policy))
 
 
 def status_problems(doc: Any) -> list[Problem]:

@@ -16,6 +16,7 @@ from aeon.domain.plan import StepStatus
 async def execute_steps(run: ExecutingRun, runner: PhaseRunner, executor: Executor) -> dict[str, StepResult]:
     plan = run.plan
     run.enter(ExecuteInput(task_profile=run.profile, refined_plan=plan))
+    await executor.before_pass(plan)  # a consequential call fed by untrusted data is asked about (or refused) now
     for step in list(plan.steps):
         if step.status is not StepStatus.PENDING:
             continue
