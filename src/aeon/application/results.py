@@ -112,6 +112,8 @@ class RunResult(msgspec.Struct, kw_only=True):
     tool_calls_not_made: list[MissingToolCall] = msgspec.field(default_factory=list)
     ledger: LedgerReport | None = None  # every LLM call; sums per phase, per pass and for the run
     pending_approval: ApprovalRequest | None = None  # the call a run awaiting approval waits on
+    # where the answer came from when that is untrusted data (it may quote it); absent when the answer is trusted
+    untrusted_sources: list[str] | msgspec.UnsetType = msgspec.UNSET
 
     def with_lost_records(self, lost: LostRecords) -> RunResult:
         """This result when the run's event log lost records: an error whatever the run's own outcome, since the

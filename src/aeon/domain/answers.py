@@ -7,6 +7,7 @@ from typing import Any
 
 from aeon.domain.history import StepResult
 from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.provenance import TRUSTED, Label
 
 
 def result_of(step: PlanStep, results: Mapping[str, Any] | None) -> tuple[str, Any]:
@@ -31,3 +32,9 @@ def final_answer(plan: Plan, results: Mapping[str, Any] | None = None) -> str | 
         if status == StepStatus.COMPLETE:
             answer = "" if output is None else str(output)
     return answer
+
+
+def answer_label(plan: Plan) -> Label:
+    """The label of the final answer: that of the last complete step's output (the step final_answer quotes)."""
+    done = [step for step in plan.steps if step.status is StepStatus.COMPLETE]
+    return done[-1].output_label if done else TRUSTED

@@ -25,6 +25,7 @@ from aeon.domain.llm import Message
 from aeon.domain.log_pass import FallbackRecord, MemoryErrorRecord
 from aeon.domain.plan import ClarityState, ExecutionMode, Plan, PlanStep, StepStatus
 from aeon.domain.progress import StepEnded, StepFallback, StepRepaired, StepStarted
+from aeon.domain.provenance import fence
 from aeon.domain.records import ToolCall
 from aeon.domain.tools import OutputCheck
 
@@ -235,8 +236,9 @@ class Executor:
     async def _remember(self, step: PlanStep) -> None:
         self._run.state.labelled(step, f"{MEMORY_PREFIX}{step.step_id}")
         value: dict[str, Any] = {"status": step.status.value, "output": step.step_output}
-        if step.status is StepStatus.FAILED:
-            value["errors"] = list(step.errors)
+        if step.status is StepStatus.FAILED:  # an untrusted tool's error text reaches later prompts fenced as data
+            label, errors = step.output_label, list(step.errors)
+            value["errors"] = errors if label.trusted else [fence(e, ", ".join(label.sources)) for e in errors]
         try:
             await self._memory.write(f"{MEMORY_PREFIX}{step.step_id}", value)
         except MemoryStoreError as exc:  # a memory failure is logged; the step's own result stands

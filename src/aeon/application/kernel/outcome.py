@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from aeon.application.errors import BudgetExhausted
 from aeon.application.kernel.run import Run, RunSettings
 from aeon.application.results import BudgetReport, ErrorInfo, MissingToolCall, RunResult, RunStatus
 from aeon.domain.advisories import ManualIntervention
-from aeon.domain.answers import final_answer
+from aeon.domain.answers import answer_label, final_answer
 from aeon.domain.budget import Cap
 from aeon.domain.errors import AeonError
 from aeon.domain.expiry import ExpiryMetrics, TTLExpirationResponse
@@ -240,4 +242,10 @@ def assemble(
         advisories=list(s.advisories),
         tool_calls_not_made=not_made,
         ledger=ledger,
+        untrusted_sources=_untrusted_sources(s.plan),
     )
+
+
+def _untrusted_sources(plan: Plan | None) -> list[str] | msgspec.UnsetType:
+    label = answer_label(plan) if plan is not None else None
+    return msgspec.UNSET if label is None or label.trusted else list(label.sources)

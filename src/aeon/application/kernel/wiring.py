@@ -86,7 +86,7 @@ def wire(
     approver: ApproverPort | None = None,
 ) -> RunServices:
     specs = tools.list()
-    prefix = shared_prefix(describe_tools(specs), evaluate=settings.evaluate)
+    prefix = shared_prefix(describe_tools(specs, settings.policy), evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
     budget = _prompt_budget(run, llm, settings, prefix)

@@ -22,9 +22,11 @@ from aeon.application.llm.lax_plan import Coerced
 from aeon.application.llm.prompts import PromptTemplate, templates
 from aeon.application.llm.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.plans.validation import step_schema, tool_problems
+from aeon.application.policy import Policy
 from aeon.application.recorder import Recorder
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
+from aeon.domain.provenance import fence
 from aeon.domain.records import Counters, SupervisorAction
 from aeon.domain.tools import ToolSpec
 
@@ -37,13 +39,20 @@ Validator = Callable[[Any], list[str]]
 Coercer = Callable[[Any], Coerced | None]
 
 
-def describe_tools(tools: Sequence[ToolSpec]) -> str:
-    """Every tool with its input/output schema and one example invocation, for planning and repair prompts."""
+UNTRUSTED_DESCRIPTION = 400  # at most this many characters of a tool description from an MCP server not trusted
+
+
+def describe_tools(tools: Sequence[ToolSpec], policy: Policy | None = None) -> str:
+    """Every tool with its input/output schema and one example invocation, for planning and repair prompts. The
+    description of a tool from an MCP server the policy does not trust is bounded and fenced as data."""
     lines = []
     for t in tools:
         example = json.dumps({"tool": t.name, "args": t.example}, separators=(", ", ": "))
+        description = t.description
+        if t.server is not None and not (policy or Policy()).output_label(t).trusted:
+            description = fence(description, f"MCP server {t.server!r}", limit=UNTRUSTED_DESCRIPTION)
         lines.append(
-            f"- {t.name}: {t.description} input_schema: {json.dumps(t.input_schema)} "
+            f"- {t.name}: {description} input_schema: {json.dumps(t.input_schema)} "
             f"output_schema: {json.dumps(t.output_schema)} example: {example}"
         )
     return "\n".join(lines) or "(no tools are registered)"

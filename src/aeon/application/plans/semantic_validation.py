@@ -13,6 +13,7 @@ from aeon.application.schemas import one_line
 from aeon.domain.answers import result_of
 from aeon.domain.evaluation import ArtifactType, IssueType, Severity, ValidationIssue
 from aeon.domain.plan import Plan, StepStatus
+from aeon.domain.provenance import fence
 from aeon.domain.tools import ToolSpec
 
 MAX_LLM_ISSUES = 4
@@ -66,7 +67,9 @@ def render_plan(plan: Plan, results: Mapping[str, Any] | None = None, outputs: M
             shown = outputs[step.step_id] if outputs is not None and step.step_id in outputs else _clip(output)
             line += f" | output: {shown}"
         elif step.errors:
-            line += f" | error: {_clip('; '.join(step.errors))}"
+            error = _clip("; ".join(step.errors))
+            label = step.output_label  # a failed call's error text is its tool's data: fenced when untrusted
+            line += f" | error: {error if label.trusted else fence(error, ', '.join(label.sources) or 'a tool')}"
         if step.dependencies:
             line += f" | after: {', '.join(step.dependencies)}"
         lines.append(line)
