@@ -8,6 +8,7 @@ from typing import Any
 
 from aeon.application.errors import InputError
 from aeon.application.redaction import REDACTED, Redactor, secret_key
+from aeon.application.views import labels
 
 _NOT_HISTORY = "not an Aeon execution history (expected execution_id and passes; see `aeon run --history`)"
 
@@ -120,10 +121,7 @@ def _pass(p: dict[str, Any]) -> dict[str, Any]:
         "ttl_remaining": p.get("ttl_remaining"),
         "timing": p.get("timing_information"),
         "phases": p.get("phases") or [],
-        "plan": [
-            {k: s.get(k) for k in ("step_id", "status", "tool", "agent", "description", "step_output")}
-            for s in plan.get("steps", [])
-        ],
+        "plan": [_step(s) for s in plan.get("steps", [])],
         "converged": conv.get("converged") if conv else None,
         "scores": {
             "completeness": scores.get("completeness_score"),
@@ -140,3 +138,11 @@ def _pass(p: dict[str, Any]) -> dict[str, Any]:
         "depth": p.get("adaptive_depth") or {},
         "llm_usage": p.get("llm_usage") or {},
     }
+
+
+def _step(s: dict[str, Any]) -> dict[str, Any]:
+    """A step as the report lists it; `untrusted` says where it came from when written from untrusted data."""
+    shown = {k: s.get(k) for k in ("step_id", "status", "tool", "agent", "description", "step_output")}
+    if mark := labels.untrusted(s.get("origin")):
+        shown["untrusted"] = mark
+    return shown

@@ -50,7 +50,8 @@ def _pass(p: dict[str, Any]) -> Iterator[str]:
     yield f"  phases: {phases}\n"
     for s in p["plan"]:
         how = s["tool"] or ("llm" if s["agent"] else "-")
-        yield f"  {s['step_id']} [{s['status']}] {how}: {s['description']} → {s['step_output']!r}\n"
+        mark = f" · {s['untrusted']}" if s.get("untrusted") else ""  # written from untrusted data
+        yield f"  {s['step_id']} [{s['status']}] {how}: {s['description']} → {s['step_output']!r}{mark}\n"
     if p["converged"] is not None:
         sc = p["scores"]
         yield (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aeon.domain.audit_log import ReadRecord, as_plain
@@ -15,6 +16,15 @@ def advisory(fields: dict[str, Any]) -> str:
     said = next((fields[k] for k in ("reason", "question", "detail", "resolution") if fields.get(k)), "")
     step = f" step {fields['step_id']}" if fields.get("step_id") else ""
     return f"{str(fields.get('kind', 'advisory')).replace('_', ' ')} (pass {fields.get('pass_number')}{step}): {said}"
+
+
+def untrusted(label: Any) -> str | None:
+    """A provenance label as a record holds it ({"trusted": false, "sources": [...]}), when untrusted, in words:
+    "untrusted: from tool:fetch_page"; None for a trusted label (or none at all)."""
+    if not isinstance(label, Mapping) or label.get("trusted", True) is not False:
+        return None
+    sources = [str(s) for s in label.get("sources") or ()]
+    return f"untrusted: from {', '.join(sources)}" if sources else "untrusted"
 
 
 def warning(record: ReadRecord) -> str:

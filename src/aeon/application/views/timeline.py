@@ -201,6 +201,7 @@ def _cycle(record: CycleRecord, t: float, seq: int, mark: float, subplans: set[s
     kind = "subplan" if str(sid).split(".")[0] in subplans and "." in str(sid) else str(mode)
     how = f"tool {step.get('tool')}" if step.get("tool") else "LLM"
     label = f"step {sid} · {step.get('status')} · {how} · {step.get('description')}"
+    label += f" · {said}" if (said := labels.untrusted(step.get("origin"))) else ""  # written from untrusted data
     fields = {
         "args": step.get("args") or None,
         "output": step.get("step_output"),
