@@ -22,6 +22,7 @@ from aeon.domain.evaluation import ConvergenceAssessment, ConvergenceCriteria, S
 from aeon.domain.history import step_results
 from aeon.domain.phases import Stage
 from aeon.domain.plan import Plan, PlanStep, StepStatus
+from aeon.domain.provenance import FENCE_OPEN, fence
 from aeon.domain.records import ToolCall
 from aeon.domain.run_state import RunState
 from aeon.testing import new_run
@@ -253,9 +254,10 @@ def test_the_prompt_shows_request_plan_outputs_final_answer_and_known_issues_las
     prompt = llm.requests[0].messages[-1].content
     tail = prompt.split(f"Request: {REQUEST}\n")[-1]
     assert tail.startswith("Profile: reasoning_depth 1\nPlan:\n- s1: Add 5 and 10 | tool calculator")
-    assert "| complete | output: 15\n- s2: State the sum | agent llm | complete | output: The sum" in tail
+    s2 = f"- s2: State the sum | agent llm | complete | output:\n{FENCE_OPEN} from step s2"
+    assert f"| complete | output:\n{fence('15', 'step s1')}\n{s2}" in tail  # each output fenced as data
     assert tail.endswith(
-        "Final answer: The sum of 5 and 10 is 15.\nValidation issues:\n"
+        f"Final answer: {fence('The sum of 5 and 10 is 15.', 'the final answer')}\nValidation issues:\n"
         "- HIGH consistency: step s2 depends on 's9', which is not in the plan\nAssessment:"
     )
 

@@ -9,6 +9,7 @@ import pytest
 
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.application.errors import MemoryKeyNotFound, MemoryUnavailable
+from aeon.domain.provenance import fence
 
 from harness import SUM_STEP, document, plan_json, run
 
@@ -31,7 +32,7 @@ def test_values_written_before_the_run_are_visible_to_llm_steps(tmp_path):
     asyncio.run(mem.write("step:earlier", "forty-two"))
     reason = {"step_id": "s1", "description": "Use the earlier value", "agent": "llm"}
     r = run(tmp_path, [plan_json(reason), "ok"], memory=mem)
-    assert "earlier = forty-two" in r.llm.requests[1].messages[-1].content
+    assert fence("forty-two", "step earlier") in r.llm.requests[1].messages[-1].content
 
 
 class BrokenMemory(InMemoryKV):

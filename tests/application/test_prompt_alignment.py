@@ -12,6 +12,7 @@ import pytest
 from aeon.adapters.llm.scripted import ScriptedRequest
 from aeon.application.llm.prompts import PromptTemplate, _slots, evaluation, layout, templates
 from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.provenance import fence
 
 from harness import SUM_STEP, FinishedRun, document, plan_json, run
 from multipass import add_step, first, profile, refine, verdict
@@ -132,8 +133,9 @@ def test_the_tool_list_is_one_identical_block_across_all_prompts(renders):
 def test_evaluation_prompts_see_the_executed_outputs_and_the_final_answer(renders):
     seen = renders[REQUESTS[0]]
     validates = [v for n, v, _ in seen if n == "evaluate"]
-    assert [v["answer"] for v in validates][:2] == ["15", "The sum is 15."]  # the two passes of the first run
-    assert "output: 15" in validates[0]["plan"]
+    answers = [fence("15", "the final answer"), fence("The sum is 15.", "the final answer")]
+    assert [v["answer"] for v in validates][:2] == answers  # the two passes of the first run
+    assert f"output:\n{fence('15', 'step s1')}" in validates[0]["plan"]
     refine_values = next(v for n, v, _ in seen if n == "refine")
     assert "incomplete" in refine_values["problems"] and "s1 [complete]" in refine_values["plan"]
     reason = next(v for n, v, _ in seen if n == "reason")

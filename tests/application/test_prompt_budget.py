@@ -29,6 +29,7 @@ from aeon.application.llm.prompt_budget import (
 )
 from aeon.application.results import RunStatus
 from aeon.domain.llm import ModelInfo
+from aeon.domain.provenance import fence
 
 from multipass import add_step, first, profile, refine, verdict
 
@@ -151,10 +152,10 @@ def test_clipping_keeps_the_shared_prompt_prefix_byte_identical_on_every_call():
 
 def test_a_smaller_configured_window_clips_sooner():
     text = report(5_000)
-    _, calls, log = run_reading(text, context_window=2_500)
+    _, calls, log = run_reading(text, context_window=2_600)  # room for the fixed text, each output's fence included
     assert "[clipped: " in calls["step_result"][0].prompt
-    assert {r["context_window"] for r in log.of("prompt_clipped")} == {2_500}
-    assert all(estimated(c) <= 2_500 for kind in calls.values() for c in kind)
+    assert {r["context_window"] for r in log.of("prompt_clipped")} == {2_600}
+    assert all(estimated(c) <= 2_600 for kind in calls.values() for c in kind)
 
 
 # == the rules =========================================================================================================
@@ -209,5 +210,6 @@ def test_a_long_final_answer_is_shown_to_the_evaluation_once():
     result = asyncio.run(orch.run("read the q3 report"))
     assert result.status is RunStatus.COMPLETED, result.error
     evaluation = llm.calls[-1].prompt
-    assert f"Final answer: {text}" in evaluation and evaluation.count(text[:100]) == 1  # not in the plan line too
+    assert f"Final answer: {fence(text, 'the final answer')}" in evaluation
+    assert evaluation.count(text[:100]) == 1  # not in the plan line too
     assert "| complete | output: (the final answer, below)" in evaluation

@@ -20,6 +20,7 @@ from aeon.domain.evaluation import ArtifactType, ConvergenceCriteria, IssueType,
 from aeon.domain.history import StepResult
 from aeon.domain.phases import Stage
 from aeon.domain.plan import ExecutionMode, Plan, PlanStep, StepStatus
+from aeon.domain.provenance import fence
 from aeon.domain.run_state import RunState
 from aeon.testing import ListLog, new_run
 
@@ -249,8 +250,10 @@ def test_the_prompt_shows_request_profile_steps_outputs_and_the_final_answer():
         'Profile: reasoning_depth 2\nPlan:\n- s1: do s1 | tool calculator {"expression": "5 + 10"} | complete | '
         in tail
     )
-    assert "output: 15" in tail and "- s2: do s2 | agent llm | complete | output: The sum is 15." in tail
-    assert tail.endswith("Final answer: The sum is 15.\nValidation issues:\n(none)\nAssessment:")
+    assert f"output:\n{fence('15', 'step s1')}" in tail
+    assert f"- s2: do s2 | agent llm | complete | output:\n{fence('The sum is 15.', 'step s2')}" in tail
+    final = fence("The sum is 15.", "the final answer")
+    assert tail.endswith(f"Final answer: {final}\nValidation issues:\n(none)\nAssessment:")
     assert "Tools:" not in prompt  # the tool catalogue travels in the run's shared preamble, not per prompt
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from aeon.application.results import RunStatus
+from aeon.domain.provenance import FENCE_CLOSE, FENCE_OPEN
 
 from harness import document
 from multipass import profile, verdict
@@ -53,8 +54,14 @@ def _reasoning(by_step: dict[str, Any], prompts: dict[str, str]) -> Any:
 
 
 def _context_line(prompt: str) -> str:
-    """The `Context:` line of the step being asked about (the template's examples come first)."""
-    return [line for line in prompt.splitlines() if line.startswith("Context:")][-1]
+    """The `Context:` line of the step being asked about (the template's examples come first), a hand-over fenced as
+    data shown as its text."""
+    lines = prompt.splitlines()
+    at = max(i for i, line in enumerate(lines) if line.startswith("Context:"))
+    if lines[at].startswith(f"Context: {FENCE_OPEN} from the previous step"):
+        assert lines[at + 2] == FENCE_CLOSE
+        return f"Context: {lines[at + 1]}"
+    return lines[at]
 
 
 def _run(tmp_path: Any, plan: dict[str, Any], by_step: dict[str, Any] | None = None, **settings: Any):

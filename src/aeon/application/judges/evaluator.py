@@ -28,6 +28,7 @@ from aeon.domain.answers import final_answer
 from aeon.domain.evaluation import ArtifactType, ConvergenceAssessment, ConvergenceCriteria, SemanticValidationReport
 from aeon.domain.history import StepResult
 from aeon.domain.plan import Plan
+from aeon.domain.provenance import fence
 from aeon.domain.records import ToolCall
 from aeon.domain.tools import ToolSpec
 
@@ -123,11 +124,12 @@ class Evaluator:
         parts += [Part(s, t) for s, t in outputs.items() if s not in shown_once]
 
         def slots(texts: Mapping[str, str]) -> dict[str, str]:
-            shown = "(no step completed)" if answer is None else texts.get(ANSWER) or "(empty)"
+            said = fence(texts[ANSWER], "the final answer") if ANSWER in texts else "(empty)"  # measured fenced
+            shown = "(no step completed)" if answer is None else said
             return {
                 "request": request,
                 "profile": profile_text or "(none)",
-                "plan": render_plan(plan, results, {**texts, **shown_once}),
+                "plan": render_plan(plan, results, texts, notes=shown_once),
                 "answer": shown,
                 "issues": known,
             }

@@ -15,6 +15,7 @@ from aeon.application.plans.validation import step_schema, tool_problems
 from aeon.application.schemas import one_line
 from aeon.domain.evaluation import ValidationIssue
 from aeon.domain.plan import Plan, PlanStep
+from aeon.domain.provenance import fence
 from aeon.domain.refinement import RefinementAction, RefinementActionType, Subplan
 from aeon.domain.tools import ToolSpec
 
@@ -30,7 +31,7 @@ def plan_lines(plan: Plan, outputs: Mapping[str, str] | None = None) -> str:
     for s in plan.steps:
         call = f"{s.tool} {json.dumps(s.args)}" if s.tool else "agent llm"
         shown = outputs[s.step_id] if outputs is not None and s.step_id in outputs else one_line(s.step_output, 160)
-        out = f" -> {shown}" if s.step_output is not None else ""
+        out = f" ->\n{fence(shown, f'step {s.step_id}')}" if s.step_output is not None else ""
         lines.append(f"{s.step_id} [{s.status.value}] {s.description} | {call}{out}")
     return "\n".join(lines)
 

@@ -266,8 +266,9 @@ def _reason_prompt(
     entries newest first (the order the budget favours when it must clip)."""
 
     def values(texts: Mapping[str, str]) -> dict[str, str]:
-        memory = _UNAVAILABLE if entries is None else "; ".join(f"{k} = {texts[k]}" for k in entries) or "(none yet)"
-        context = texts.get(CONTEXT) or "(none)"
+        shown = "\n".join(fence(texts[k], f"step {k}") for k in entries or {})
+        memory = _UNAVAILABLE if entries is None else f"\n{shown}" if shown else "(none yet)"
+        context = fence(texts[CONTEXT], "the previous step") if CONTEXT in texts else "(none)"  # measured fenced
         return {"goal": plan.goal, "step": step.description, "context": context, "memory": memory}
 
     handoff = [Part(CONTEXT, step.incoming_context)] if step.incoming_context else []

@@ -55,17 +55,27 @@ def _clip(value: Any) -> str:
     return one_line(value, _OUTPUT_CHARS)
 
 
-def render_plan(plan: Plan, results: Mapping[str, Any] | None = None, outputs: Mapping[str, str] | None = None) -> str:
+def render_plan(
+    plan: Plan,
+    results: Mapping[str, Any] | None = None,
+    outputs: Mapping[str, str] | None = None,
+    *,
+    notes: Mapping[str, str] | None = None,
+) -> str:
     """One line per step: id, description, tool+args or agent, status, and output or errors once executed. An
-    output is shown as `outputs` gives it (the prompt budget's text, `output_texts`), else on one line, clipped."""
+    output is shown as `outputs` gives it (the prompt budget's text, `output_texts`), else on one line, clipped,
+    fenced as data; `notes` says what stands for an output shown elsewhere (not data: not fenced)."""
     lines = []
     for step in plan.steps:
         action = f"tool {step.tool} {json.dumps(step.args)}" if step.tool else f"agent {step.agent or 'llm'}"
         status, output = result_of(step, results)
         line = f"- {step.step_id}: {_clip(step.description)} | {action} | {status}"
         if status == StepStatus.COMPLETE and output is not None:
-            shown = outputs[step.step_id] if outputs is not None and step.step_id in outputs else _clip(output)
-            line += f" | output: {shown}"
+            if notes is not None and step.step_id in notes:
+                line += f" | output: {notes[step.step_id]}"
+            else:
+                shown = outputs[step.step_id] if outputs is not None and step.step_id in outputs else _clip(output)
+                line += f" | output:\n{fence(shown, f'step {step.step_id}')}"
         elif step.errors:
             error = _clip("; ".join(step.errors))
             label = step.output_label  # a failed call's error text is its tool's data: fenced when untrusted
