@@ -132,7 +132,7 @@ def test_an_internal_error_under_json_is_a_json_document_with_exit_4(
 ) -> None:
     from aeon.application.kernel.orchestrator import Orchestrator
 
-    async def broken(self: Any, request: str, *, plan: Any = None) -> Any:
+    async def broken(self: Any, request: str, **given: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(Orchestrator, "run", broken)

@@ -360,7 +360,7 @@ def test_unknown_tool_warning_is_reported_once(tmp_path: Path) -> None:
 def test_an_unexpected_internal_error_is_one_line_exit_4_and_a_traceback_only_with_debug(tmp_path: Path, monkeypatch):
     from aeon.application.kernel.orchestrator import Orchestrator
 
-    async def broken(self: Any, request: str, *, plan: Any = None) -> Any:
+    async def broken(self: Any, request: str, **given: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(Orchestrator, "run", broken)

@@ -11,31 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import partial
+from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
-
-from dependency_injector import providers
 
 from aeon.adapters.approval import Callback, CallbackApprover
 from aeon.adapters.tools.loader import register_tools
 from aeon.application.errors import InputError, UsageError
-from aeon.application.kernel.orchestrator import Orchestrator
-from aeon.application.ports import LLMPort, ProgressPort
+from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
-from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
+from aeon.application.runs import RunCommand, Runs
+from aeon.application.runs import plan_of as runs_plan
+from aeon.application.runs.answers import Answers
+from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
-from aeon.domain.run_state import RunState
 from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
-from aeon.entrypoints.config.schema import tool_folders
+from aeon.entrypoints.config.schema import Settings, tool_folders
 from aeon.entrypoints.container import Container, build_container
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.session import session
+from aeon.entrypoints.session import runs_for
 from aeon.entrypoints.terminal import request_problem
 
 
@@ -80,8 +79,9 @@ class RunOptions(TypedDict, total=False):
 @dataclass(frozen=True)
 class _Prepared:
     container: Container
-    plan: Plan | None
-    durable: Durable | None = None
+    runs: Runs
+    command: RunCommand
+    durable: bool
 
 
 def run(request: str, /, **options: Unpack[RunOptions]) -> RunResult:
@@ -127,7 +127,7 @@ async def stream(request: str, /, **options: Unpack[RunOptions]) -> AsyncIterato
     queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
     with _typed_errors():
         prepared = _prepare("aeon.stream", request, options, progress=_Feed(queue))
-    task = asyncio.create_task(_execute(prepared, request), name="aeon.stream run")
+    task = asyncio.create_task(_execute(prepared), name="aeon.stream run")
     task.add_done_callback(lambda _: queue.put_nowait(None))  # after every event the run put on the queue
     try:
         while (event := await queue.get()) is not None:
@@ -162,7 +162,7 @@ async def _stopped(task: asyncio.Task[RunResult]) -> None:
 async def _arun(entry: str, request: str, options: RunOptions) -> RunResult:
     with _typed_errors():
         prepared = _prepare(entry, request, options, progress=None)
-        return await _execute(prepared, request)
+        return await _execute(prepared)
 
 
 @contextlib.contextmanager
@@ -179,7 +179,7 @@ def _typed_errors() -> Iterator[None]:
 
 def _prepare(entry: str, request: str, options: RunOptions, *, progress: ProgressPort | None) -> _Prepared:
     """Everything that can be wrong before the run starts, checked in the order `aeon run` checks it: the call, the
-    request, the settings, the tools, the model and the plan."""
+    request, the settings, the model, the tools and the plan; then the run use case decides durable-or-not."""
     if unknown := sorted(set(options) - RunOptions.__optional_keys__):
         takes = ", ".join(sorted(RunOptions.__optional_keys__))
         raise UsageError(f"{entry}() got an unexpected keyword argument {unknown[0]!r} (it takes: {takes})")
@@ -190,82 +190,52 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     config_file, mapping = config_of(options.get("config"))
     overrides = overrides_of(options)
     settings = load_settings(config_file, overrides, mapping=mapping)
-    container = build_container(settings, progress=progress)
-    registry = container.registry()  # the config's tools modules are imported now: a broken one fails here
-    bound = settings.tools.import_timeout
+    model, said = options.get("model"), options.get("durable")
+    if model is not None and not isinstance(model, str | LLMPort):
+        raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
+    given = model if isinstance(model, LLMPort) else None  # not a resource: the caller's to close
+    container = build_container(settings, progress=progress, llm=given)
     tools = listed(options.get("tools", ()))
-    register_tools(registry, tools, search=tool_folders(settings), import_timeout=bound)
+    bound, search = settings.tools.import_timeout, tool_folders(settings)
+    register_tools(container.registry(), tools, search=search, import_timeout=bound)  # a broken module fails here
     tool_port = container.tools()  # the registry's tools and the MCP servers' (which start now)
-    if (approve := options.get("approve")) is not None:
-        container.approver.override(providers.Object(CallbackApprover(approve)))
-    elif progress is not None:  # a stream's consumer answers the ApprovalRequested event (aeon.answer)
-        container.approver.override(providers.Object(_Answers()))
-    model = options.get("model")
-    if model is not None and not isinstance(model, str):
-        if not isinstance(model, LLMPort):
-            raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
-        container.llm.override(providers.Object(model))  # not a resource: the caller's to close
-    plan = plan_of(options.get("plan"), tool_port)
-    wanted = options.get("durable")
-    if wanted is None:  # the config's default, for a run that another process can rebuild
-        wanted = settings.durable.enabled and progress is None and rebuildable(tools, model)
-    if not wanted:
-        return _Prepared(container=container, plan=plan)
-    if progress is not None:
+    approve = options.get("approve")
+    # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
+    asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
+    command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
+    if said and progress is not None:
         raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
-    modules = [*settings.tools.modules, *module_names(tools)]
-    if model is not None and not isinstance(model, str):
+    if said and given is not None:
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
-    recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-    asker = CallbackApprover(approve) if approve is not None else None
-    durable = Durable(settings, config_file, recorded, asker, container=container, tools=tool_port)
-    return _Prepared(container=container, plan=plan, durable=durable)
+    configured = settings.durable.enabled and progress is None and rebuildable(tools, model)
+    recorded: list[_Recorded] = []
+    runs = runs_for(container, request, durable=lambda: recorded[0], configured=configured)
+    if durable := runs.durable_for(command):
+        recorded.append(_Recorded(settings, config_file, mapping, overrides, tools, asker, container))
+    return _Prepared(container, runs, command, durable)
 
 
-async def _execute(prepared: _Prepared, request: str) -> RunResult:
-    """Make the checks every front door makes before a run spends anything (session.ready: the model can run, the
-    log can be written), run, and close each resource once on the way out, as `aeon run` does — durable or not."""
-    container = prepared.container
-    execute = None if prepared.durable is not None else partial(_orchestrated, request=request, plan=prepared.plan)
-    result, _ = await session(container, request, execute=execute, status=None, plan=prepared.plan)
-    if prepared.durable is not None:
-        result = await asyncio.to_thread(durably, prepared.durable, request, prepared.plan)
-    assert result is not None
-    return container.redactor().for_caller().struct(result, RunResult)  # as `aeon run` shows it (Redactor.for_caller)
+class _Recorded:
+    """The durable start of the Python API (api_durable.durably): what the run records to be rebuilt in any
+    process — its tools as modules — made when the run is durable (UsageError for tools that are not modules)."""
+
+    def __init__(
+        self, settings: Settings, config_file: Path | None, mapping: Mapping[str, Any] | None,
+        overrides: dict[str, Any], tools: list[object], asker: ApproverPort | None, container: Container,
+    ) -> None:  # fmt: skip
+        modules = [*settings.tools.modules, *module_names(tools)]
+        recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
+        self._durable = Durable(settings, config_file, recorded, asker, container=container, tools=container.tools())
+
+    def start(
+        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
+        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
+    ) -> Awaitable[RunResult]:  # fmt: skip
+        return asyncio.to_thread(durably, self._durable, request, runs_plan(plan))
 
 
-async def _orchestrated(orchestrator: Orchestrator, *, request: str, plan: Plan | None) -> RunResult:
-    return await orchestrator.run(request, plan=plan)
-
-
-# The stream's open approval requests, by run and request key: aeon.answer resolves them.
-_WAITING: dict[tuple[str, str], asyncio.Future[ApprovalDecision]] = {}
-
-
-class _Answers:
-    """The ApproverPort of a stream without `approve=`: each request waits for `aeon.answer` on its event."""
-
-    async def decide(
-        self, request: ApprovalRequest, snapshot: RunState, *, wait_seconds: float
-    ) -> ApprovalDecision | None:
-        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        _WAITING[request.run_id, request.key] = future
-        try:
-            return await asyncio.wait_for(future, wait_seconds)
-        except TimeoutError:
-            return None
-        finally:
-            _WAITING.pop((request.run_id, request.key), None)
-
-
-def answer(request: ApprovalRequest, decision: bool | ApprovalDecision, /) -> None:
-    """Answer a stream's ApprovalRequested event: `aeon.answer(event.request, True)` approves the call as asked,
-    False denies it, an ApprovalDecision edits its arguments or gives a reason. UsageError when the request is not
-    waiting (answered already, or from a run with an `approve=` callback)."""
-    future = _WAITING.get((request.run_id, request.key))
-    if future is None or future.done():
-        raise UsageError(f"tool call {request.key} of run {request.run_id} is not waiting for an answer")
-    if not isinstance(decision, ApprovalDecision):
-        verdict = Verdict.APPROVE if decision is True else Verdict.DENY
-        decision = ApprovalDecision(verdict=verdict, by="aeon.answer", reason=None if decision else "denied")
-    future.set_result(decision)
+async def _execute(prepared: _Prepared) -> RunResult:
+    """The run use case: the checks every front door makes before a run spends anything (the model can run, the log
+    can be written), the run, each resource closed once on the way out, as `aeon run` does — durable or not."""
+    result = await prepared.runs.started(prepared.command, durable=prepared.durable)
+    return prepared.container.redactor().for_caller().struct(result, RunResult)  # as `aeon run` shows it

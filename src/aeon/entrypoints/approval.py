@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from aeon.adapters.tools.threads import run_on_daemon_thread
@@ -13,9 +13,7 @@ from aeon.application.ports import ToolPort
 from aeon.application.redaction import Redactor
 from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
-from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
-from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.terminal import terminal_safe
 
 MAX_ANSWER = 64 * 1024  # characters of edited arguments read from the terminal
@@ -105,10 +103,3 @@ def _read_line() -> str:
     if not line:
         raise EOFError
     return line
-
-
-def may_need_approval(specs: Sequence[ToolSpec], plan: Plan | None) -> bool:
-    """Whether a run may call a tool that needs approval: a registered tool says so, or a step of the given plan."""
-    return any(s.requires_approval for s in specs) or (
-        plan is not None and any(s.requires_approval for s in plan.steps)
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -27,9 +27,6 @@ from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
-
-if TYPE_CHECKING:
-    pass
 
 # Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few
 # modules only (tests/entrypoints/test_cli_start.py), and no command pays for another's libraries.
@@ -122,12 +119,10 @@ def run(
         container = build_container(settings, progress=progress, status=status)
         # load tool modules and start MCP servers now: a broken one is a usage error before the run
         with tools_opened(container) as registry:
-            result, note, received = ran(
+            result, received = ran(
                 container, registry, request=request, plan=plan, durable=durable, as_json=as_json, history=history,
                 config=config, overrides=overrides, progress=progress, status=status,
             )  # fmt: skip
-        if note:
-            result.warnings.append(note)
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, cast
 
@@ -100,6 +101,8 @@ class Container(containers.DeclarativeContainer):
     approver: providers.Object[ApproverPort | None] = providers.Object(None)
     tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
+    new_id: providers.Object[Callable[[], str]] = providers.Object(lambda: str(uuid.uuid4()))  # the run ids
+
     orchestrator = providers.Factory(
         Orchestrator,
         llm=llm,
@@ -113,6 +116,7 @@ class Container(containers.DeclarativeContainer):
         tracer=tracer,
         redactor=redactor,
         approver=approver,
+        new_id=new_id,
     )
 
 
@@ -163,35 +167,15 @@ def run_scope(
     *,
     run: RunSettings | None = None,
     llm: LLMPort | None = None,
-    tools: ToolPort | None = None,
-    memory: MemoryPort | None = None,
-    logger: LoggerPort | None = None,
-    progress: ProgressPort | None = None,
-    clock: ClockPort | None = None,
-    checkpoint: CheckpointPort | None = None,
-    tracer: TracerPort | None = None,
-    approver: ApproverPort | None = None,
+    **ports: Any,
 ) -> Orchestrator:
     """The orchestrator for one run, built by the container from `settings` (default: the built-in base config),
-    with any port replaced by the object given: what tests, benchmarks and embedding programs use. Nothing here is
-    a managed resource: the caller closes what it gave, and a model client built from `settings` too (`aclose`);
-    MCP servers started for `settings` (tools not given) stop at interpreter exit."""
-    settings = settings or Settings()
-    given: dict[str, Any] = {
-        "run_settings": run,
-        "tools": tools,
-        "memory": memory,
-        "event_log": logger,
-        "progress": progress,
-        "clock": clock,
-        "checkpoint": checkpoint,
-        "tracer": tracer,
-        "approver": approver,
-    }
-    chosen = {name: providers.Object(value) for name, value in given.items() if value is not None}
-    container = Container(settings=providers.Object(settings), **chosen)  # what is given, set at creation
-    llm = llm if llm is not None else container.llm_adapter()
-    orchestrator: Orchestrator = container.orchestrator(llm=llm)
+    with any port replaced by the object given (build_container's arguments; `run` the kernel's settings): what
+    tests, benchmarks and embedding programs use. Nothing here is a managed resource: the caller closes what it
+    gave, and a model client built from `settings` too (`aclose`); MCP servers started for `settings` (tools not
+    given) stop at interpreter exit."""
+    container = build_container(settings or Settings(), run_settings=run, **ports)
+    orchestrator: Orchestrator = container.orchestrator(llm=llm if llm is not None else container.llm_adapter())
     return orchestrator
 
 
@@ -202,12 +186,25 @@ def build_container(
     status: Callable[[str], None] | None = None,
     tools: ToolPort | None = None,
     llm: LLMPort | None = None,
+    approver: ApproverPort | None = None,
+    clock: ClockPort | None = None,
+    new_id: Callable[[], str] | None = None,
+    memory: MemoryPort | None = None,
+    logger: LoggerPort | None = None,
+    checkpoint: CheckpointPort | None = None,
+    tracer: TracerPort | None = None,
+    run_settings: RunSettings | None = None,
 ) -> Container:
     """The container for validated `settings`: each provider reads its typed section; nothing is opened yet. What
     is given is set when the container is created, never patched in afterwards: the run's `progress` display, the
-    `status` printer, `tools` already built (the process's, shared by its runs) and a model client `llm` the
-    process owns (not opened, nor closed, with the container)."""
-    given: dict[str, Any] = {"progress": progress, "status": status, "tools": tools, "llm": llm}
+    `status` printer, `tools` already built (the process's, shared by its runs), a model client `llm` the process
+    owns (not opened, nor closed, with the container), who decides on tool calls (`approver`), the `clock`, the run
+    ids (`new_id`), and any other port."""
+    given: dict[str, Any] = {
+        "progress": progress, "status": status, "tools": tools, "llm": llm, "approver": approver, "clock": clock,
+        "new_id": new_id, "memory": memory, "event_log": logger, "checkpoint": checkpoint, "tracer": tracer,
+        "run_settings": run_settings,
+    }  # fmt: skip
     chosen = {name: providers.Object(value) for name, value in given.items() if value is not None}
     return Container(settings=providers.Object(settings), **chosen)
 

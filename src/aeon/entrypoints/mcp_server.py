@@ -10,7 +10,8 @@ import signal
 import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,25 +24,23 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import InputError
-from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.ports import ApproverPort, ProgressPort
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import durable_wanted
+from aeon.application.runs import RunCommand, Runs, capped, plan_of
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
-from aeon.entrypoints.approval import may_need_approval
 from aeon.entrypoints.config.layers import load_settings
-from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, tools_opened
 from aeon.entrypoints.failures import EXIT_OK
 from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.session import plan_problems, run_overrides, session
+from aeon.entrypoints.session import plan_problems, run_overrides, runs_for
 from aeon.entrypoints.terminal import request_problem
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
@@ -53,14 +52,28 @@ INSTRUCTIONS = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Prepared:
-    settings: Settings
     container: Container
-    overrides: dict[str, Any]
-    plan: Any
-    durable: bool
-    notes: list[str] = field(default_factory=list)
+    runs: Runs
+    command: RunCommand
+    notes: list[str]
+
+
+class _Recorded:
+    """`aeon mcp`'s durable start (mcp_durable.DurableCalls.run): this call's MCP servers stopped first (the run uses
+    the process's shared tools), the run left waiting on the record when it needs a decision."""
+
+    def __init__(self, calls: DurableCalls, container: Container, overrides: dict[str, Any], relay: Relay) -> None:
+        self._calls, self._container, self._overrides, self._relay = calls, container, overrides, relay
+
+    async def start(
+        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
+        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
+    ) -> RunResult:  # fmt: skip
+        await asyncio.to_thread(self._container.tools.shutdown)
+        settings = self._container.settings()
+        return await self._calls.run(request, plan_of(plan), self._overrides, settings, self._relay)
 
 
 def _result(structured: dict[str, Any], text: str) -> types.CallToolResult:
@@ -180,37 +193,19 @@ class AeonServer:
         if (bad := request_problem(args.request)) is not None:
             raise InputError(bad)
         ready = await asyncio.to_thread(self._prepare, args, relay)
-
-        async def execute(orchestrator: Orchestrator) -> RunResult:
-            return await orchestrator.run(args.request, plan=ready.plan)
-
-        call = session(
-            ready.container,
-            args.request,
-            execute=None if ready.durable else execute,
-            status=relay.status,
-            plan=ready.plan,
-        )
         try:
-            result, note = await guarded(call)
-        finally:  # a durable run uses the process's shared tools: this call's MCP servers stop here
+            result = await guarded(ready.runs.start(ready.command))
+        finally:  # a durable run uses the process's shared tools: this call's MCP servers stop by then
             await asyncio.to_thread(ready.container.tools.shutdown)
-        if result is None:
-            result = await self.durable.run(args.request, ready.plan, ready.overrides, ready.settings, relay)
-        result.warnings.extend(n for n in [*ready.notes, note] if n)
+        result.warnings.extend(ready.notes)
         return self._run_result(result, ready.container.redactor())
 
     def _prepare(self, args: t.RunArgs, relay: Relay) -> _Prepared:
         """The call's settings (its caps never above the config's), container, tools and plan: what `aeon run`
         does before the run starts. In a thread: a tools module may take seconds to import."""
-        base, notes = load_settings(self.config), []
-        ttl, calls = args.ttl, args.max_llm_calls
-        if ttl is not None and ttl > base.run.ttl:
-            notes.append(f"ttl {ttl} was asked; the server's config caps it at {base.run.ttl}")
-            ttl = base.run.ttl
-        if calls is not None and calls > base.run.max_llm_calls:
-            notes.append(f"max_llm_calls {calls} was asked; the server's config caps it at {base.run.max_llm_calls}")
-            calls = base.run.max_llm_calls
+        base, notes = load_settings(self.config).run, list[str]()
+        ttl = capped("ttl", args.ttl, base.ttl, notes)
+        calls = capped("max_llm_calls", args.max_llm_calls, base.max_llm_calls, notes)
         overrides = run_overrides(ttl=ttl, max_llm_calls=calls)
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)
@@ -219,11 +214,11 @@ class AeonServer:
         if args.plan is not None:
             known = {spec.name: spec for spec in registry.list()}
             plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
-        needs = may_need_approval(registry.list(), plan)  # nobody can be asked here: such a call waits on the record
-        durable = durable_wanted(args.durable, configured=settings.durable.enabled, needs_record=needs)
-        if durable and args.durable is None and not settings.durable.enabled:
-            notes.append("durable: a tool call may need approval, and the run waits for it on the record")
-        return _Prepared(settings, container, overrides, plan, durable, notes)
+        recorded = _Recorded(self.durable, container, overrides, relay)
+        forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
+        runs = runs_for(container, args.request, durable=lambda: recorded, status=relay.status, forced=forced)
+        # nobody can be asked here: a call that needs approval waits on the record
+        return _Prepared(container, runs, RunCommand(args.request, plan, args.durable), notes)
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,7 +13,6 @@ from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:
     from aeon.adapters.tools.composite import CompositeTools
-    from aeon.application.kernel.orchestrator import Orchestrator
     from aeon.application.ports import ApproverPort, ProgressPort
     from aeon.application.results import RunResult
     from aeon.domain.plan import Plan
@@ -70,43 +69,57 @@ def ran(
     overrides: dict[str, Any],
     progress: ProgressPort | None,
     status: Callable[[str], None] | None,
-) -> tuple[RunResult, str | None, list[int]]:
-    """`aeon run` once its settings are loaded and its tools registered: the plan read against them, the one rule
-    for durable-or-not, then the run in this process or as a durable run. Returns the result, a note on it, and the
-    signals received meanwhile."""
+) -> tuple[RunResult, list[int]]:
+    """`aeon run` once its settings are loaded and its tools registered: who asks about tool calls on this terminal
+    (nobody with --json or without a terminal), the plan read against the tools, then the run use case. Returns the
+    result and the signals received meanwhile."""
     import asyncio
     from functools import partial
 
-    from dependency_injector import providers
+    from aeon.application.runs import NEEDS_RECORD, RunCommand
+    from aeon.entrypoints.approval import asks_here, terminal_approver
+    from aeon.entrypoints.session import runs_for
 
-    from aeon.entrypoints.durable.waiting import run_durable
-    from aeon.entrypoints.render import present
-    from aeon.entrypoints.session import session
-
-    settings = container.settings()
-    given = _plan(plan, registry)
     received: list[int] = []
-    asker, wanted = _durable_or_not(container, registry, given, durable=durable, as_json=as_json)
-    if asker is not None and not wanted:
-        container.approver.override(providers.Object(asker))
-    # the durable run opens this container's log itself: the session only says which model answers
-    execute = None if wanted else partial(_run, request=request, plan=given, received=received)
-    result, note = asyncio.run(session(container, request, execute=execute, status=status, plan=given))
-    if result is None:
-        show_waiting = partial(present, as_json=as_json, history=history, redactor=container.redactor())
-        result = run_durable(
-            settings,
-            config,
-            overrides,
-            request,
-            given,
-            progress=progress,
-            inline=asker,
-            show_waiting=None if asker is not None else show_waiting,
-            tools=registry,  # its MCP servers, started once: the durable run uses them too
+    asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
+    recorded = _Durable(container, registry, config, overrides, as_json=as_json, history=history)
+    runs = runs_for(
+        container, request, durable=lambda: recorded, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
+        around=partial(_guarded, received=received),
+    )  # fmt: skip
+    command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress)
+    return runs.run(command, run_async=asyncio.run), received
+
+
+class _Durable:
+    """`aeon run`'s durable start (entrypoints/durable/waiting.run_durable): with nobody to ask here, a run waiting
+    for a decision is shown and left waiting on the record (exit 6)."""
+
+    def __init__(
+        self, container: Container, registry: CompositeTools, config: Path | None, overrides: dict[str, Any],
+        *, as_json: bool, history: Path | None,
+    ) -> None:  # fmt: skip
+        self._container, self._registry, self._config, self._overrides = container, registry, config, overrides
+        self._as_json, self._history = as_json, history
+
+    def start(
+        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
+        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
+    ) -> RunResult:  # fmt: skip
+        from functools import partial
+
+        from aeon.application.runs import plan_of
+        from aeon.entrypoints.durable.waiting import run_durable
+        from aeon.entrypoints.render import present
+
+        container = self._container
+        show = partial(present, as_json=self._as_json, history=self._history, redactor=container.redactor())
+        return run_durable(
+            container.settings(), self._config, self._overrides, request, plan_of(plan), progress=progress,
+            inline=approver, show_waiting=show if leave_when_waiting else None,
+            tools=self._registry,  # its MCP servers, started once: the durable run uses them too
             container=container,  # and this container builds it: one per process
-        )
-    return result, note, received
+        )  # fmt: skip
 
 
 def _plan(plan: Path | None, registry: CompositeTools) -> Plan | None:
@@ -120,24 +133,7 @@ def _plan(plan: Path | None, registry: CompositeTools) -> Plan | None:
     return plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
 
 
-def _durable_or_not(
-    container: Container, registry: CompositeTools, plan: Plan | None, *, durable: bool | None, as_json: bool
-) -> tuple[ApproverPort | None, bool]:
-    """Who asks about tool calls on this terminal (None: nobody can), and whether the run is durable: the one rule
-    (application/runs.py), a call that may need approval with nobody to ask making it durable unless said not."""
-    from aeon.application.runs import NEEDS_RECORD, durable_wanted
-    from aeon.entrypoints.approval import asks_here, may_need_approval, terminal_approver
-
-    settings = container.settings()
-    asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
-    needs = asker is None and may_need_approval(registry.list(), plan)
-    wanted = durable_wanted(durable, configured=settings.durable.enabled, needs_record=needs)
-    if wanted and durable is None and not settings.durable.enabled:
-        say(f"durable: {NEEDS_RECORD}")
-    return asker, wanted
-
-
-async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received: list[int]) -> RunResult:
+async def _guarded(run: Awaitable[RunResult], *, received: list[int]) -> RunResult:
     """The run, with SIGINT and SIGTERM cancelling it: the orchestrator then ends it as interrupted, on the record."""
     import asyncio
     import contextlib
@@ -158,7 +154,7 @@ async def _run(orchestrator: Orchestrator, *, request: str, plan: Any, received:
             loop.add_signal_handler(signum, interrupt, signum)
             handled.append(signum)
     try:
-        return await orchestrator.run(request, plan=plan)
+        return await run
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)

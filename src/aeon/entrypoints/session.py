@@ -1,24 +1,37 @@
-"""What `aeon run` and `aeon validate` do once their input is parsed, shared by the CLI, `aeon mcp`, `aeon batch` and
-the Python API: the caps as overrides, the checks made before a run may spend anything (`ready`), the container's
-resources opened for one run and closed once, a plan's problems."""
+"""The run use case on Aeon's container, shared by the CLI, `aeon mcp`, `aeon batch` and the Python API: the caps as
+overrides, the checks made before a run may spend anything (`ready`, `checks`), the in-process port (`in_process`),
+the use case itself (`runs_for`), and a plan's problems."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.plans.plan_documents import validate_document
-from aeon.application.ports import LLMPort
+from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
+from aeon.application.runs import (
+    Checked,
+    InProcessRuns,
+    Preflight,
+    Runs,
+    Starts,
+    calls_model,
+    plan_of,
+    scripted_mismatch,
+)
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 
-Execute = Callable[[Orchestrator], Awaitable[RunResult]]
+# what runs an in-process run's coroutine (the CLI: with SIGINT and SIGTERM cancelling it)
+Around = Callable[[Awaitable[RunResult]], Awaitable[RunResult]]
 
 
 def run_overrides(
@@ -42,27 +55,12 @@ def run_overrides(
     return overrides
 
 
-def scripted_mismatch(info: ModelInfo, request: str) -> str | None:
-    """A scripted model answers what its script was written for, whatever is asked: say so when they differ."""
-    scripted = info.scripted_request
-    if not scripted or " ".join(request.split()).casefold() == " ".join(scripted.split()).casefold():
-        return None
-    return f"note: this scripted model answers {scripted!r} whatever is asked; your request only reaches its prompts"
-
-
 def describe_llm(info: ModelInfo) -> str:
     """The first progress line: which model answers, through which adapter, in which dialect and why."""
     if info.adapter == "scripted":
         return f"scripted model from {info.dialect_source}"
     where = f" at {info.base_url}" if info.base_url else ""
     return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
-
-
-def calls_model(settings: Settings, plan: Plan | None) -> bool:
-    """Whether the run will ask the model something, decided simply: it will, unless evaluation is off
-    (run.evaluate: false: no profile, no evaluation, no refinement) and a plan is given whose steps all name a tool
-    (an `agent: llm` step is a model call). A tool call that needs repairing may still call it then."""
-    return settings.run.evaluate or plan is None or any(step.tool is None for step in plan.steps)
 
 
 async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
@@ -75,38 +73,74 @@ async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
     plan: `tools_opened`, `container.tools()`), and a durable run's system database is opened before it starts
     (`ops.engine_for`). Raises ConfigurationError or EventLogUnavailable."""
     llm = await provided(container.llm)
-    if problem := preflight(llm, calls_model=calls_model(container.settings(), plan)):
+    if problem := preflight(llm, calls_model=calls_model(plan, evaluate=container.settings().run.evaluate)):
         raise ConfigurationError(problem)
     container.event_log().open()
     return llm
 
 
-async def session(
+def checks(container: Container, request: str, status: Callable[[str], None] | None) -> Preflight:
+    """The run use case's preflight on `container`: its resources opened, the checks of `ready`
+    (ConfigurationError, EventLogUnavailable), which model answers said to `status`. An in-process run executes
+    with them open, each closed once on the way out; a durable run's are closed before it starts (it opens its
+    own, and traces in the container that runs it: no tracer is opened here then)."""
+
+    @contextlib.asynccontextmanager
+    async def checked(plan: Plan | None, durable: bool) -> AsyncIterator[Checked]:
+        found = Checked()
+        if durable:
+            async with opened(container, container.event_log, container.llm):
+                found.note = _said(await ready(container, plan), request, status)
+            yield found
+            return
+        async with opened(container):
+            found.note, log = _said(await ready(container, plan), request, status), container.event_log()
+            yield found
+        found.lost = log.lost()
+
+    return checked
+
+
+def _said(llm: LLMPort, request: str, status: Callable[[str], None] | None) -> str | None:
+    """Say which model answers (to `status`), and a note when a scripted model answers something else."""
+    info = llm.describe()
+    note = scripted_mismatch(info, request)
+    for line in (describe_llm(info), note):
+        if line and status is not None:
+            status(line)
+    return note
+
+
+def in_process(container: Container, around: Around | None = None) -> InProcessRuns[Awaitable[RunResult]]:
+    """The DurableRuns port without a record on `container`: each run by the orchestrator it builds, with the run's
+    approver as its constructor argument, inside `around` (the CLI's signal handling)."""
+
+    async def execute(
+        run_id: str, request: str, plan: str | None, progress: ProgressPort | None, approver: ApproverPort | None
+    ) -> RunResult:
+        made: Any = container.orchestrator(approver=approver) if approver is not None else container.orchestrator()
+        orchestrator: Orchestrator = await made if inspect.isawaitable(made) else made
+        run = orchestrator.run(request, plan=plan_of(plan), correlation_id=run_id)
+        return await (around(run) if around is not None else run)
+
+    return InProcessRuns(execute)
+
+
+def runs_for(
     container: Container,
     request: str,
     *,
-    execute: Execute | None,
-    status: Callable[[str], None] | None,
-    plan: Plan | None = None,
-) -> tuple[RunResult | None, str | None]:
-    """Open the container's resources, make the checks of `ready` (ConfigurationError, EventLogUnavailable), say
-    which model answers (to `status`), then run (`execute(orchestrator)`) or not (None: a durable run executes
-    elsewhere): every resource is closed once on the way out. Returns the result and a note on it."""
-    # a durable run traces in the container that runs it: this one opens no tracer then
-    async with opened(container) if execute else opened(container, container.event_log, container.llm):
-        llm, log = await ready(container, plan), container.event_log()
-        llm_info = llm.describe()
-        if status is not None:
-            status(describe_llm(llm_info))
-        note = scripted_mismatch(llm_info, request)
-        if note and status is not None:
-            status(note)
-        if execute is None:
-            return None, note
-        result = await execute(await provided(container.orchestrator))
-    if (lost := log.lost()) is not None:  # after the close: its last flush may lose records too
-        result = result.with_lost_records(lost)
-    return result, note
+    durable: Callable[[], Starts],
+    status: Callable[[str], None] | None = None,
+    forced: Callable[[], None] = lambda: None,
+    around: Around | None = None,
+    configured: bool | None = None,
+) -> Runs:
+    """The run use case on `container` (its tools registered): in process on it, or durable by `durable()`.
+    `configured`: whether the run is durable when nothing is said (default: the config's durable.enabled)."""
+    enabled = container.settings().durable.enabled if configured is None else configured
+    preflight = checks(container, request, status)
+    return Runs(container.tools(), enabled, preflight, in_process(container, around), durable, forced)
 
 
 def plan_problems(settings: Settings, doc: Any) -> list[str]:
