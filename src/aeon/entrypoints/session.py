@@ -11,6 +11,7 @@ from typing import Any
 
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
+from aeon.application.kernel.sections import policy_of
 from aeon.application.plans.plan_documents import flow_warnings, validate_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
@@ -26,7 +27,7 @@ from aeon.application.runs import (
 )
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
-from aeon.entrypoints.config.schema import Settings, policy_of
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 

@@ -196,6 +196,12 @@ def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
     return held().compose.tools(msgspec.json.decode(status.input["args"][0], type=RunSpec))
 
 
+def args_problem(engine: DurableEngine, run_id: str, args: dict[str, Any]) -> str | None:
+    """What is wrong with `args` for the call run `run_id` waits on, by its tool's schema (None: they fit)."""
+    tool = pending_approval(engine, run_id).request.tool
+    return held().compose.args_problem(tools_of(engine, run_id), tool, args)
+
+
 def answer(
     engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args"
 ) -> Outcome | None:
@@ -204,10 +210,8 @@ def answer(
     gets): InputError naming them as `edited`, and nothing sent, when they do not fit. With `go_on`, finish the run
     here (carry_on) and return its outcome."""
     pending = pending_approval(engine, run_id)
-    if decision.args is not None:
-        tool = pending.request.tool
-        if (problem := held().compose.args_problem(tools_of(engine, run_id), tool, decision.args)) is not None:
-            raise InputError(f"{edited} do not fit tool {tool!r}: {problem} (nothing was sent)")
+    if decision.args is not None and (problem := args_problem(engine, run_id, decision.args)) is not None:
+        raise InputError(f"{edited} do not fit tool {pending.request.tool!r}: {problem} (nothing was sent)")
     if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
         raise already_decided(made)  # another decision came first: it stands, this one was not sent
     return carry_on(engine, run_id) if go_on else None

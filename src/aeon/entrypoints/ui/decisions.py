@@ -10,10 +10,9 @@ from typing import Any
 
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
+from aeon.application.approval_args import edited_args, user_name
 from aeon.application.errors import InputError
-from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, Verdict
-from aeon.entrypoints.durable.decide import edited_args, user_name
 
 EDITED = "the edited arguments"
 
@@ -53,8 +52,7 @@ class Decisions:
             args = edited_args(args_text, EDITED)
         except InputError as exc:
             return [str(exc)]
-        pending = self.runs.pending(run_id)
-        problem = schema_problem(self.runs.tools(run_id), pending.request.tool, args or {})
+        problem = self.runs.args_problem(run_id, args or {})
         return [problem] if problem else []
 
     def _decide(self, run_id: str, decision: ApprovalDecision) -> None:
