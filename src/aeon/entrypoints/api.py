@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
@@ -19,16 +19,15 @@ from typing import Any, Literal, TypedDict, Unpack
 from aeon.adapters.approval import Callback, CallbackApprover
 from aeon.adapters.tools.loader import register_tools
 from aeon.application.errors import InputError, UsageError
-from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
+from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
-from aeon.application.runs import RunCommand, Runs
-from aeon.application.runs import plan_of as runs_plan
+from aeon.application.runs import RunCommand, Runs, Starts
 from aeon.application.runs.answers import Answers
 from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
-from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
+from aeon.entrypoints.api_durable import listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
 from aeon.entrypoints.config.schema import Settings, tool_folders
@@ -208,30 +207,26 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     if said and given is not None:
         raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     configured = settings.durable.enabled and progress is None and rebuildable(tools, model)
-    recorded: list[_Recorded] = []
+    recorded: list[Starts] = []
     runs = runs_for(container, request, durable=lambda: recorded[0], configured=configured)
     if durable := runs.durable_for(command):
-        recorded.append(_Recorded(settings, config_file, mapping, overrides, tools, asker, container))
+        recorded.append(_recorded(settings, config_file, mapping, overrides, tools, container))
     return _Prepared(container, runs, command, durable)
 
 
-class _Recorded:
-    """The durable start of the Python API (api_durable.durably): what the run records to be rebuilt in any
-    process — its tools as modules — made when the run is durable (UsageError for tools that are not modules)."""
+def _recorded(
+    settings: Settings, config_file: Path | None, mapping: Mapping[str, Any] | None, overrides: dict[str, Any],
+    tools: list[object], container: Container,
+) -> Starts:  # fmt: skip
+    """The Python API's durable port: the run in a worker thread (DBOS blocks), recording its tools as modules to be
+    rebuilt in any process (UsageError for tools that are not modules); once started it goes on to its end."""
+    from aeon.adapters.durable.starts import DurableStart, Recorded  # DBOS is imported only for a durable run
+    from aeon.entrypoints.durable.factory import process
 
-    def __init__(
-        self, settings: Settings, config_file: Path | None, mapping: Mapping[str, Any] | None,
-        overrides: dict[str, Any], tools: list[object], asker: ApproverPort | None, container: Container,
-    ) -> None:  # fmt: skip
-        modules = [*settings.tools.modules, *module_names(tools)]
-        recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-        self._durable = Durable(settings, config_file, recorded, asker, container=container, tools=container.tools())
-
-    def start(
-        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
-        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
-    ) -> Awaitable[RunResult]:  # fmt: skip
-        return asyncio.to_thread(durably, self._durable, request, runs_plan(plan))
+    modules = [*settings.tools.modules, *module_names(tools)]
+    recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
+    lent = Recorded(settings, config_file, recorded, container, container.tools())
+    return DurableStart(process(), lent, threaded=True)
 
 
 async def _execute(prepared: _Prepared) -> RunResult:
