@@ -14,20 +14,21 @@ import contextlib
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, TypedDict, Unpack
 
 from aeon.adapters.approval import Callback, CallbackApprover
 from aeon.adapters.tools.loader import register_tools
+from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import InputError, UsageError
 from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
-from aeon.application.runs import RunCommand, Runs, Starts
+from aeon.application.runs import RunCommand, Runs, Starts, module_names, rebuildable
 from aeon.application.runs.answers import Answers
 from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
-from aeon.entrypoints.api_durable import listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
 from aeon.entrypoints.config.schema import Settings, tool_folders
@@ -194,7 +195,7 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
         raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
     given = model if isinstance(model, LLMPort) else None  # not a resource: the caller's to close
     container = build_container(settings, progress=progress, llm=given)
-    tools = listed(options.get("tools", ()))
+    tools = _listed(options.get("tools", ()))
     bound, search = settings.tools.import_timeout, tool_folders(settings)
     register_tools(container.registry(), tools, search=search, import_timeout=bound)  # a broken module fails here
     tool_port = container.tools()  # the registry's tools and the MCP servers' (which start now)
@@ -227,6 +228,12 @@ def _recorded(
     recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
     lent = Recorded(settings, config_file, recorded, container, container.tools())
     return DurableStart(process(), lent, threaded=True)
+
+
+def _listed(tools: Iterable[object]) -> list[object]:
+    if isinstance(tools, str | ModuleType | Toolset) or callable(tools) or not isinstance(tools, Iterable):
+        raise UsageError(f"tools takes a list (tools=[{getattr(tools, '__name__', 'weather')}]), not one tool")
+    return list(tools)
 
 
 async def _execute(prepared: _Prepared) -> RunResult:

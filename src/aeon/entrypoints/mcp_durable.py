@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
+from aeon.application.runs import RecordedRuns
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.durable.options import leave_pending
-from aeon.entrypoints.mcp_calls import Relay, guarded
+from aeon.entrypoints.mcp_calls import Relay
 from aeon.entrypoints.secrets import redactor_for
 
 if TYPE_CHECKING:
@@ -46,8 +47,8 @@ class DurableCalls:
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
         served = self._server()
         runs = await served.opened()
-        work = asyncio.to_thread(runs.resume, run_id, rerun_unsafe=False, progress=relay.display)
-        return served.shown(run_id, await guarded(work, on_cancel=partial(served.cancel, runs.resumed_as(run_id))))
+        work = asyncio.to_thread(RecordedRuns(runs).resume, run_id, progress=relay.display)
+        return served.shown(run_id, await served.started(runs.resumed_as(run_id), work))
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""

@@ -27,7 +27,7 @@ from aeon.application.errors import InputError
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import RunCommand, Runs, capped
+from aeon.application.runs import RunCommand, Runs, capped, run_overrides
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
@@ -39,7 +39,7 @@ from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.session import plan_problems, run_overrides, runs_for
+from aeon.entrypoints.session import plan_problems, runs_for
 from aeon.entrypoints.terminal import request_problem
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
@@ -216,7 +216,7 @@ class AeonServer:
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.ResumeArgs = t.arguments(t.ResumeArgs, given, "resume")
-        outcome = await self.durable.resume(args.run_id, relay)
+        outcome = await guarded(self.durable.resume(args.run_id, relay))
         if not isinstance(outcome, RunResult):  # a tool call cut off in flight: a person checks its effect first
             return self._error(outcome.code, outcome.message)
         return self._run_result(outcome, redactor_for(load_settings(self.config)))

@@ -78,13 +78,18 @@ class DbosRuns:
                 runtime.progress.pop(run_id, None)
 
     def fork(
-        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+        self,
+        run_id: str,
+        from_pass: int,
+        *,
+        config: str | None = None,
+        progress: ProgressPort | None = None,
+        new_id: str | None = None,
     ) -> Outcome:
-        return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress)
+        return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress, new_id)
 
-    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args") -> Outcome | None:
-        """`edited`: how the edited arguments are named when they do not fit the tool's schema."""
-        return ops.answer(self.engine, run_id, decision, go_on=go_on, edited=edited)
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
+        return ops.answer(self.engine, run_id, decision, go_on=go_on)
 
     def pending(self, run_id: str) -> Pending:
         """The call run `run_id` waits on and nobody has decided yet (AlreadyDecided, InputError otherwise)."""

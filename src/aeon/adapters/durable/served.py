@@ -36,16 +36,16 @@ class ServedRuns:
         if self._runs is not None:
             await asyncio.to_thread(self._runs.cancel, run_ids)
 
-    async def started(self, run_id: str, work: Coroutine[Any, Any, Outcome]) -> Outcome:
-        """The outcome of `work` on run `run_id`, executing in DBOS's thread: a cancelled call cannot cancel that
-        thread, so it cancels the run on the record instead, and does not wait for it (the caller cancels this
+    async def started(self, run_ids: Sequence[str], work: Coroutine[Any, Any, Outcome]) -> Outcome:
+        """The outcome of `work` on runs `run_ids`, executing in DBOS's thread: a cancelled call cannot cancel that
+        thread, so it cancels the runs on the record instead, and does not wait for it (the caller cancels this
         once: `aeon mcp`'s guarded)."""
         task = asyncio.ensure_future(work)
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
             task.add_done_callback(_settled)
-            await self.cancel([run_id])
+            await self.cancel(run_ids)
             raise
 
     def shown(self, run_id: str, outcome: Outcome, request: str | None = None) -> RunResult | Stopped:

@@ -107,7 +107,7 @@ class DurableStart:
         if self.release is not None:
             await asyncio.to_thread(self.release)
         runs = await served.opened()
-        outcome = await served.started(spec.run_id, asyncio.to_thread(_started, runs, spec, progress, None, True))
+        outcome = await served.started([spec.run_id], asyncio.to_thread(_started, runs, spec, progress, None, True))
         shown = served.shown(spec.run_id, outcome, spec.request)
         assert isinstance(shown, RunResult), "a new run has no cut-off tool call to stop at"
         return shown

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Json, ValidationError
 
 from aeon.application.llm.step_calls import ARGS_KEYS, TOOL_KEYS, canonical_keys, registered_call
-from aeon.application.plans.validation import args_problems
+from aeon.application.schemas import args_problems
 from aeon.domain.tools import ToolSpec
 
 _STEP_KEYS = frozenset({"step_id", "description", "tool", "args", "agent", *TOOL_KEYS, *ARGS_KEYS})

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from aeon.application.schemas import schema_problems
+from aeon.application.schemas import args_problems, schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
 from aeon.domain.tools import ToolSpec
 
@@ -60,14 +60,6 @@ def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
         },
         "required": ["step_id", "description"],
     }
-
-
-def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
-    """Argument problems against the tool's input_schema, as one-line messages."""
-    return [
-        f"args for tool {spec.name!r} invalid at {path}: {msg}"
-        for path, msg in schema_problems(dict(args), spec.input_schema)
-    ]
 
 
 def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Problem]:

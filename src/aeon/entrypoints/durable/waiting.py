@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
-    from aeon.adapters.durable.runs import DbosRuns
     from aeon.adapters.durable.runtime import Outcome
+    from aeon.application.runs import RecordedRuns
 
 from aeon.entrypoints.durable.options import _present, _settings, leave_waiting, stoppable
 from aeon.entrypoints.failures import reported
@@ -16,7 +16,7 @@ from aeon.entrypoints.failures import reported
 
 def on_record(
     run_id: str,
-    operation: Callable[[DbosRuns], Outcome],
+    operation: Callable[[RecordedRuns[Outcome]], Outcome],
     *,
     config: Path | None,
     kind: str,
@@ -29,6 +29,7 @@ def on_record(
     Ctrl-C or SIGTERM leaving run `run_id` on the record (saying `stays`); then `operation`'s outcome shown — a run
     that waits (again) for a decision shown as awaiting approval (its history so far written to `history`) and left
     waiting on the record (exit 6: the engine is not shut down, which would cancel it)."""
+    from aeon.application.runs import RecordedRuns
     from aeon.entrypoints.durable.factory import process
     from aeon.entrypoints.render import present
     from aeon.entrypoints.secrets import redactor_for
@@ -37,7 +38,7 @@ def on_record(
     with reported(as_json=as_json, debug=debug):
         settings = _settings(config)
         with process().runs(settings, kind) as recorded, stoppable(stays):
-            outcome = operation(recorded)
+            outcome = operation(RecordedRuns(recorded))
             if outcome.awaiting is not None:
                 waiting = process().awaiting(recorded, run_id, outcome, settings)
                 redactor = redactor_for(settings)
