@@ -203,11 +203,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
     asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
     command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
-    if said and progress is not None:
-        raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
-    if said and given is not None:
-        raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
-    configured = settings.durable.enabled and progress is None and rebuildable(tools, model)
+    configured = rebuildable(tools, model, said=said, streamed=progress is not None, entry=entry)
+    configured = configured and settings.durable.enabled
     recorded: list[Starts] = []
     runs = runs_for(container, request, durable=lambda: recorded[0], configured=configured)
     if durable := runs.durable_for(command):

@@ -101,10 +101,18 @@ def said_model(llm: LLMPort, request: str, status: Callable[[str], None] | None)
     return note
 
 
-def rebuildable(tools: Iterable[object], model: object) -> bool:
-    """Whether another process can load the run's tools (modules, or their names) and its model (named) again."""
+def rebuildable(
+    tools: Iterable[object], model: object, *, said: bool | None = None, streamed: bool = False, entry: str = "aeon.run"
+) -> bool:
+    """Whether another process can rebuild the run: not streamed, its tools modules (or their names), its model
+    named. UsageError when the caller said durable (`said`) for a run that cannot be: streamed, or a model object."""
+    named_model = model is None or isinstance(model, str)
+    if said and streamed:
+        raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
+    if said and not named_model:
+        raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
     named = (t.__name__ if isinstance(t, ModuleType) else t for t in tools)
-    return (model is None or isinstance(model, str)) and all(isinstance(n, str) and n != "__main__" for n in named)
+    return not streamed and named_model and all(isinstance(n, str) and n != "__main__" for n in named)
 
 
 def module_names(tools: Iterable[object]) -> list[str]:
