@@ -54,6 +54,8 @@ def test_application_modules_live_in_named_rooms_not_one_flat_hall() -> None:
     assert (application / "runs" / "use_case.py").is_file()  # the run use case, above the rooms (the layers' top)
     # the floor every room and every adapter may stand on (pyproject.toml's layers contract orders the rooms)
     assert loose == [
+        "access",  # who may reach an HTTP door (aeon ui's guard, any HTTP door's)
+        "approval_args",  # what a person gives with a decision, read alike by aeon approve and aeon ui
         "errors",
         "json_text",
         "ports",

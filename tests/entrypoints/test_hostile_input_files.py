@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from aeon.adapters.documents import read_requests
 from aeon.application.errors import InputError
-from aeon.entrypoints.durable.batch import read_requests
 
 from cli_harness import SUM_STEP, assert_exit, invoke, log_of, one_line, plan_json, scripted_config
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from aeon.adapters.llm.providers import PROVIDERS, Provider
-from aeon.adapters.llm.settings import LLMSettings
+from aeon.adapters.llm.settings import LLMSettings, model_overrides
 from aeon.application.errors import ConfigurationError
 from aeon.application.ports import LLMPort
 from aeon.domain.ledger import price_of
 from aeon.entrypoints.config.layers import load_settings
-from aeon.entrypoints.config.schema import kernel_settings, model_overrides
+from aeon.entrypoints.config.schema import kernel_settings
 from aeon.entrypoints.container import build_container
 from aeon.testing import FunctionLLM
 

@@ -66,6 +66,24 @@ def read_text(path: Path, *, what: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> 
         raise InputError(f"{what} {path}:{line}: not UTF-8 text (byte {exc.start})") from exc
 
 
+def read_requests(path: Path) -> list[str]:
+    """The requests of a JSONL file: each line `{"request": "..."}` or a JSON string; blank lines are skipped.
+    Raises InputError naming the file and line of the first bad one."""
+    lines = read_text(path, what="batch file", max_bytes=MAX_BATCH_BYTES).splitlines()
+    requests = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        item = parse_json(line, source=str(path), first_line=number)
+        request = item.get("request") if isinstance(item, dict) else item
+        if not isinstance(request, str) or not request.strip():
+            raise InputError(f'{path}:{number}: expected {{"request": "..."}} with a non-empty request')
+        requests.append(request)
+    if not requests:
+        raise InputError(f"{path} holds no requests")
+    return requests
+
+
 def read_document(
     path: Path,
     *,

@@ -10,11 +10,11 @@ from typing import Any
 import msgspec
 
 from aeon.adapters.documents import read_document
+from aeon.adapters.llm.settings import model_overrides
 from aeon.application.errors import ConfigurationError, UsageError
 from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.ports import ToolPort
 from aeon.domain.plan import Plan
-from aeon.entrypoints.config.schema import model_overrides
 
 PathLike = str | os.PathLike[str]
 

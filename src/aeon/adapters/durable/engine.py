@@ -17,7 +17,7 @@ from sqlalchemy import event
 
 from aeon.adapters.durable.approval import Decisions
 from aeon.adapters.durable.lease import Keeper, Leases
-from aeon.application.errors import SystemDatabaseUnavailable
+from aeon.application.errors import InputError, SystemDatabaseUnavailable
 
 APP_NAME = "aeon"
 # One fixed version: DBOS recovers and dequeues only workflows of its own application version, and every Aeon
@@ -63,6 +63,20 @@ def database_url(configured: str | None, root: Path) -> str:
             "(--no-durable, or durable.enabled: false, runs without it)"
         ) from exc
     return f"sqlite:///{path}"
+
+
+def recorded_database(configured: str | None, root: Path) -> str:
+    """The system database whose runs are shown, made by none: the configured URL, else the SQLite file under
+    `root`/.aeon/; InputError when there is none yet (`aeon run` makes it)."""
+    if configured and configured.strip():
+        return configured.strip()
+    path = (root / DEFAULT_DATABASE).resolve()
+    if not path.is_file():
+        raise InputError(
+            f"no durable runs recorded here yet: there is no system database {path} (aeon run records each run "
+            "there; run aeon ui in the folder your runs ran in, or name a database with AEON_DATABASE_URL)"
+        )
+    return database_url(configured, root)
 
 
 def redacted(url: str) -> str:

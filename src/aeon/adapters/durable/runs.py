@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable import ops
 from aeon.adapters.durable.batch import Tally, enqueue
@@ -25,6 +25,9 @@ from aeon.adapters.durable.runtime import (
 from aeon.application.ports import ApproverPort, DurableRuns, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
+
+if TYPE_CHECKING:
+    from aeon.adapters.durable.status import Recorded
 
 
 def _now() -> str:
@@ -133,6 +136,17 @@ class DbosRuns:
         if not found or found[0].status != "SUCCESS":
             return None
         return decode_outcome(found[0].output)
+
+    def recorded(self, run_id: str) -> Recorded | None:
+        """Run `run_id` as its record holds it (status, spec, result or last checkpoint, the call it waits on)."""
+        from aeon.adapters.durable.status import recorded
+
+        return recorded(self.engine, run_id)
+
+    def held_here(self, run_id: str) -> bool:
+        """Whether run `run_id` is unfinished and executed by this process (taken on after a decision)."""
+        found = self.engine.client.list_workflows(workflow_ids=[run_id], load_input=False, load_output=False)
+        return bool(found) and found[0].status == "PENDING" and found[0].executor_id == self.engine.executor_id
 
 
 _PORT: type[DurableRuns[Outcome, RunRow]] = DbosRuns  # mypy checks DbosRuns against the port it satisfies

@@ -3,6 +3,7 @@ unfinished one from its last checkpoint and the answers recorded since (carried 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -13,7 +14,8 @@ from aeon.adapters.durable.ops import alive
 from aeon.adapters.durable.rows import RunRow, whole_run_seconds
 from aeon.adapters.durable.runtime import RUN_WORKFLOW, Outcome, RunSpec, decode_outcome
 from aeon.adapters.durable.steps import checkpoint_passes, recorded_outputs
-from aeon.application.results import RunStatus
+from aeon.application.results import RunResult, RunStatus
+from aeon.domain.approval import Pending
 from aeon.domain.llm import Completion
 from aeon.domain.run_state import RunState
 
@@ -97,3 +99,39 @@ def last_checkpoint(made: list[tuple[str, Any]]) -> tuple[int, RunState] | None:
     if at is None:
         return None
     return at, RunState.decode(str(made[at][1]).encode())
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One run as its record holds it, for a page that shows all of it: its DBOS status (`workflow`, read with its
+    input and output), the spec it started with, its result once it finished, and while it has not, the run state
+    at its last checkpoint and the call it waits on."""
+
+    workflow: Any
+    spec: RunSpec | None
+    result: RunResult | None = None
+    checkpoint: RunState | None = None
+    pending: Pending | None = None
+
+
+def recorded(engine: DurableEngine, run_id: str) -> Recorded | None:
+    """Run `run_id` read from the record now (None: no such run)."""
+    found = engine.client.list_workflows(workflow_ids=[run_id], name=RUN_WORKFLOW)
+    if not found:
+        return None
+    w = found[0]
+    spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
+    if w.status == "SUCCESS":
+        return Recorded(w, spec, result=decode_outcome(w.output).result)
+    if w.status not in ("PENDING", "ENQUEUED", "CANCELLED"):
+        return Recorded(w, spec)
+    last = last_checkpoint(recorded_outputs(engine.steps(run_id)))
+    pending = waiting_on(engine.client, run_id) if w.status == "PENDING" else None
+    return Recorded(w, spec, checkpoint=last[1] if last is not None else None, pending=pending)
+
+
+def prime_decoders() -> None:
+    """Build msgspec's decoding information for every type a reader of the record decodes, before a server's threads
+    start: msgspec builds it on a type's first decode, and two threads doing that at once crash the process."""
+    for kind in (Outcome, RunSpec, RunResult, RunState, Pending, Completion, RunRow):
+        msgspec.json.Decoder(kind)

@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, create_model, field_validator, model_vali
 from aeon.adapters.llm import defaults
 from aeon.adapters.llm.dialects import DIALECTS
 from aeon.adapters.llm.providers import PROVIDERS
+from aeon.application.errors import ConfigurationError
 from aeon.application.ports import LLMPort, LoggerPort
 from aeon.application.settings_section import Section
 
@@ -90,6 +91,38 @@ KeysSettings: type[_Keys] = create_model(
 def key_layer() -> dict[str, Any]:
     """The `keys:` section as config data: each provider's key from its variable (empty when unset)."""
     return {"keys": {p.name: f"${{{p.key_variable}:}}" for p in PROVIDERS.values() if p.key_variable}}
+
+
+def completed(llm: LLMSettings, keys: _Keys) -> LLMSettings:
+    """The `llm:` section with a provider adapter's endpoint, model and key filled from the defaults and `keys`;
+    ValueError naming in one line what is missing."""
+    provider = PROVIDERS[llm.adapter]
+    for setting, why in provider.requires.items():
+        if getattr(llm, setting) is None:
+            raise ValueError(f"llm.{setting} is not set: {why}")
+    if provider.base_url is None:  # no API of its own (local, scripted): nothing to fill
+        return llm
+    url, model, key_var = provider.base_url, provider.model, provider.key_variable
+    key = llm.api_key or getattr(keys, llm.adapter, None)
+    filled = llm.model_copy(update={"base_url": llm.base_url or url, "model": llm.model or model, "api_key": key})
+    if filled.base_url == url and key is None:
+        raise ValueError(
+            f"no API key for {url}: set {key_var} (or point AEON_LLM_BASE_URL at a server that needs none)"
+        )
+    return filled
+
+
+def model_overrides(model: str) -> dict[str, str]:
+    """A model named as "provider:name" as llm settings: "openai:gpt-4o-mini", "anthropic:claude-haiku-5-5",
+    "local" (or "local:/path/to/model.gguf"), "scripted:answers.yaml". Everything else about the model (endpoint,
+    key, dialect) comes from the config and the environment, as for `llm.adapter`. Raises ConfigurationError."""
+    provider, _, name = (part.strip() for part in model.partition(":"))
+    if provider not in PROVIDERS:
+        known = ", ".join(
+            f"{p.name}:{'MODEL' if p.model_key == 'model' else p.model_key.upper()}" for p in PROVIDERS.values()
+        )
+        raise ConfigurationError(f"model {model!r}: unknown provider {provider!r} (use one of: {known})")
+    return {"llm.adapter": provider, **({f"llm.{PROVIDERS[provider].model_key}": name} if name else {})}
 
 
 Status = Callable[[str], None] | None

@@ -3,11 +3,13 @@ it: `build_tools` (the registry) and `open_tools` (the run's ToolPort, MCP serve
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
 from pydantic import (
     Field,
     SecretStr,
@@ -108,6 +110,16 @@ class ToolsSettings(_Section):
         if twice:
             raise ValueError(f"MCP server names must differ: {', '.join(map(repr, twice))} given twice")
         return servers
+
+    def key(self, config_dir: Path | None) -> str:
+        """What tells two tool configurations apart (modules are looked for in `config_dir` first), the MCP servers'
+        env and headers too, which the dump hides."""
+
+        def shown(values: dict[str, Any]) -> dict[str, str | None]:
+            return {k: v.get_secret_value() if v is not None else None for k, v in values.items()}
+
+        opened = [[shown(s.env), shown(s.headers)] for s in self.mcp]
+        return hashlib.sha256(msgspec.json.encode([self.model_dump(mode="json"), str(config_dir), opened])).hexdigest()
 
 
 def _has_userinfo(url: str) -> bool:

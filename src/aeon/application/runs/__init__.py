@@ -2,7 +2,7 @@
 port without a record (in_process.py) and the approver a caller answers in its own code (answers.py)."""
 
 from aeon.application.runs.in_process import Execute, InProcessRuns
-from aeon.application.runs.recorded import RecordedRuns, approval, denial, user_name
+from aeon.application.runs.recorded import RecordedRuns, approval, denial
 from aeon.application.runs.rule import (
     NEEDS_RECORD,
     calls_model,
@@ -44,5 +44,4 @@ __all__ = [
     "said_model",
     "schema_problem",
     "scripted_mismatch",
-    "user_name",
 ]

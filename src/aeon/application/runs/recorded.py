@@ -3,7 +3,6 @@ the call a run waits on — each one call on a DurableRuns port, after the rules
 
 from __future__ import annotations
 
-import getpass
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
+from aeon.application.approval_args import user_name
 from aeon.application.errors import InputError
 from aeon.application.ports import ProgressPort, ToolPort
 from aeon.application.schemas import schema_problem
@@ -36,14 +36,6 @@ class OnRecord(Protocol[Done_co]):
     def pending(self, run_id: str) -> Pending: ...
 
     def tools(self, run_id: str) -> ToolPort: ...
-
-
-def user_name() -> str:
-    """Who decides, for the record, when nobody says: the user name of this process."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name to be found (a container without one)
-        return "operator"
 
 
 def approval(by: str | None, args: dict[str, Any] | None = None) -> ApprovalDecision:

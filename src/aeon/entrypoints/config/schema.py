@@ -14,15 +14,12 @@ from pydantic import (
 from aeon.adapters.durable.settings import DurableSettings
 from aeon.adapters.eventlog.settings import LogSettings
 from aeon.adapters.llm.providers import PROVIDERS
-from aeon.adapters.llm.settings import KeysSettings, LLMSettings
+from aeon.adapters.llm.settings import KeysSettings, LLMSettings, completed
 from aeon.adapters.telemetry.settings import OtelSettings
 from aeon.adapters.tools.settings import ToolsSettings
-from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import RunSettings
+from aeon.application.kernel.sections import ConvergenceSettings, PriceSettings, RunSection, run_settings
 from aeon.application.settings_section import Section as _Section
-from aeon.domain.evaluation import ConvergenceCriteria
-from aeon.domain.ledger import ModelPrice
-from aeon.entrypoints.config.sections import ConvergenceSettings, PriceSettings, RunSection
 
 # run.max_seconds when the config leaves it unset, by adapter (the registry's), so that every run ends (README "Loops
 # that always stop"); `max_seconds: null` in a config file: no time cap.
@@ -61,21 +58,7 @@ class Settings(_Section):
     @model_validator(mode="after")
     def _adapter_has_what_it_needs(self) -> Settings:
         """Fill a provider adapter's endpoint, model and key from the defaults; name what is missing, one line."""
-        llm = self.llm
-        provider = PROVIDERS[llm.adapter]
-        for setting, why in provider.requires.items():
-            if getattr(llm, setting) is None:
-                raise ValueError(f"llm.{setting} is not set: {why}")
-        if provider.base_url is None:  # no API of its own (local, scripted): nothing to fill
-            return self
-        url, model, key_var = provider.base_url, provider.model, provider.key_variable
-        key = llm.api_key or getattr(self.keys, llm.adapter, None)
-        filled = llm.model_copy(update={"base_url": llm.base_url or url, "model": llm.model or model, "api_key": key})
-        if filled.base_url == url and key is None:
-            raise ValueError(
-                f"no API key for {url}: set {key_var} (or point AEON_LLM_BASE_URL at a server that needs none)"
-            )
-        object.__setattr__(self, "llm", filled)  # frozen: the validated tree is completed once, here
+        object.__setattr__(self, "llm", completed(self.llm, self.keys))  # frozen: the tree is completed once, here
         return self
 
     @model_validator(mode="after")
@@ -91,45 +74,15 @@ class Settings(_Section):
         return sorted({k.get_secret_value() for k in keys if k is not None and k.get_secret_value()})
 
 
-def model_overrides(model: str) -> dict[str, str]:
-    """A model named as "provider:name" as llm settings: "openai:gpt-4o-mini", "anthropic:claude-haiku-5-5",
-    "local" (or "local:/path/to/model.gguf"), "scripted:answers.yaml". Everything else about the model (endpoint,
-    key, dialect) comes from the config and the environment, as for `llm.adapter`. Raises ConfigurationError."""
-    provider, _, name = (part.strip() for part in model.partition(":"))
-    if provider not in PROVIDERS:
-        known = ", ".join(
-            f"{p.name}:{'MODEL' if p.model_key == 'model' else p.model_key.upper()}" for p in PROVIDERS.values()
-        )
-        raise ConfigurationError(f"model {model!r}: unknown provider {provider!r} (use one of: {known})")
-    return {"llm.adapter": provider, **({f"llm.{PROVIDERS[provider].model_key}": name} if name else {})}
-
-
 def tool_folders(settings: Settings) -> list[Path]:
     """Where tools.modules are looked for first: the config file's folder, then the working directory."""
     return list(dict.fromkeys(d for d in (settings.config_dir, Path.cwd()) if d is not None))
 
 
 def kernel_settings(settings: Settings) -> RunSettings:
-    """What the kernel needs of the validated settings, field by field (mypy checks each one)."""
-    run, criteria = settings.run, settings.convergence
-    return RunSettings(
-        ttl=run.ttl,
-        max_llm_calls=run.max_llm_calls,
-        max_tokens=run.max_tokens,
-        max_seconds=run.max_seconds,
-        max_plan_steps=run.max_plan_steps,
-        llm_max_tokens=settings.llm.max_tokens,
-        context_window=settings.llm.context_window,
-        evaluate=run.evaluate,
-        ttl_given=run.ttl_given,
-        approval_timeout=run.approval_timeout,
-        output_check=settings.tools.output_check,
-        max_cost=run.max_cost,
-        prices={model: ModelPrice(**price.model_dump()) for model, price in settings.prices.items()},
-        criteria=ConvergenceCriteria(
-            min_completeness=criteria.min_completeness,
-            min_coherence=criteria.min_coherence,
-            max_severity=criteria.max_severity,
-            require_consistency=criteria.require_consistency,
-        ),
-    )
+    """What the kernel needs of the validated settings (application/kernel/sections.py)."""
+    llm = settings.llm
+    return run_settings(
+        settings.run, settings.convergence, settings.prices,
+        llm_max_tokens=llm.max_tokens, context_window=llm.context_window, output_check=settings.tools.output_check,
+    )  # fmt: skip

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
-import types
-import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ValidationError,
-)
+from pydantic import ValidationError
 
 from aeon.application.errors import ConfigurationError
+from aeon.application.settings_section import did_you_mean
 from aeon.entrypoints.config.schema import Settings
 
 
@@ -56,53 +51,12 @@ def _problem(err: Any, env_notes: Mapping[tuple[str | int, ...], str], data: Map
         return str(err["ctx"]["error"])
     loc = tuple(err["loc"])
     where = ".".join(str(p) for p in loc) or "(root)"
-    what = "unknown key" + _did_you_mean(loc) if err["type"] == "extra_forbidden" else err["msg"]
+    what = "unknown key" + did_you_mean(Settings, loc) if err["type"] == "extra_forbidden" else err["msg"]
     if err["type"] == "value_error":
         what = str(err["ctx"]["error"])
     # a union adds the tried type to the path: the value's own path is the longest one that starts it
     note = next((env_notes[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in env_notes), None)
     return f"at {where}{_server_named(loc, data)}: {what}" + (f" ({note})" if note else "")
-
-
-def _did_you_mean(loc: tuple[Any, ...]) -> str:
-    """` (did you mean 'script'?)` for an unknown key close to one the section it sits in knows; else ""."""
-    section = _section_at(loc[:-1])
-    if section is None or not isinstance(loc[-1], str):
-        return ""
-    known = [field.alias or name for name, field in section.model_fields.items()]
-    close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _section_at(path: tuple[Any, ...]) -> type[BaseModel] | None:
-    """The settings model at a key path (a list index or a dict key inside it steps over its container)."""
-    section: type[BaseModel] = Settings
-    inside_container = False
-    for part in path:
-        if inside_container:  # the index of a list of sections, or a key of a dict of them
-            inside_container = False
-            continue
-        field = section.model_fields.get(part) if isinstance(part, str) else None
-        if field is None:
-            return None
-        found = _model_in(field.annotation)
-        if found is None:
-            return None
-        section, inside_container = found
-    return None if inside_container else section
-
-
-def _model_in(annotation: Any) -> tuple[type[BaseModel], bool] | None:
-    """The settings model an annotation holds, and whether it holds it in a container (list, dict); else None."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation, False
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        return next((found for arg in args if (found := _model_in(arg)) is not None), None)
-    if origin in (list, dict) and args:
-        found = _model_in(args[-1])
-        return None if found is None or found[1] else (found[0], True)
-    return None
 
 
 def _server_named(loc: tuple[Any, ...], data: Mapping[str, Any]) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from aeon.application.approval_args import edited_args
 from aeon.entrypoints.durable.options import (
     ByOpt,
     ConfigOpt,
@@ -98,37 +98,3 @@ def _decide(
         return outcome
 
     on_record(run_id, answered, config=config, kind="resume", as_json=as_json, history=history, debug=debug)
-
-
-def edited_args(text: str | None, what: str = "--args") -> dict[str, Any] | None:
-    """The edited arguments of an approval (`what` names where they came from); InputError for no JSON object."""
-    from aeon.application.errors import InputError
-
-    if text is None:
-        return None
-    if len(text) > 1024 * 1024:
-        raise InputError(f"{what} is over 1 MiB")
-    try:
-        value = json.loads(text, object_pairs_hook=_once_each)
-    except RecursionError:
-        raise InputError(f"{what} is nested too deeply to read as JSON") from None
-    except _Twice as exc:
-        raise InputError(f"{what} names {exc.args[0]!r} twice: give each argument once") from None
-    except ValueError as exc:
-        raise InputError(f"{what} is not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise InputError(f"{what} must be a JSON object (the tool's arguments by name)")
-    return value
-
-
-class _Twice(Exception):
-    """A JSON object that names a key twice (json.loads would keep the last silently)."""
-
-
-def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _Twice(key)
-        found[key] = value
-    return found

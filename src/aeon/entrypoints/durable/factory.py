@@ -4,12 +4,9 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from aeon.adapters.durable.composer import RunParts
 from aeon.adapters.durable.process import DbosProcess
@@ -49,8 +46,7 @@ class ContainerFactory:
         return redactor_for(settings)
 
     def tools_key(self, settings: Settings) -> str:
-        dump = [settings.tools.model_dump(mode="json"), str(settings.config_dir), _opened(settings)]
-        return hashlib.sha256(msgspec.json.encode(dump)).hexdigest()
+        return settings.tools.key(settings.config_dir)
 
     def tools(self, settings: Settings) -> CompositeTools:
         return build_container(settings).tools()
@@ -76,15 +72,6 @@ class ContainerFactory:
         if key not in self._models:
             self._models[key] = container.llm_adapter()
         return self._models[key]
-
-
-def _opened(settings: Settings) -> list[Any]:
-    """What the tools config's dump hides and still tells two configs apart: the MCP servers' env and headers."""
-
-    def shown(values: dict[str, Any]) -> dict[str, str | None]:
-        return {k: v.get_secret_value() if v is not None else None for k, v in values.items()}
-
-    return [[shown(s.env), shown(s.headers)] for s in settings.tools.mcp]
 
 
 def process() -> DbosProcess:

@@ -60,11 +60,11 @@ def batch(
     """
     import contextlib
 
+    from aeon.adapters.documents import read_requests
     from aeon.adapters.durable.batch_report import batch_id
     from aeon.adapters.durable.engine import BATCH_QUEUE
     from aeon.adapters.durable.process import spec_for
     from aeon.adapters.durable.runs import DbosRuns
-    from aeon.entrypoints.durable.batch import read_requests
     from aeon.entrypoints.durable.factory import process
 
     with reported(as_json=as_json, debug=debug):

@@ -10,10 +10,10 @@ from typing import Any
 
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
+from aeon.application.approval_args import edited_args
 from aeon.application.errors import InputError
 from aeon.application.runs import RecordedRuns, approval, denial
 from aeon.domain.approval import ApprovalDecision
-from aeon.entrypoints.durable.decide import edited_args
 
 EDITED = "the edited arguments"
 

@@ -10,11 +10,10 @@ from typing import Any
 
 import msgspec
 
-from aeon.adapters.durable import status as listing
 from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
-from aeon.adapters.durable.runtime import RUN_WORKFLOW, RunSpec, decode_outcome
-from aeon.adapters.durable.steps import recorded_outputs
+from aeon.adapters.durable.runs import DbosRuns
+from aeon.adapters.durable.runtime import RunSpec
 from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
@@ -23,6 +22,7 @@ from aeon.application.views.run_page import RunView
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
+from aeon.domain.run_state import RunState
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.ui.catalog import summary_of
 
@@ -38,22 +38,17 @@ class Runs:
 
     def view(self, run_id: str) -> RunView | None:
         """Run `run_id` as its page shows it, all of it read now (None: no such run)."""
-        found = self._engine.client.list_workflows(workflow_ids=[run_id], name=RUN_WORKFLOW)
-        if not found:
+        found = DbosRuns(self._engine).recorded(run_id)
+        if found is None:
             return None
-        w = found[0]
+        w, spec = found.workflow, found.spec
         summary = summary_of(self._engine, self._redactor, w, None, time.monotonic())
-        spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None
         settings = self._settings_of(spec)
-        result, history = None, None
-        if w.status == "SUCCESS":
-            outcome = decode_outcome(w.output)
-            if outcome.result is not None:
-                result = self._redactor.struct(outcome.result, RunResult)
-                history = msgspec.to_builtins(result.history) if result.history is not None else None
-        elif w.status in ("PENDING", "ENQUEUED", "CANCELLED"):
-            history = self._so_far(run_id, spec, settings)
-        pending = self.pending(run_id) if w.status == "PENDING" else None
+        result = self._redactor.struct(found.result, RunResult) if found.result is not None else None
+        history = msgspec.to_builtins(result.history) if result is not None and result.history is not None else None
+        if found.checkpoint is not None:
+            history = self._so_far(run_id, found.checkpoint, spec, settings)
+        pending = self._redactor.struct(found.pending, Pending) if found.pending is not None else None
         given = spec.overrides.get("log.path") if spec is not None else None
         log, note = page.log_of(given, settings.log.path if settings is not None else None)
         records = self.records(run_id, log, settings.log.keep if settings else 5) if log is not None else []
@@ -87,12 +82,9 @@ class Runs:
         scrubbed = self._redactor.scrub(plain)
         return record if scrubbed == plain else as_record(scrubbed)
 
-    def _so_far(self, run_id: str, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any] | None:
+    def _so_far(self, run_id: str, last: RunState, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any]:
         """A history document of the passes an unfinished run has closed, from its last checkpoint."""
-        found = listing.last_checkpoint(recorded_outputs(self._engine.steps(run_id)))
-        if found is None:
-            return None
-        state = self._redactor.struct(found[1], type(found[1]))
+        state = self._redactor.struct(last, RunState)
         criteria = settings.convergence.model_dump(mode="json") if settings is not None else {}
         return page.history_so_far(run_id, spec.request if spec else "", criteria, state.passes)
 

@@ -10,9 +10,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from aeon.application.access import same as csrf_ok
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.ui.context import Ui
-from aeon.entrypoints.ui.guard import csrf_ok
 from aeon.entrypoints.ui.pages import run_href
 from aeon.entrypoints.ui.views import run_page
 

@@ -1,15 +1,18 @@
-"""The sections of the settings schema that the kernel reads (RunSettings): run, convergence, prices."""
+"""The sections of the settings schema that the kernel reads — run, convergence, prices — and the RunSettings they
+make, as each adapter package keeps its own section in its settings.py."""
 
 from __future__ import annotations
 
-from pydantic import (
-    Field,
-)
+from collections.abc import Mapping
+
+from pydantic import Field
 
 from aeon.application.kernel.run import RunSettings
 from aeon.application.plans.validation import MAX_PLAN_STEPS
 from aeon.application.settings_section import Section as _Section
-from aeon.domain.evaluation import Severity
+from aeon.domain.evaluation import ConvergenceCriteria, Severity
+from aeon.domain.ledger import ModelPrice
+from aeon.domain.tools import OutputCheck
 
 _RUN = RunSettings()  # the kernel's defaults: the one place they are written
 
@@ -45,3 +48,37 @@ class PriceSettings(_Section):
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(None, ge=0)
+
+
+def run_settings(
+    run: RunSection,
+    criteria: ConvergenceSettings,
+    prices: Mapping[str, PriceSettings],
+    *,
+    llm_max_tokens: int | None,
+    context_window: int | None,
+    output_check: OutputCheck,
+) -> RunSettings:
+    """What the kernel needs of the validated sections, field by field (mypy checks each one); the model's and the
+    tools' few settings it reads come from their sections."""
+    return RunSettings(
+        ttl=run.ttl,
+        max_llm_calls=run.max_llm_calls,
+        max_tokens=run.max_tokens,
+        max_seconds=run.max_seconds,
+        max_plan_steps=run.max_plan_steps,
+        llm_max_tokens=llm_max_tokens,
+        context_window=context_window,
+        evaluate=run.evaluate,
+        ttl_given=run.ttl_given,
+        approval_timeout=run.approval_timeout,
+        output_check=output_check,
+        max_cost=run.max_cost,
+        prices={model: ModelPrice(**price.model_dump()) for model, price in prices.items()},
+        criteria=ConvergenceCriteria(
+            min_completeness=criteria.min_completeness,
+            min_coherence=criteria.min_coherence,
+            max_severity=criteria.max_severity,
+            require_consistency=criteria.require_consistency,
+        ),
+    )
