@@ -91,3 +91,13 @@ def test_a_fork_starts_from_pass_one_or_later_as_the_run_the_use_case_names() ->
         runs.fork("r1", 0)
     assert runs.fork("r1", 2) == "forked r1" and port.forked == [("r1", 2, "fork-1")]
     assert runs.resume("r1") == "resumed r1"
+
+
+def test_edited_arguments_as_json_are_checked_as_answering_with_them_would_check_them() -> None:
+    runs = RecordedRuns(_Port())
+    assert runs.check("r1", '{"to": "all"}') == []
+    assert runs.check("r1", "[1]", "the edited arguments") == [
+        "the edited arguments must be a JSON object (the tool's arguments by name)"
+    ]
+    (problem,) = runs.check("r1", '{"to": 3}')
+    assert "'publish'" in problem and "to" in problem

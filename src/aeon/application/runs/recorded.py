@@ -10,7 +10,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from aeon.application.approval_args import user_name
+from aeon.application.approval_args import edited_args, user_name
 from aeon.application.errors import InputError
 from aeon.application.ports import ProgressPort, ToolPort
 from aeon.application.schemas import schema_problem
@@ -83,6 +83,16 @@ class RecordedRuns(Generic[Done]):
         if decision.args is not None and (problem := self.problem(run_id, decision.args, pending)) is not None:
             raise InputError(f"{edited} do not fit tool {pending.request.tool!r}: {problem} (nothing was sent)")
         return self.port.answer(run_id, decision, go_on=go_on)
+
+    def check(self, run_id: str, text: str, what: str = "--args") -> list[str]:
+        """What is wrong with edited arguments given as JSON `text` (named `what`) for the call run `run_id` waits
+        on (empty: they fit): the check that answering with them makes again."""
+        try:
+            args = edited_args(text, what) or {}
+        except InputError as exc:
+            return [str(exc)]
+        problem = self.problem(run_id, args)
+        return [problem] if problem else []
 
     def problem(self, run_id: str, args: dict[str, Any], pending: Pending | None = None) -> str | None:
         """What is wrong with edited `args` for the call run `run_id` waits on (None: they fit)."""

@@ -11,7 +11,6 @@ from typing import Any
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.application.approval_args import edited_args
-from aeon.application.errors import InputError
 from aeon.application.runs import RecordedRuns, approval, denial
 from aeon.domain.approval import ApprovalDecision
 
@@ -42,12 +41,7 @@ class Decisions:
     def check(self, run_id: str, args_text: str) -> list[str]:
         """What is wrong with edited arguments for the call run `run_id` waits on (empty: they fit); the check that
         approving them makes again."""
-        try:
-            args = edited_args(args_text, EDITED)
-        except InputError as exc:
-            return [str(exc)]
-        problem = RecordedRuns(self.runs).problem(run_id, args or {})
-        return [problem] if problem else []
+        return RecordedRuns(self.runs).check(run_id, args_text, EDITED)
 
     def _decide(self, run_id: str, decision: ApprovalDecision) -> None:
         key = self.runs.pending(run_id).request.key
