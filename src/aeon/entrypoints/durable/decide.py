@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aeon.application.approval_args import edited_args
 from aeon.entrypoints.durable.options import (
     ByOpt,
     ConfigOpt,
@@ -48,6 +47,7 @@ def approve(
     Exit codes: those of aeon run for the run's ending (6 when it waits again, on its next call); 2 when the run
     waits on nothing or the edited arguments do not fit the tool's schema (nothing is sent then).
     """
+    from aeon.application.approval_args import edited_args
     from aeon.application.runs import approval
 
     with reported(as_json=as_json, debug=debug):  # --args that are no JSON object: exit 2 in one line
