@@ -194,11 +194,12 @@ class DurableRuns(Protocol[Outcome_co, Row_co]):
     `start` runs `request` (its `plan` a JSON plan document, or None) as run `run_id`, rebuilt from `config` (a
     file path) and `overrides` in any process that executes it, and returns its outcome; `progress` and `approver`
     serve the execution in this process only; `leave_when_waiting` returns as soon as the run waits for a decision
-    nobody here can give. `resume` goes on with an interrupted run, `fork` starts a new run from run `run_id`'s
-    checkpoint at pass `from_pass`, `answer` sends a decision on the call a run waits on (`go_on`: and finishes the
-    run here), `list` the most recent runs, newest first, `outcome` a finished run's outcome (None: unfinished).
-    Raises InputError for an unknown run, AlreadyDecided for a second decision, EventLogUnavailable when the run's
-    log takes no record (the run never started), SystemDatabaseUnavailable when the record cannot be opened."""
+    nobody here can give. `resume` goes on with an interrupted run, `fork` starts a new run (`new_id`) from run
+    `run_id`'s checkpoint at pass `from_pass`, `answer` sends a decision on the call a run waits on (`go_on`: and
+    finishes the run here), `list` the most recent runs, newest first, `outcome` a finished run's outcome (None:
+    unfinished). Raises InputError for an unknown run, AlreadyDecided for a second decision, EventLogUnavailable
+    when the run's log takes no record (the run never started), SystemDatabaseUnavailable when the record cannot be
+    opened."""
 
     def start(
         self,
@@ -216,7 +217,13 @@ class DurableRuns(Protocol[Outcome_co, Row_co]):
     def resume(self, run_id: str, *, rerun_unsafe: bool = False) -> Outcome_co: ...
 
     def fork(
-        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+        self,
+        run_id: str,
+        from_pass: int,
+        *,
+        config: str | None = None,
+        progress: ProgressPort | None = None,
+        new_id: str | None = None,
     ) -> Outcome_co: ...
 
     def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome_co | None: ...

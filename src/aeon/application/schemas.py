@@ -13,6 +13,9 @@ import msgspec
 if TYPE_CHECKING:
     import jsonschema
 
+    from aeon.application.ports import ToolPort
+    from aeon.domain.tools import ToolSpec
+
 
 class _Checks(msgspec.Struct):
     schema: Mapping[str, Any]  # held, so that its id is not reused while the entry lives
@@ -161,3 +164,20 @@ def preview(value: Any, limit: int = 80) -> str:
 
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
+    """Argument problems against the tool's input_schema, as one-line messages."""
+    return [
+        f"args for tool {spec.name!r} invalid at {path}: {msg}"
+        for path, msg in schema_problems(dict(args), spec.input_schema)
+    ]
+
+
+def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
+    """Why `args` do not fit `tool`'s input schema, or None: the argument check every step's call gets (the kernel,
+    the run use case and the durable record check an edited call with it again)."""
+    spec = tools.get(tool)
+    if spec is None:
+        return f"tool {tool!r} is not registered"
+    return "; ".join(args_problems(spec, args)) or None

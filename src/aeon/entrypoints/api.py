@@ -11,24 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, TypedDict, Unpack
 
 from aeon.adapters.approval import Callback, CallbackApprover
 from aeon.adapters.tools.loader import register_tools
+from aeon.adapters.tools.toolset import Toolset
 from aeon.application.errors import InputError, UsageError
-from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
+from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
-from aeon.application.runs import RunCommand, Runs
-from aeon.application.runs import plan_of as runs_plan
+from aeon.application.runs import RunCommand, Runs, Starts, module_names, rebuildable
 from aeon.application.runs.answers import Answers
 from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
-from aeon.entrypoints.api_durable import Durable, durably, listed, module_names, rebuildable
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
 from aeon.entrypoints.config.schema import Settings, tool_folders
@@ -195,7 +195,7 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
         raise UsageError(f'model must be a name such as "openai:gpt-4o-mini" or a model object, not {model!r:.80}')
     given = model if isinstance(model, LLMPort) else None  # not a resource: the caller's to close
     container = build_container(settings, progress=progress, llm=given)
-    tools = listed(options.get("tools", ()))
+    tools = _listed(options.get("tools", ()))
     bound, search = settings.tools.import_timeout, tool_folders(settings)
     register_tools(container.registry(), tools, search=search, import_timeout=bound)  # a broken module fails here
     tool_port = container.tools()  # the registry's tools and the MCP servers' (which start now)
@@ -203,35 +203,34 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
     asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
     command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
-    if said and progress is not None:
-        raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
-    if said and given is not None:
-        raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
-    configured = settings.durable.enabled and progress is None and rebuildable(tools, model)
-    recorded: list[_Recorded] = []
+    configured = rebuildable(tools, model, said=said, streamed=progress is not None, entry=entry)
+    configured = configured and settings.durable.enabled
+    recorded: list[Starts] = []
     runs = runs_for(container, request, durable=lambda: recorded[0], configured=configured)
     if durable := runs.durable_for(command):
-        recorded.append(_Recorded(settings, config_file, mapping, overrides, tools, asker, container))
+        recorded.append(_recorded(settings, config_file, mapping, overrides, tools, container))
     return _Prepared(container, runs, command, durable)
 
 
-class _Recorded:
-    """The durable start of the Python API (api_durable.durably): what the run records to be rebuilt in any
-    process — its tools as modules — made when the run is durable (UsageError for tools that are not modules)."""
+def _recorded(
+    settings: Settings, config_file: Path | None, mapping: Mapping[str, Any] | None, overrides: dict[str, Any],
+    tools: list[object], container: Container,
+) -> Starts:  # fmt: skip
+    """The Python API's durable port: the run in a worker thread (DBOS blocks), recording its tools as modules to be
+    rebuilt in any process (UsageError for tools that are not modules); once started it goes on to its end."""
+    from aeon.adapters.durable.starts import DurableStart, Recorded  # DBOS is imported only for a durable run
+    from aeon.entrypoints.durable.factory import process
 
-    def __init__(
-        self, settings: Settings, config_file: Path | None, mapping: Mapping[str, Any] | None,
-        overrides: dict[str, Any], tools: list[object], asker: ApproverPort | None, container: Container,
-    ) -> None:  # fmt: skip
-        modules = [*settings.tools.modules, *module_names(tools)]
-        recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
-        self._durable = Durable(settings, config_file, recorded, asker, container=container, tools=container.tools())
+    modules = [*settings.tools.modules, *module_names(tools)]
+    recorded = layered(mapping or {}, overrides, {"tools.modules": modules})
+    lent = Recorded(settings, config_file, recorded, container, container.tools())
+    return DurableStart(process(), lent, threaded=True)
 
-    def start(
-        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
-        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
-    ) -> Awaitable[RunResult]:  # fmt: skip
-        return asyncio.to_thread(durably, self._durable, request, runs_plan(plan))
+
+def _listed(tools: Iterable[object]) -> list[object]:
+    if isinstance(tools, str | ModuleType | Toolset) or callable(tools) or not isinstance(tools, Iterable):
+        raise UsageError(f"tools takes a list (tools=[{getattr(tools, '__name__', 'weather')}]), not one tool")
+    return list(tools)
 
 
 async def _execute(prepared: _Prepared) -> RunResult:

@@ -102,12 +102,12 @@ def run(
     person denied a tool call the run needed: which, by whom and why is printed).
     """
     from aeon.application.errors import InputError
+    from aeon.application.runs import run_overrides
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
     from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
     from aeon.entrypoints.run_command import ran
-    from aeon.entrypoints.session import run_overrides
 
     if (bad := request_problem(request)) is not None:
         raise fail(bad, code=InputError.code, as_json=as_json)

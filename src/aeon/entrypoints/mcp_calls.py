@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import io
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 import anyio
@@ -59,28 +59,18 @@ class Relay:
         self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
 
 
-async def guarded(work: Coroutine[Any, Any, T], on_cancel: Callable[[], Awaitable[None]] | None = None) -> T:
+async def guarded(work: Coroutine[Any, Any, T]) -> T:
     """`work` in a task of its own. A cancelled call (the client's notifications/cancelled, or the client gone)
     cancels it once and waits, shielded, until it has ended: a run then ends as interrupted, on the record, and
     closes its resources. (The SDK cancels a handler's scope, which cancels it again at every await; the run's own
-    task is cancelled exactly once, as Ctrl-C cancels `aeon run`.) Work that cannot be cancelled so (a durable run,
-    executing in DBOS's thread) is stopped by `on_cancel` instead, and not waited for."""
+    task is cancelled exactly once, as Ctrl-C cancels `aeon run`; a durable run, executing in DBOS's thread, is
+    cancelled on the record then: ServedRuns.started.)"""
     task = asyncio.ensure_future(work)
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
         with anyio.CancelScope(shield=True):
-            if on_cancel is not None:
-                task.add_done_callback(_settled)
-                await on_cancel()
-                raise
             task.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await task
         raise
-
-
-def _settled(task: asyncio.Future[Any]) -> None:
-    """Take the outcome of work no one waits for any more (a cancelled durable run's wait raises when it learns)."""
-    if not task.cancelled():
-        task.exception()

@@ -11,15 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable.rows import RunRow
 from aeon.application.results import RunResult
+from aeon.application.runs import RecordedRuns
 from aeon.entrypoints.config.layers import load_settings
-from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.durable.options import leave_pending
-from aeon.entrypoints.mcp_calls import Relay, guarded
+from aeon.entrypoints.mcp_calls import Relay
 from aeon.entrypoints.secrets import redactor_for
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from aeon.adapters.durable.runtime import Stopped
     from aeon.adapters.durable.served import ServedRuns
+    from aeon.application.runs import Starts
+    from aeon.entrypoints.container import Container
 
 
 class DurableCalls:
@@ -29,29 +33,22 @@ class DurableCalls:
         self.config = config
         self._served: ServedRuns | None = None
 
-    async def run(
-        self, request: str, plan: Any, overrides: dict[str, Any], settings: Settings, relay: Relay
-    ) -> RunResult:
-        """A new durable run, in this process: its result, or the run waiting for approval."""
-        from aeon.adapters.durable.process import spec_for
+    def start(self, container: Container, overrides: dict[str, Any], say: Callable[[str], None]) -> Starts:
+        """A call's durable port: the run on the server's one engine, its id said to the call's progress (`say`),
+        this call's MCP servers stopped first (the run uses the process's shared tools)."""
+        from aeon.adapters.durable.starts import DurableStart, Recorded
+        from aeon.entrypoints.durable.factory import process
 
-        served = self._server()
-        runs = await served.opened()
-        spec = spec_for(request, self.config, overrides, log_path=settings.log.path, plan=plan)
-        relay.status(f"durable run {spec.run_id} (after a crash: aeon resume {spec.run_id})")
-        start = partial(runs.start, spec.run_id, request, plan=spec.plan, config=spec.config, overrides=spec.overrides)
-        work = asyncio.to_thread(start, progress=relay.display, leave_when_waiting=True)
-        shown = served.shown(spec.run_id, await guarded(work, on_cancel=partial(served.cancel, [spec.run_id])), request)
-        assert isinstance(shown, RunResult), "a new run has no cut-off tool call to stop at"
-        return shown
+        recorded = Recorded(container.settings(), self.config, overrides)
+        return DurableStart(process(), recorded, say=say, served=self._server(), release=container.tools.shutdown)
 
     async def resume(self, run_id: str, relay: Relay) -> RunResult | Stopped:
         """Run `run_id` finished here (or its recorded result), waiting for approval, or stopped before a cut-off
         tool call that is not idempotent (a person checks its effect first: --rerun-unsafe or --mark-done)."""
         served = self._server()
         runs = await served.opened()
-        work = asyncio.to_thread(runs.resume, run_id, rerun_unsafe=False, progress=relay.display)
-        return served.shown(run_id, await guarded(work, on_cancel=partial(served.cancel, runs.resumed_as(run_id))))
+        work = asyncio.to_thread(RecordedRuns(runs).resume, run_id, progress=relay.display)
+        return served.shown(run_id, await served.started(runs.resumed_as(run_id), work))
 
     async def runs(self, status: str | None, limit: int, *, most: int) -> list[RunRow]:
         """The newest runs as `aeon runs` lists them (with `status` only: among the `most` newest), redacted."""

@@ -25,10 +25,9 @@ from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import InputError
 from aeon.application.plans.plan_documents import plan_from_document
-from aeon.application.ports import ApproverPort, ProgressPort
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import RunCommand, Runs, capped, plan_of
+from aeon.application.runs import RunCommand, Runs, capped, run_overrides
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.tools import ToolSpec
@@ -40,7 +39,7 @@ from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.session import plan_problems, run_overrides, runs_for
+from aeon.entrypoints.session import plan_problems, runs_for
 from aeon.entrypoints.terminal import request_problem
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
@@ -58,22 +57,6 @@ class _Prepared:
     runs: Runs
     command: RunCommand
     notes: list[str]
-
-
-class _Recorded:
-    """`aeon mcp`'s durable start (mcp_durable.DurableCalls.run): this call's MCP servers stopped first (the run uses
-    the process's shared tools), the run left waiting on the record when it needs a decision."""
-
-    def __init__(self, calls: DurableCalls, container: Container, overrides: dict[str, Any], relay: Relay) -> None:
-        self._calls, self._container, self._overrides, self._relay = calls, container, overrides, relay
-
-    async def start(
-        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
-        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
-    ) -> RunResult:  # fmt: skip
-        await asyncio.to_thread(self._container.tools.shutdown)
-        settings = self._container.settings()
-        return await self._calls.run(request, plan_of(plan), self._overrides, settings, self._relay)
 
 
 def _result(structured: dict[str, Any], text: str) -> types.CallToolResult:
@@ -214,11 +197,11 @@ class AeonServer:
         if args.plan is not None:
             known = {spec.name: spec for spec in registry.list()}
             plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
-        recorded = _Recorded(self.durable, container, overrides, relay)
+        durable = partial(self.durable.start, container, overrides, relay.status)
         forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
-        runs = runs_for(container, args.request, durable=lambda: recorded, status=relay.status, forced=forced)
+        runs = runs_for(container, args.request, durable=durable, status=relay.status, forced=forced)
         # nobody can be asked here: a call that needs approval waits on the record
-        return _Prepared(container, runs, RunCommand(args.request, plan, args.durable), notes)
+        return _Prepared(container, runs, RunCommand(args.request, plan, args.durable, progress=relay.display), notes)
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")
@@ -233,7 +216,7 @@ class AeonServer:
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.ResumeArgs = t.arguments(t.ResumeArgs, given, "resume")
-        outcome = await self.durable.resume(args.run_id, relay)
+        outcome = await guarded(self.durable.resume(args.run_id, relay))
         if not isinstance(outcome, RunResult):  # a tool call cut off in flight: a person checks its effect first
             return self._error(outcome.code, outcome.message)
         return self._run_result(outcome, redactor_for(load_settings(self.config)))

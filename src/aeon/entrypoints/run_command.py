@@ -12,9 +12,12 @@ from aeon.entrypoints.stdout import second_signal_leaves
 from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from aeon.adapters.tools.composite import CompositeTools
-    from aeon.application.ports import ApproverPort, ProgressPort
+    from aeon.application.ports import ProgressPort
     from aeon.application.results import RunResult
+    from aeon.application.runs import Starts
     from aeon.domain.plan import Plan
     from aeon.entrypoints.container import Container
 
@@ -82,44 +85,35 @@ def ran(
 
     received: list[int] = []
     asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
-    recorded = _Durable(container, registry, config, overrides, as_json=as_json, history=history)
+    durable_port = partial(_durable, container, registry, config, overrides, as_json=as_json, history=history)
     runs = runs_for(
-        container, request, durable=lambda: recorded, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
+        container, request, durable=durable_port, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
         around=partial(_guarded, received=received),
     )  # fmt: skip
     command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress)
     return runs.run(command, run_async=asyncio.run), received
 
 
-class _Durable:
-    """`aeon run`'s durable start (entrypoints/durable/waiting.run_durable): with nobody to ask here, a run waiting
-    for a decision is shown and left waiting on the record (exit 6)."""
+def _durable(
+    container: Container, registry: CompositeTools, config: Path | None, overrides: dict[str, Any],
+    *, as_json: bool, history: Path | None,
+) -> Starts:  # fmt: skip
+    """`aeon run`'s durable port: the run's id said on stderr, Ctrl-C and SIGTERM leaving it on the record, and with
+    nobody to ask here a run waiting for a decision shown and left waiting on the record (exit 6)."""
+    from aeon.adapters.durable.starts import DurableStart, Recorded
+    from aeon.entrypoints.durable.factory import process
+    from aeon.entrypoints.durable.options import leave_waiting, stoppable
+    from aeon.entrypoints.render import present
 
-    def __init__(
-        self, container: Container, registry: CompositeTools, config: Path | None, overrides: dict[str, Any],
-        *, as_json: bool, history: Path | None,
-    ) -> None:  # fmt: skip
-        self._container, self._registry, self._config, self._overrides = container, registry, config, overrides
-        self._as_json, self._history = as_json, history
+    def waiting(result: RunResult) -> None:
+        leave_waiting(lambda: present(result, as_json=as_json, history=history, redactor=container.redactor()))
 
-    def start(
-        self, run_id: str, request: str, *, plan: str | None = None, progress: ProgressPort | None = None,
-        approver: ApproverPort | None = None, leave_when_waiting: bool = False,
-    ) -> RunResult:  # fmt: skip
-        from functools import partial
+    def stays(run_id: str) -> AbstractContextManager[None]:
+        return stoppable(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
 
-        from aeon.application.runs import plan_of
-        from aeon.entrypoints.durable.waiting import run_durable
-        from aeon.entrypoints.render import present
-
-        container = self._container
-        show = partial(present, as_json=self._as_json, history=self._history, redactor=container.redactor())
-        return run_durable(
-            container.settings(), self._config, self._overrides, request, plan_of(plan), progress=progress,
-            inline=approver, show_waiting=show if leave_when_waiting else None,
-            tools=self._registry,  # its MCP servers, started once: the durable run uses them too
-            container=container,  # and this container builds it: one per process
-        )  # fmt: skip
+    # the command's settings, container (one per process) and tools (their MCP servers start once) build it here
+    recorded = Recorded(container.settings(), config, overrides, container, registry)
+    return DurableStart(process(), recorded, say=say, stays=stays, waiting=waiting)
 
 
 def _plan(plan: Path | None, registry: CompositeTools) -> Plan | None:

@@ -1,6 +1,6 @@
-"""The run use case on Aeon's container, shared by the CLI, `aeon mcp`, `aeon batch` and the Python API: the caps as
-overrides, the checks made before a run may spend anything (`ready`, `checks`), the in-process port (`in_process`),
-the use case itself (`runs_for`), and a plan's problems."""
+"""The run use case on Aeon's container, shared by the CLI, `aeon mcp`, `aeon batch` and the Python API: the checks
+made before a run may spend anything (`ready`, `checks`), the in-process port (`in_process`), the use case itself
+(`runs_for`), and a plan's problems."""
 
 from __future__ import annotations
 
@@ -23,9 +23,8 @@ from aeon.application.runs import (
     Starts,
     calls_model,
     plan_of,
-    scripted_mismatch,
+    said_model,
 )
-from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
@@ -33,35 +32,6 @@ from aeon.entrypoints.secrets import redactor_for
 
 # what runs an in-process run's coroutine (the CLI: with SIGINT and SIGTERM cancelling it)
 Around = Callable[[Awaitable[RunResult]], Awaitable[RunResult]]
-
-
-def run_overrides(
-    *,
-    ttl: int | None = None,
-    max_llm_calls: int | None = None,
-    max_cost: float | None = None,
-    log_file: str | None = None,
-) -> dict[str, Any]:
-    """The settings a run's own options override (an option not given overrides nothing)."""
-    overrides: dict[str, Any] = {}
-    if ttl is not None:
-        overrides["run.ttl"] = ttl
-        overrides["run.ttl_given"] = True
-    if max_llm_calls is not None:
-        overrides["run.max_llm_calls"] = max_llm_calls
-    if max_cost is not None:
-        overrides["run.max_cost"] = max_cost
-    if log_file is not None:
-        overrides["log.path"] = log_file
-    return overrides
-
-
-def describe_llm(info: ModelInfo) -> str:
-    """The first progress line: which model answers, through which adapter, in which dialect and why."""
-    if info.adapter == "scripted":
-        return f"scripted model from {info.dialect_source}"
-    where = f" at {info.base_url}" if info.base_url else ""
-    return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
 
 
 async def ready(container: Container, plan: Plan | None = None) -> LLMPort:
@@ -91,25 +61,15 @@ def checks(container: Container, request: str, status: Callable[[str], None] | N
         found = Checked()
         if durable:
             async with opened(container, container.event_log, container.llm):
-                found.note = _said(await ready(container, plan), request, status)
+                found.note = said_model(await ready(container, plan), request, status)
             yield found
             return
         async with opened(container):
-            found.note, log = _said(await ready(container, plan), request, status), container.event_log()
+            found.note, log = said_model(await ready(container, plan), request, status), container.event_log()
             yield found
         found.lost = log.lost()
 
     return checked
-
-
-def _said(llm: LLMPort, request: str, status: Callable[[str], None] | None) -> str | None:
-    """Say which model answers (to `status`), and a note when a scripted model answers something else."""
-    info = llm.describe()
-    note = scripted_mismatch(info, request)
-    for line in (describe_llm(info), note):
-        if line and status is not None:
-            status(line)
-    return note
 
 
 def in_process(container: Container, around: Around | None = None) -> InProcessRuns[Awaitable[RunResult]]:

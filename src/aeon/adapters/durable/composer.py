@@ -73,10 +73,6 @@ class RunFactory(Protocol):
 
     def tools(self, settings: Any) -> ToolRegistry: ...
 
-    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-        """Why edited arguments do not fit `tool`'s input schema, or None (the check every step's call gets)."""
-        ...
-
     def open(self, settings: Any, container: Any | None) -> AbstractAsyncContextManager[RunParts]:
         """One run's parts from `container` (None: a new one for `settings`), its resources open meanwhile."""
         ...
@@ -192,9 +188,6 @@ class RunComposer:
 
     def tools(self, spec: RunSpec) -> ToolPort:
         return self.configured(spec.config, spec.overrides)[1]
-
-    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-        return self.factory.args_problem(tools, tool, args)
 
 
 def _settings_key(config: str | None, overrides: dict[str, Any]) -> str:

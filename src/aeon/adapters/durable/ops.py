@@ -196,22 +196,11 @@ def tools_of(engine: DurableEngine, run_id: str) -> ToolPort:
     return held().compose.tools(msgspec.json.decode(status.input["args"][0], type=RunSpec))
 
 
-def args_problem(engine: DurableEngine, run_id: str, args: dict[str, Any]) -> str | None:
-    """What is wrong with `args` for the call run `run_id` waits on, by its tool's schema (None: they fit)."""
-    tool = pending_approval(engine, run_id).request.tool
-    return held().compose.args_problem(tools_of(engine, run_id), tool, args)
-
-
-def answer(
-    engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args"
-) -> Outcome | None:
-    """Send `decision` on the call run `run_id` waits on — the one operation behind `aeon approve` / `aeon deny` and
-    the buttons of `aeon ui`. Edited arguments are checked against the tool's schema first (the check every call
-    gets): InputError naming them as `edited`, and nothing sent, when they do not fit. With `go_on`, finish the run
-    here (carry_on) and return its outcome."""
+def answer(engine: DurableEngine, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
+    """Send `decision` on the call run `run_id` waits on (its edited arguments checked by the run use case,
+    application/runs/recorded.py) — the one operation behind `aeon approve` / `aeon deny` and the buttons of
+    `aeon ui`. With `go_on`, finish the run here (carry_on) and return its outcome."""
     pending = pending_approval(engine, run_id)
-    if decision.args is not None and (problem := args_problem(engine, run_id, decision.args)) is not None:
-        raise InputError(f"{edited} do not fit tool {pending.request.tool!r}: {problem} (nothing was sent)")
     if (made := engine.decisions.claim(run_id, pending.request.key, decision)) is not None:
         raise already_decided(made)  # another decision came first: it stands, this one was not sent
     return carry_on(engine, run_id) if go_on else None
@@ -271,18 +260,21 @@ def _status(engine: DurableEngine, run_id: str) -> Any:
 
 
 def replay(
-    engine: DurableEngine, source_id: str, from_pass: int, config: Path | None, progress: ProgressPort | None = None
+    engine: DurableEngine,
+    source_id: str,
+    from_pass: int,
+    config: Path | None,
+    progress: ProgressPort | None = None,
+    new_id: str | None = None,
 ) -> Outcome:
     """A new run forked from run `source_id` at the start of pass `from_pass`: what came before is the record's
     (no call before that pass is made again); from that pass on, `config` (default: the source's) answers."""
-    if from_pass < 1:
-        raise InputError(f"--from-pass must be 1 or more, got {from_pass}")
     status = _status(engine, source_id)
     source = msgspec.json.decode(status.input["args"][0], type=RunSpec)
     checkpoint_at(source_id, from_pass)  # an unknown pass is an input error before anything starts
     spec = msgspec.structs.replace(
         source,
-        run_id=str(uuid.uuid4()),
+        run_id=new_id or str(uuid.uuid4()),
         started_at=datetime.now(UTC).isoformat(),
         config=str(config.resolve()) if config is not None else source.config,
         source=source_id,

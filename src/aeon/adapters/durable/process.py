@@ -105,16 +105,23 @@ class DbosProcess:
 
 
 def spec_for(
-    request: str, config: Path | None, overrides: dict[str, Any], *, log_path: Path | None, plan: Plan | str | None
+    request: str,
+    config: Path | None,
+    overrides: dict[str, Any],
+    *,
+    log_path: Path | None,
+    plan: Plan | str | None,
+    run_id: str | None = None,
 ) -> RunSpec:
-    """A run's recorded input: paths made absolute, so any process in any folder can execute it."""
+    """Run `run_id`'s recorded input (a new id when None): paths made absolute, so any process in any folder can
+    execute it."""
     fixed = dict(overrides)
     if log_path is not None:
         fixed["log.path"] = str(log_path.resolve())
     if isinstance(plan, Plan):
         plan = msgspec.json.encode(plan).decode()
     return RunSpec(
-        run_id=str(uuid.uuid4()),
+        run_id=run_id or str(uuid.uuid4()),
         request=request,
         started_at=datetime.now(UTC).isoformat(),
         config=str(config.resolve()) if config is not None else None,

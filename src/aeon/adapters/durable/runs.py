@@ -81,13 +81,18 @@ class DbosRuns:
                 runtime.progress.pop(run_id, None)
 
     def fork(
-        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+        self,
+        run_id: str,
+        from_pass: int,
+        *,
+        config: str | None = None,
+        progress: ProgressPort | None = None,
+        new_id: str | None = None,
     ) -> Outcome:
-        return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress)
+        return ops.replay(self.engine, run_id, from_pass, Path(config) if config else None, progress, new_id)
 
-    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool, edited: str = "--args") -> Outcome | None:
-        """`edited`: how the edited arguments are named when they do not fit the tool's schema."""
-        return ops.answer(self.engine, run_id, decision, go_on=go_on, edited=edited)
+    def answer(self, run_id: str, decision: ApprovalDecision, *, go_on: bool) -> Outcome | None:
+        return ops.answer(self.engine, run_id, decision, go_on=go_on)
 
     def pending(self, run_id: str) -> Pending:
         """The call run `run_id` waits on and nobody has decided yet (AlreadyDecided, InputError otherwise)."""
@@ -96,10 +101,6 @@ class DbosRuns:
     def tools(self, run_id: str) -> ToolPort:
         """The tools run `run_id` was configured with, as it sees them (to check edited arguments)."""
         return ops.tools_of(self.engine, run_id)
-
-    def args_problem(self, run_id: str, args: dict[str, Any]) -> str | None:
-        """What is wrong with edited `args` for the call run `run_id` waits on (None: they fit, they may be sent)."""
-        return ops.args_problem(self.engine, run_id, args)
 
     def carry_on(self, run_id: str) -> Outcome:
         """Go on with a run whose decision was sent: here, or by waiting for the process that holds it."""

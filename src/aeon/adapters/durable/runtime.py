@@ -122,10 +122,6 @@ class Composer(Protocol):
         """The tools of the run's recorded config and overrides."""
         ...
 
-    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-        """Why edited arguments do not fit `tool`'s input schema, or None (the check every step's call gets)."""
-        ...
-
 
 class DurableRuntime:
     """The process's durable state beyond the record: its engine, and per run it started or executes here the live

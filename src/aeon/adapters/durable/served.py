@@ -4,7 +4,7 @@ needs it, and shut down at the end only when no run of the process may still nee
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from aeon.adapters.durable.process import DbosProcess
@@ -36,6 +36,18 @@ class ServedRuns:
         if self._runs is not None:
             await asyncio.to_thread(self._runs.cancel, run_ids)
 
+    async def started(self, run_ids: Sequence[str], work: Coroutine[Any, Any, Outcome]) -> Outcome:
+        """The outcome of `work` on runs `run_ids`, executing in DBOS's thread: a cancelled call cannot cancel that
+        thread, so it cancels the runs on the record instead, and does not wait for it (the caller cancels this
+        once: `aeon mcp`'s guarded)."""
+        task = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(_settled)
+            await self.cancel(run_ids)
+            raise
+
     def shown(self, run_id: str, outcome: Outcome, request: str | None = None) -> RunResult | Stopped:
         """What a call returns of run `run_id`'s outcome: its result, why it stopped, or the run waiting (in this
         process's DBOS) for approval."""
@@ -60,3 +72,9 @@ class ServedRuns:
             engine, self._runs = self._runs.engine, None
             await asyncio.to_thread(engine.__exit__, None, None, None)
         return True
+
+
+def _settled(task: asyncio.Future[Any]) -> None:
+    """Take the outcome of work no one waits for any more (a cancelled run's wait raises when it learns)."""
+    if not task.cancelled():
+        task.exception()

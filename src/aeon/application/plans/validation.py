@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from aeon.application.plans.references import has_references, literal_problems
+from aeon.application.schemas import args_problems as literal_args_problems
 from aeon.application.schemas import schema_problems
 from aeon.domain.plan import Plan, PlanStep, StepStatus, shown_id, step_id_problem
 from aeon.domain.tools import ToolSpec
@@ -64,10 +65,11 @@ def step_schema(tool: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
-    """Argument problems against the tool's input_schema, as one-line messages; an argument passed by reference
-    (`$from`) is checked once resolved, right before the call."""
-    found = literal_problems(spec, args) if has_references(args) else schema_problems(dict(args), spec.input_schema)
-    return [f"args for tool {spec.name!r} invalid at {path}: {msg}" for path, msg in found]
+    """Argument problems against the tool's input_schema, as one-line messages (schemas.args_problems); an argument
+    passed by reference (`$from`) is checked once resolved, right before the call."""
+    if not has_references(args):
+        return literal_args_problems(spec, args)
+    return [f"args for tool {spec.name!r} invalid at {path}: {msg}" for path, msg in literal_problems(spec, args)]
 
 
 def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Problem]:

@@ -2,16 +2,22 @@
 port without a record (in_process.py) and the approver a caller answers in its own code (answers.py)."""
 
 from aeon.application.runs.in_process import Execute, InProcessRuns
+from aeon.application.runs.recorded import RecordedRuns, approval, denial
 from aeon.application.runs.rule import (
     NEEDS_RECORD,
     calls_model,
     capped,
+    describe_llm,
     durable_wanted,
     may_need_approval,
-    schema_problem,
+    module_names,
+    rebuildable,
+    run_overrides,
+    said_model,
     scripted_mismatch,
 )
 from aeon.application.runs.use_case import Checked, Preflight, RunCommand, Runs, Starts, plan_of, plan_text
+from aeon.application.schemas import schema_problem
 
 __all__ = [
     "NEEDS_RECORD",
@@ -19,15 +25,23 @@ __all__ = [
     "Execute",
     "InProcessRuns",
     "Preflight",
+    "RecordedRuns",
     "RunCommand",
     "Runs",
     "Starts",
+    "approval",
     "calls_model",
     "capped",
+    "denial",
+    "describe_llm",
     "durable_wanted",
     "may_need_approval",
+    "module_names",
     "plan_of",
     "plan_text",
+    "rebuildable",
+    "run_overrides",
+    "said_model",
     "schema_problem",
     "scripted_mismatch",
 ]

@@ -45,7 +45,13 @@ class InProcessRuns(Generic[T]):
         raise InputError(f"run {run_id} was not durable: nothing recorded it to go on with (run it again)")
 
     def fork(
-        self, run_id: str, from_pass: int, *, config: str | None = None, progress: ProgressPort | None = None
+        self,
+        run_id: str,
+        from_pass: int,
+        *,
+        config: str | None = None,
+        progress: ProgressPort | None = None,
+        new_id: str | None = None,
     ) -> T:
         raise InputError(f"run {run_id} was not durable: it recorded no pass to replay from")
 

@@ -1,28 +1,18 @@
-"""The rules a run follows at every front door: durable or not, whether it may need a person's decision, the check an
-edited tool call gets, the note when a scripted model answers something else, and a call's caps under the config's."""
+"""The rules a run follows at every front door: durable or not (and whether another process can rebuild it), whether
+it may need a person's decision, the caps as overrides (a call's under the config's), which model answers and the note
+when a scripted model answers something else."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import Any
 
-from aeon.application.errors import InputError
-from aeon.application.ports import ToolPort
+from aeon.application.errors import InputError, UsageError
+from aeon.application.ports import LLMPort
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.domain.tools import ToolSpec
-
-
-def schema_problem(tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-    """Why `args` do not fit `tool`'s input schema, or None: the argument check every step's call gets (the kernel
-    checks an edited call with it again)."""
-    from aeon.application.plans.validation import args_problems
-
-    spec = tools.get(tool)
-    if spec is None:
-        return f"tool {tool!r} is not registered"
-    return "; ".join(args_problems(spec, args)) or None
-
 
 NEEDS_RECORD = (
     "a tool call in this run may need approval and nobody can be asked here: only a durable run can wait on the "
@@ -70,3 +60,70 @@ def capped(name: str, asked: int | None, most: int, notes: list[str]) -> int | N
         notes.append(f"{name} {asked} was asked; the server's config caps it at {most}")
         return most
     return asked
+
+
+def run_overrides(
+    *,
+    ttl: int | None = None,
+    max_llm_calls: int | None = None,
+    max_cost: float | None = None,
+    log_file: str | None = None,
+) -> dict[str, Any]:
+    """The settings a run's own options override (an option not given overrides nothing)."""
+    overrides: dict[str, Any] = {}
+    if ttl is not None:
+        overrides["run.ttl"] = ttl
+        overrides["run.ttl_given"] = True
+    if max_llm_calls is not None:
+        overrides["run.max_llm_calls"] = max_llm_calls
+    if max_cost is not None:
+        overrides["run.max_cost"] = max_cost
+    if log_file is not None:
+        overrides["log.path"] = log_file
+    return overrides
+
+
+def describe_llm(info: ModelInfo) -> str:
+    """The first progress line: which model answers, through which adapter, in which dialect and why."""
+    if info.adapter == "scripted":
+        return f"scripted model from {info.dialect_source}"
+    where = f" at {info.base_url}" if info.base_url else ""
+    return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
+
+
+def said_model(llm: LLMPort, request: str, status: Callable[[str], None] | None) -> str | None:
+    """Say which model answers (to `status`), and a note when a scripted model answers something else."""
+    info = llm.describe()
+    note = scripted_mismatch(info, request)
+    for line in (describe_llm(info), note):
+        if line and status is not None:
+            status(line)
+    return note
+
+
+def rebuildable(
+    tools: Iterable[object], model: object, *, said: bool | None = None, streamed: bool = False, entry: str = "aeon.run"
+) -> bool:
+    """Whether another process can rebuild the run: not streamed, its tools modules (or their names), its model
+    named. UsageError when the caller said durable (`said`) for a run that cannot be: streamed, or a model object."""
+    named_model = model is None or isinstance(model, str)
+    if said and streamed:
+        raise UsageError(f"{entry}() does not stream a durable run yet: use aeon.run or aeon.arun with durable=True")
+    if said and not named_model:
+        raise UsageError("a durable run names its model (model='openai:…' or the config's llm section), not an object")
+    named = (t.__name__ if isinstance(t, ModuleType) else t for t in tools)
+    return not streamed and named_model and all(isinstance(n, str) and n != "__main__" for n in named)
+
+
+def module_names(tools: Iterable[object]) -> list[str]:
+    """The tools of a durable run as tools.modules entries, which any process that finishes the run imports."""
+    names = []
+    for item in tools:
+        name = item.__name__ if isinstance(item, ModuleType) else item
+        if not isinstance(name, str) or name == "__main__":
+            raise UsageError(
+                f"a durable run is finished by whatever process resumes it, which imports its tools again: give them "
+                f"as modules it can import by name (or tools.modules entries), not {item!r:.60}"
+            )
+        names.append(name)
+    return names

@@ -130,7 +130,7 @@ class Runs:
             plan=plan_text(command.plan),
             progress=command.progress,
             approver=command.approver,
-            leave_when_waiting=command.approver is None,
+            leave_when_waiting=command.approver is None and command.on_record,
         )
 
 

@@ -31,8 +31,8 @@ from aeon.entrypoints.stdout import reader_may_stop
 from aeon.entrypoints.terminal import json_safe
 
 if TYPE_CHECKING:
-    from aeon.adapters.durable.runs import DbosRuns
     from aeon.adapters.durable.runtime import Outcome
+    from aeon.application.runs import RecordedRuns
 
 
 def runs(config: ConfigOpt = None, as_json: JsonOpt = False, debug: DebugOpt = False) -> None:
@@ -95,7 +95,7 @@ def resume(
     with reported(as_json=as_json, debug=debug):
         given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
 
-    def resumed(runs: DbosRuns) -> Outcome:
+    def resumed(runs: RecordedRuns[Outcome]) -> Outcome:
         return runs.resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
 
     on_record(run_id, resumed, config=config, kind="resume", as_json=as_json, history=history, debug=debug)
@@ -147,7 +147,7 @@ def replay(
     """Fork a durable run at the start of pass N: the passes before are taken from its record (no call made again),
     and from pass N on the model and config of --config answer. Both runs stay listed by aeon runs."""
 
-    def forked(runs: DbosRuns) -> Outcome:
+    def forked(runs: RecordedRuns[Outcome]) -> Outcome:
         outcome = runs.fork(run_id, from_pass, config=str(config) if config else None)
         assert outcome.result is not None
         _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")

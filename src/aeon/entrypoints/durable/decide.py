@@ -24,8 +24,8 @@ from aeon.entrypoints.failures import (
 )
 
 if TYPE_CHECKING:
-    from aeon.adapters.durable.runs import DbosRuns
     from aeon.adapters.durable.runtime import Outcome
+    from aeon.application.runs import RecordedRuns
 
 
 def approve(
@@ -47,11 +47,11 @@ def approve(
     Exit codes: those of aeon run for the run's ending (6 when it waits again, on its next call); 2 when the run
     waits on nothing or the edited arguments do not fit the tool's schema (nothing is sent then).
     """
-    from aeon.application.approval_args import edited_args, user_name
-    from aeon.domain.approval import ApprovalDecision, Verdict
+    from aeon.application.approval_args import edited_args
+    from aeon.application.runs import approval
 
     with reported(as_json=as_json, debug=debug):  # --args that are no JSON object: exit 2 in one line
-        decision = ApprovalDecision(verdict=Verdict.APPROVE, by=by or user_name(), args=edited_args(args))
+        decision = approval(by, edited_args(args))
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -72,14 +72,10 @@ def deny(
 
     Exit codes as for aeon approve.
     """
-    from aeon.application.approval_args import user_name
-    from aeon.application.errors import InputError
-    from aeon.domain.approval import ApprovalDecision, Verdict
+    from aeon.application.runs import denial
 
-    with reported(as_json=as_json, debug=debug):
-        if not reason.strip():  # as the web view: the run, its evaluation and the record show why
-            raise InputError("a denial needs a reason (--reason TEXT): the run and its evaluation see it")
-        decision = ApprovalDecision(verdict=Verdict.DENY, by=by or user_name(), reason=reason.strip())
+    with reported(as_json=as_json, debug=debug):  # as the web view: the run, its evaluation and the record show why
+        decision = denial(by, reason, hint=" (--reason TEXT)")
     _decide(run_id, decision, send_only=send_only, config=config, as_json=as_json, history=history, debug=debug)
 
 
@@ -93,7 +89,7 @@ def _decide(
     history: Path | None,
     debug: bool,
 ) -> None:
-    def answered(runs: DbosRuns) -> Outcome:
+    def answered(runs: RecordedRuns[Outcome]) -> Outcome:
         outcome = runs.answer(run_id, decision, go_on=not send_only)
         if outcome is None:
             said = "approved" if decision.approved else "denied"

@@ -13,9 +13,8 @@ from aeon.adapters.durable.process import DbosProcess
 from aeon.adapters.durable.settings import DurableSettings
 from aeon.adapters.llm.providers import PROVIDERS
 from aeon.adapters.tools.composite import CompositeTools
-from aeon.application.ports import LLMPort, ToolPort
+from aeon.application.ports import LLMPort
 from aeon.application.redaction import Redactor
-from aeon.application.runs import schema_problem
 from aeon.domain.evaluation import ConvergenceCriteria
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import Settings, kernel_settings
@@ -51,9 +50,6 @@ class ContainerFactory:
 
     def tools(self, settings: Settings) -> CompositeTools:
         return build_container(settings).tools()
-
-    def args_problem(self, tools: ToolPort, tool: str, args: dict[str, Any]) -> str | None:
-        return schema_problem(tools, tool, args)
 
     @contextlib.asynccontextmanager
     async def open(self, settings: Settings, container: Container | None) -> AsyncIterator[RunParts]:

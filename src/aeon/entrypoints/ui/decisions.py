@@ -1,6 +1,6 @@
-"""Approve and deny from the page: the same operation as `aeon approve` / `aeon deny` (DbosRuns.answer, which checks
-edited arguments against the tool's schema and sends nothing when they do not fit); then the run goes on in this
-process, in the background, unless a live process holds it, and the page follows it."""
+"""Approve and deny from the page: the run use case's answer, as `aeon approve` / `aeon deny` (RecordedRuns.answer,
+which checks edited arguments against the tool's schema and sends nothing when they do not fit); then the run goes
+on in this process, in the background, unless a live process holds it, and the page follows it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
-from aeon.application.approval_args import edited_args, user_name
-from aeon.application.errors import InputError
-from aeon.domain.approval import ApprovalDecision, Verdict
+from aeon.application.approval_args import edited_args
+from aeon.application.runs import RecordedRuns, approval, denial
+from aeon.domain.approval import ApprovalDecision
 
 EDITED = "the edited arguments"
 
@@ -32,32 +32,20 @@ class Decisions:
 
     def approve(self, run_id: str, *, by: str, args_text: str | None) -> None:
         """Approve the call run `run_id` waits on, with the arguments as asked, or edited (`args_text`, JSON)."""
-        pending = self.runs.pending(run_id)
         args = edited_args(args_text, EDITED) if args_text is not None and args_text.strip() else None
-        if args == pending.request.args:
-            args = None  # shown unchanged: approved as asked
-        self._decide(run_id, ApprovalDecision(verdict=Verdict.APPROVE, by=by.strip() or user_name(), args=args))
+        self._decide(run_id, approval(by, args))
 
     def deny(self, run_id: str, *, by: str, reason: str) -> None:
-        if not reason.strip():
-            raise InputError("a denial needs a reason: the run and its evaluation see it")
-        self._decide(
-            run_id, ApprovalDecision(verdict=Verdict.DENY, by=by.strip() or user_name(), reason=reason.strip())
-        )
+        self._decide(run_id, denial(by, reason))
 
     def check(self, run_id: str, args_text: str) -> list[str]:
         """What is wrong with edited arguments for the call run `run_id` waits on (empty: they fit); the check that
         approving them makes again."""
-        try:
-            args = edited_args(args_text, EDITED)
-        except InputError as exc:
-            return [str(exc)]
-        problem = self.runs.args_problem(run_id, args or {})
-        return [problem] if problem else []
+        return RecordedRuns(self.runs).check(run_id, args_text, EDITED)
 
     def _decide(self, run_id: str, decision: ApprovalDecision) -> None:
         key = self.runs.pending(run_id).request.key
-        self.runs.answer(run_id, decision, go_on=False, edited=EDITED)
+        RecordedRuns(self.runs).answer(run_id, decision, go_on=False, edited=EDITED)
         self.sent[run_id] = key
         thread = threading.Thread(target=self._carry_on, args=(run_id,), name=f"aeon-ui-{run_id}", daemon=True)
         self.going_on[run_id] = thread
