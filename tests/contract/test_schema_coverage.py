@@ -68,6 +68,8 @@ def aeon_schemas() -> dict[str, Mapping[str, Any]]:
     """Every schema Aeon can send, by where it is defined."""
     found: dict[str, Mapping[str, Any]] = {}
     for info in pkgutil.walk_packages(aeon.application.__path__, "aeon.application."):
+        if info.name.startswith("aeon.application.views."):  # what the doors show people and MCP clients, never a model
+            continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if name.endswith("_SCHEMA") and isinstance(value, dict):

@@ -29,13 +29,13 @@ from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
 from aeon.domain.progress import ProgressEvent
+from aeon.domain.text import request_problem
 from aeon.entrypoints.api_options import PathLike, config_of, overrides_of, plan_of
 from aeon.entrypoints.config.layers import layered, load_settings
 from aeon.entrypoints.config.schema import Settings, tool_folders
 from aeon.entrypoints.container import Container, build_container
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import runs_for
-from aeon.entrypoints.terminal import request_problem
 
 
 class RunOptions(TypedDict, total=False):

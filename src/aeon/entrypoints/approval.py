@@ -14,7 +14,7 @@ from aeon.application.redaction import Redactor
 from aeon.application.runs import schema_problem
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.terminal import terminal_safe
+from aeon.domain.text import terminal_safe
 
 MAX_ANSWER = 64 * 1024  # characters of edited arguments read from the terminal
 ASK = "approve [a] · edit the arguments [e] · deny [d]: "

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from aeon.domain.text import request_problem, terminal_safe
 from aeon.entrypoints.durable.cli import register_durable_commands
 from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
 from aeon.entrypoints.run_command import (
@@ -25,7 +26,6 @@ from aeon.entrypoints.run_command import (
 )
 from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
-from aeon.entrypoints.terminal import request_problem, terminal_safe
 from aeon.entrypoints.ui.command import ui
 
 # Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few

@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperCommand
 
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.terminal import json_safe, terminal_safe
+from aeon.domain.text import json_safe, terminal_safe
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_EXPIRED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_UNVERIFIED = 5  # the run ended, but a tool step's output is LLM fallback text

@@ -28,8 +28,10 @@ from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.application.runs import RunCommand, Runs, capped, run_overrides
+from aeon.application.views import mcp as v
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
+from aeon.domain.text import request_problem
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.config.layers import load_settings
@@ -40,7 +42,6 @@ from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import plan_problems, runs_for
-from aeon.entrypoints.terminal import request_problem
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
 INSTRUCTIONS = (
@@ -73,15 +74,15 @@ class AeonServer:
         self.redactor = redactor_for(settings)
         with tools_opened(build_container(settings)) as tools:  # MCP tool servers stop once listed
             specs = tools.list()
-        about = t.descriptions(specs)
+        about = v.descriptions(specs)
         read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
         runs = types.ToolAnnotations(open_world_hint=True)  # it calls a model, and the configured tools
         again = types.ToolAnnotations(idempotent_hint=True, open_world_hint=True)  # a finished run: its record
         self.tools = [
-            self._tool("run", about, t.RunArgs, t.RESULT_SCHEMA, runs, specs),
-            self._tool("validate", about, t.ValidateArgs, t.VALIDATE_SCHEMA, read_only, specs),
+            self._tool("run", about, t.RunArgs, v.RESULT_SCHEMA, runs, specs),
+            self._tool("validate", about, t.ValidateArgs, v.VALIDATE_SCHEMA, read_only, specs),
             self._tool("runs", about, t.RunsArgs, t.RUNS_SCHEMA, read_only, specs),
-            self._tool("resume", about, t.ResumeArgs, t.RESULT_SCHEMA, again, specs),
+            self._tool("resume", about, t.ResumeArgs, v.RESULT_SCHEMA, again, specs),
         ]
         self._handlers: dict[str, Handler] = {
             "run": self._run,
@@ -207,7 +208,7 @@ class AeonServer:
         args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")
         doc = t.plan_document(args.plan)
         problems = await asyncio.to_thread(plan_problems, load_settings(self.config), doc)
-        return _result({"valid": not problems, "problems": problems}, t.problems_text(problems))
+        return _result({"valid": not problems, "problems": problems}, v.problems_text(problems))
 
     async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: t.RunsArgs = t.arguments(t.RunsArgs, given, "runs")

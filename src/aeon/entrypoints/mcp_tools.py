@@ -8,16 +8,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import msgspec
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aeon.adapters.documents import MAX_DOCUMENT_BYTES, parse_json
 from aeon.adapters.durable.rows import RunRow, run_lines
 from aeon.application.errors import InputError
 from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
-from aeon.application.results import RunResult, RunStatus
+from aeon.application.results import RunResult
+from aeon.application.views.mcp import object_schema
 from aeon.domain.tools import ToolSpec
-from aeon.entrypoints.render import render_result, render_tools
+from aeon.entrypoints.render import render_result
 
 # a run's own statuses (RunStatus), then a durable run's that the kernel did not end: cut off, waiting, or ended
 # by DBOS (see `aeon runs --help`)
@@ -37,7 +37,6 @@ Listed = Literal[
     "failed",
     "cancelled",
 ]
-RUN_STATUSES = tuple(s.value for s in RunStatus)
 MOST_RUNS = 1000  # the newest runs the runs tool looks through
 
 
@@ -110,65 +109,11 @@ def input_schema(model: type[ToolArguments], specs: Sequence[ToolSpec]) -> dict[
     return schema
 
 
-def _object_schema(struct: type, *, drop: Sequence[str] = ()) -> dict[str, Any]:
-    """A msgspec Struct's JSON schema as a top-level object with its own $defs, fields in `drop` left out and the
-    definitions only they used pruned."""
-    (_,), defs = msgspec.json.schema_components([struct], ref_template="#/$defs/{name}")
-    top = dict(defs.pop(struct.__name__))
-    top["properties"] = {k: v for k, v in top["properties"].items() if k not in drop}
-    used: set[str] = set()
-    pending = [top]
-    while pending:
-        text = json.dumps(pending.pop())
-        for name in defs:
-            if name not in used and f'"#/$defs/{name}"' in text:
-                used.add(name)
-                pending.append(defs[name])
-    return {**top, "$defs": {name: defs[name] for name in sorted(used)}} if used else top
-
-
-RESULT_SCHEMA = _object_schema(RunResult, drop=("history",))
-VALIDATE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"valid": {"type": "boolean"}, "problems": {"type": "array", "items": {"type": "string"}}},
-    "required": ["valid", "problems"],
-}
 RUNS_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"runs": {"type": "array", "items": _object_schema(RunRow)}},
+    "properties": {"runs": {"type": "array", "items": object_schema(RunRow)}},
     "required": ["runs"],
 }
-
-
-def tools_table(specs: Sequence[ToolSpec]) -> str:
-    """The tools a plan may call, as `aeon tools` lists them."""
-    table = io.StringIO()
-    render_tools(specs, table)
-    return table.getvalue()
-
-
-def descriptions(specs: Sequence[ToolSpec]) -> dict[str, str]:
-    """What each tool does, for the client's model; the run and validate tools list the tools a plan may call."""
-    tools = tools_table(specs)
-    statuses = ", ".join(RUN_STATUSES)
-    return {
-        "run": "Run a request through Aeon: it plans the work as steps (tool calls and LLM reasoning), executes them "
-        "in order, checks the answer and refines the plan until it converges or a budget runs out. Returns the "
-        f"structured result: status ({statuses}), each step's output, the answer, budget spent and the run id. "
-        "A run that stops early (ttl_expired) or fails (error) is still a result: read its status. A tool call "
-        "that needs a person's approval leaves the run waiting on the record (status awaiting_approval, the call in "
-        "pending_approval) until a person runs `aeon approve RUN_ID` or `aeon deny RUN_ID --reason …`; then resume "
-        "returns its result. "
-        f"Tools a plan may call:\n{tools}",
-        "validate": "Check a plan without running it: every problem a run would find (structure, unknown tools, "
-        "arguments that do not fit a tool's schema, dependencies), each with its step id. Returns valid and the "
-        f"problems. Tools a plan may call:\n{tools}",
-        "runs": "List the durable runs recorded in Aeon's database, newest first: id, request, status, passes, "
-        "LLM calls, tokens, start and duration. A run cut off by a crash shows status pending: resume finishes it.",
-        "resume": "Finish an interrupted durable run (status pending, queued or cancelled): the LLM and tool calls "
-        "already recorded are not made again. A finished run returns its recorded result. Returns the same result "
-        "as run.",
-    }
 
 
 def result_text(result: RunResult) -> str:
@@ -178,10 +123,6 @@ def result_text(result: RunResult) -> str:
     if result.error is not None:
         text.write(f"error {result.error.code}: {result.error.message}\n")
     return text.getvalue().strip()
-
-
-def problems_text(problems: Sequence[str]) -> str:
-    return "valid" if not problems else "\n".join([f"{len(problems)} problem(s):", *problems])
 
 
 def runs_text(rows: list[RunRow]) -> str:

@@ -16,6 +16,7 @@ from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult, RunStatus
 from aeon.application.views.result import result_document, result_lines
 from aeon.application.views.tools import tool_rows
+from aeon.domain.text import json_safe, terminal_safe
 from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
@@ -27,7 +28,6 @@ from aeon.entrypoints.failures import (
     EXIT_UNVERIFIED,
 )
 from aeon.entrypoints.secrets import redactor_for
-from aeon.entrypoints.terminal import json_safe, terminal_safe
 
 # What a human sees first on each line decides its colour; a pipe or NO_COLOR gets plain text (rich decides).
 _STYLES = {"✓": "green", "✗": "red", "⊘": "yellow", "⚠": "yellow", "⏳": "yellow", "↻": "cyan", "⤷": "yellow"}

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from aeon.domain.text import terminal_safe
 from aeon.entrypoints.stdout import second_signal_leaves
-from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 import typer
 
+from aeon.domain.text import json_safe
 from aeon.entrypoints.durable.decide import approve, deny
 from aeon.entrypoints.durable.options import (
     ConfigOpt,
@@ -28,7 +29,6 @@ from aeon.entrypoints.failures import (
     reported,
 )
 from aeon.entrypoints.stdout import reader_may_stop
-from aeon.entrypoints.terminal import json_safe
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.runtime import Outcome

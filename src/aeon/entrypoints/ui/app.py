@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.terminal import terminal_safe
+from aeon.domain.text import terminal_safe
 from aeon.entrypoints.ui import forms, live, views
 from aeon.entrypoints.ui.context import Ui
 from aeon.entrypoints.ui.guard import Guard

@@ -17,9 +17,9 @@ from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.adapters.durable.status import prime_decoders
 from aeon.adapters.listening import listen
+from aeon.domain.text import terminal_safe
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK
-from aeon.entrypoints.terminal import terminal_safe
 
 if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
     from aeon.application.redaction import Redactor
