@@ -10,7 +10,7 @@ import typer
 
 from aeon.domain.text import request_problem, terminal_safe
 from aeon.entrypoints.durable.cli import register_durable_commands
-from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported
+from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported, say
 from aeon.entrypoints.run_command import (
     DurableOpt,
     HistoryOpt,
@@ -22,7 +22,6 @@ from aeon.entrypoints.run_command import (
     QuietOpt,
     RequestArg,
     TtlOpt,
-    say,
 )
 from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
@@ -69,10 +68,6 @@ def _main(
     ] = False,
 ) -> None:
     """Aeon: turn a request into a declarative JSON plan, run it step by step under a budget, and log every cycle."""
-
-
-def _status(message: str) -> None:
-    say(message)
 
 
 @app.command(cls=JsonAwareCommand)
@@ -167,7 +162,7 @@ def tools(
 
     with (
         reported(as_json=as_json, debug=debug),
-        tools_opened(build_container(load_settings(config), status=_status)) as tools,
+        tools_opened(build_container(load_settings(config), status=say)) as tools,
     ):
         specs = tools.list()
     if as_json:

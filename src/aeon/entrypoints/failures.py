@@ -26,6 +26,11 @@ EXIT_DENIED = 7  # the run did not get done: a person denied a tool call it need
 EXIT_OUTPUT = 1
 
 
+def say(message: str) -> None:
+    """One line of what a command does, on stderr, made inert for the terminal."""
+    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
+
+
 def fail(message: str, exit_code: int = EXIT_USAGE, *, code: str = "AEON.USAGE", as_json: bool = False) -> typer.Exit:
     """Report `message` once (stderr, or the JSON error document on stdout) and return the Exit to raise; an error
     may quote what it failed on, so it is redacted first."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from aeon.domain.text import terminal_safe
+from aeon.entrypoints.failures import say
 from aeon.entrypoints.stdout import second_signal_leaves
 
 if TYPE_CHECKING:
@@ -53,10 +53,6 @@ DurableOpt = Annotated[
         show_default=False,
     ),
 ]
-
-
-def say(message: str) -> None:
-    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
 
 
 def ran(

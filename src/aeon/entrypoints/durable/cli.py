@@ -19,7 +19,6 @@ from aeon.entrypoints.durable.options import (
     DebugOpt,
     HistoryOpt,
     JsonOpt,
-    _say,
     _settings,
 )
 from aeon.entrypoints.durable.queue import batch, worker
@@ -27,6 +26,7 @@ from aeon.entrypoints.durable.waiting import on_record
 from aeon.entrypoints.failures import (
     JsonAwareCommand,
     reported,
+    say,
 )
 from aeon.entrypoints.stdout import reader_may_stop
 
@@ -150,7 +150,7 @@ def replay(
     def forked(runs: RecordedRuns[Outcome]) -> Outcome:
         outcome = runs.fork(run_id, from_pass, config=str(config) if config else None)
         assert outcome.result is not None
-        _say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
+        say(f"replay of {run_id} from pass {from_pass}: run {outcome.result.correlation_id}")
         return outcome
 
     stays = "the replay is on the record (aeon runs)"

@@ -15,12 +15,12 @@ from aeon.entrypoints.durable.options import (
     JsonOpt,
     RunIdArg,
     SendOnlyOpt,
-    _say,
 )
 from aeon.entrypoints.durable.waiting import on_record
 from aeon.entrypoints.failures import (
     EXIT_OK,
     reported,
+    say,
 )
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _decide(
         outcome = runs.answer(run_id, decision, go_on=not send_only)
         if outcome is None:
             said = "approved" if decision.approved else "denied"
-            _say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
+            say(f"{said}: run {run_id} goes on in the process that holds it, or with: aeon resume {run_id}")
             raise typer.Exit(EXIT_OK)
         return outcome
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from aeon.domain.text import terminal_safe
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     fail,
+    say,
 )
 from aeon.entrypoints.stdout import exit_now, second_signal_leaves
 
@@ -58,10 +58,6 @@ SendOnlyOpt = Annotated[
 ]
 
 
-def _say(message: str) -> None:
-    typer.echo(f"aeon: {terminal_safe(message)}", err=True)
-
-
 def _settings(config: Path | None) -> Settings:
     from aeon.entrypoints.config.layers import load_settings
 
@@ -93,7 +89,7 @@ def stoppable(what_stays: str) -> Iterator[None]:
     except KeyboardInterrupt:
         code = 128 + received[0] if received else EXIT_INTERRUPTED
         second_signal_leaves(code)
-        _say(f"stopped: {what_stays}")
+        say(f"stopped: {what_stays}")
         leave_pending(code)
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
     from aeon.adapters.durable.runs import DbosRuns
     from aeon.entrypoints.config.schema import Settings
 
-from aeon.entrypoints.durable.options import ConfigOpt, DebugOpt, _say, _settings, leave_pending, stoppable
+from aeon.entrypoints.durable.options import ConfigOpt, DebugOpt, _settings, leave_pending, stoppable
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
     EXIT_OK,
     reported,
+    say,
 )
 
 FileArg = Annotated[Path, typer.Argument(help='A JSONL file: one {"request": "..."} per line.')]
@@ -82,7 +83,7 @@ def batch(
             ids = runs.enqueue(name, requests, lambda r: spec_for(r, config, {}, log_path=log, plan=None))
             _say_queued(name, len(ids), f"{BATCH_QUEUE} (concurrency {concurrency})", reused, going_on, file)
             tally = _tallied(runs, ids, target)
-        _say(f"{len(ids)} results in {target}")
+        say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
         typer.echo(json.dumps(summary))
@@ -113,7 +114,7 @@ def _tallied(runs: DbosRuns, ids: list[str], target: Path) -> Tally:
     watch(tally, sys.stderr)
     write_results(tally, target)
     if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
-        _say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
+        say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
         runs.engine.leave()
         leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
     return tally
@@ -125,14 +126,14 @@ def _stays(name: str, *, fresh: bool) -> str:
 
 
 def _say_queued(name: str, count: int, queue: str, reused: int, going_on: int, file: Path) -> None:
-    _say(f"batch {name}: {count} runs on queue {queue}")
+    say(f"batch {name}: {count} runs on queue {queue}")
     if reused:
-        _say(
+        say(
             f"batch {name}: {reused} of {count} runs already finished when this file ran before: their "
             f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
         )
     if going_on:
-        _say(f"batch {name}: {going_on} runs started before go on where they stopped")
+        say(f"batch {name}: {going_on} runs started before go on where they stopped")
 
 
 def worker(
@@ -156,9 +157,9 @@ def worker(
     with reported(debug=debug):
         settings = _settings(config)
         with process().worker_engine(settings, name or socket.gethostname()) as engine:
-            _say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
+            say(f"worker {engine.executor_id} serving {BATCH_QUEUE} on {redacted(engine.url)}")
             stop.wait()
             # runs under way stay pending: this worker started again under its name takes them back at once, any
             # other live worker once its lease has expired
-            _say("worker stopped")
+            say("worker stopped")
             leave_pending(EXIT_OK)
