@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 
+from aeon.adapters.approval import TerminalApprover
 from aeon.adapters.tools import ToolRegistry, register_builtins
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import NO_SECRETS
 from aeon.domain.approval import ApprovalRequest
 from aeon.domain.budget import BudgetState
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.approval import TerminalApprover
 
 
 def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> None:
@@ -35,3 +35,19 @@ def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> No
     assert decision is not None and not decision.approved
     assert "asked because step s2 was written after reading untrusted data" in out.getvalue()
     assert "(from tool:fetch_page)" in out.getvalue()
+
+
+def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> None:
+    # json.loads would keep the last value silently: the terminal reads edits as aeon approve --args and aeon ui do
+    registry = ToolRegistry()
+    register_builtins(registry)
+    out = io.StringIO()
+    answers = iter(["e\n", '{"text": "a", "text": "b"}\n', "e\n", '{"text": "c"}\n'])
+    approver = TerminalApprover(registry, NO_SECRETS, read=lambda: next(answers), out=out)
+    request = ApprovalRequest(
+        run_id="r", key="p1:s1", step_id="s1", description="Echo", tool="echo", args={"text": "x"}, pass_number=1
+    )
+    state = RunState(correlation_id="r", request="q", started_at="t", budget=BudgetState.start(RunSettings().limits()))
+    decision = asyncio.run(approver.decide(request, state, wait_seconds=5))
+    assert decision is not None and decision.approved and decision.args == {"text": "c"}
+    assert "names 'text' twice: give each argument once: try again" in out.getvalue()

@@ -96,11 +96,11 @@ def run(
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record), 7 denied (a
     person denied a tool call the run needed: which, by whom and why is printed).
     """
+    from aeon.adapters.console import ConsoleProgress
     from aeon.application.errors import InputError
     from aeon.application.runs import run_overrides
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
     from aeon.entrypoints.run_command import ran
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -75,12 +76,13 @@ def ran(
     import asyncio
     from functools import partial
 
+    from aeon.adapters.approval import terminal_approver
     from aeon.application.runs import NEEDS_RECORD, RunCommand
-    from aeon.entrypoints.approval import asks_here, terminal_approver
     from aeon.entrypoints.session import runs_for
 
     received: list[int] = []
-    asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
+    asks_here = not as_json and sys.stdin.isatty() and sys.stderr.isatty()  # a person at a terminal, no --json
+    asker = terminal_approver(registry, container.redactor()) if asks_here else None
     durable_port = partial(_durable, container, registry, config, overrides, as_json=as_json, history=history)
     runs = runs_for(
         container, request, durable=durable_port, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
