@@ -9,6 +9,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from aeon.adapters.llm.settings import preflight
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.sections import policy_of
@@ -27,7 +28,7 @@ from aeon.application.runs import (
 )
 from aeon.domain.plan import Plan
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
+from aeon.entrypoints.container import Container, build_container, opened, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 
 # what runs an in-process run's coroutine (the CLI: with SIGINT and SIGTERM cancelling it)
