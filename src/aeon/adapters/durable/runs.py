@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aeon.adapters.durable import ops
 from aeon.adapters.durable.batch import Tally, enqueue
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.given import Given
 from aeon.adapters.durable.rows import RunRow
 from aeon.adapters.durable.runtime import (
     MARK_DONE_SUFFIX,
@@ -67,7 +68,7 @@ class DbosRuns:
         run_id: str,
         *,
         rerun_unsafe: bool = False,
-        given: ops.Given | None = None,
+        given: Given | None = None,
         progress: ProgressPort | None = None,
     ) -> Outcome:
         """`given`: the output of a cut-off tool call (`--mark-done`); `progress`: shown while it executes here."""
