@@ -24,11 +24,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import InputError
-from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import RunCommand, Runs, capped, run_overrides
+from aeon.application.runs import RunCommand, Runs, capped, plan_given, run_overrides
 from aeon.application.views import mcp as v
 from aeon.application.views import mcp_arguments as a
 from aeon.application.views.result import result_document
@@ -195,10 +194,7 @@ class AeonServer:
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)
         registry = container.tools()  # a broken tools module is bad input before the run
-        plan = None
-        if args.plan is not None:
-            known = {spec.name: spec for spec in registry.list()}
-            plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
+        plan = plan_given(t.plan_document(args.plan), "the plan argument", registry) if args.plan is not None else None
         durable = partial(self.durable.start, container, overrides, relay.status)
         forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
         runs = runs_for(container, args.request, durable=durable, status=relay.status, forced=forced)

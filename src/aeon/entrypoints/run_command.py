@@ -117,12 +117,9 @@ def _durable(
 def _plan(plan: Path | None, registry: CompositeTools) -> Plan | None:
     """The hand-written plan given (--plan), checked against the registered tools."""
     from aeon.adapters.documents import read_document
-    from aeon.application.plans.plan_documents import plan_from_document
+    from aeon.application.runs import plan_given
 
-    if plan is None:
-        return None
-    known = {spec.name: spec for spec in registry.list()}
-    return plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
+    return plan_given(read_document(plan, what="plan"), str(plan), registry) if plan is not None else None
 
 
 async def _guarded(run: Awaitable[RunResult], *, received: list[int]) -> RunResult:

@@ -9,7 +9,8 @@ from types import ModuleType
 from typing import Any
 
 from aeon.application.errors import InputError, UsageError
-from aeon.application.ports import LLMPort
+from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.ports import LLMPort, ToolPort
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.domain.tools import ToolSpec
@@ -39,6 +40,12 @@ def may_need_approval(specs: Sequence[ToolSpec], plan: Plan | None) -> bool:
     )
 
 
+def plan_given(doc: Any, source: str, tools: ToolPort) -> Plan:
+    """A plan a caller gives (a file, a mapping, a tool argument: `source` names it), checked as a run checks it
+    against the registered `tools` (InputError naming each problem)."""
+    return plan_from_document(doc, source=source, tools={spec.name: spec for spec in tools.list()})
+
+
 def calls_model(plan: Plan | None, *, evaluate: bool) -> bool:
     """Whether the run will ask the model something, decided simply: it will, unless evaluation is off
     (run.evaluate: false: no profile, no evaluation, no refinement) and a plan is given whose steps all name a tool
@@ -66,18 +73,15 @@ def run_overrides(
     *,
     ttl: int | None = None,
     max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
     max_cost: float | None = None,
+    max_seconds: float | None = None,
     log_file: str | None = None,
 ) -> dict[str, Any]:
     """The settings a run's own options override (an option not given overrides nothing)."""
-    overrides: dict[str, Any] = {}
-    if ttl is not None:
-        overrides["run.ttl"] = ttl
-        overrides["run.ttl_given"] = True
-    if max_llm_calls is not None:
-        overrides["run.max_llm_calls"] = max_llm_calls
-    if max_cost is not None:
-        overrides["run.max_cost"] = max_cost
+    caps = {"max_llm_calls": max_llm_calls, "max_tokens": max_tokens, "max_cost": max_cost, "max_seconds": max_seconds}
+    overrides: dict[str, Any] = {"run.ttl": ttl, "run.ttl_given": True} if ttl is not None else {}
+    overrides |= {f"run.{name}": value for name, value in caps.items() if value is not None}
     if log_file is not None:
         overrides["log.path"] = log_file
     return overrides
