@@ -24,7 +24,7 @@ from aeon.application.errors import InputError, UsageError
 from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
 from aeon.application.runs import RunCommand, Runs, Starts, module_names, rebuildable
-from aeon.application.runs.answers import Answers
+from aeon.application.runs.answers import Answers, Feed
 from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
@@ -126,7 +126,7 @@ async def stream(request: str, /, **options: Unpack[RunOptions]) -> AsyncIterato
     The keyword arguments are RunOptions'; the errors aeon.run raises come out of the first iteration."""
     queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
     with _typed_errors():
-        prepared = _prepare("aeon.stream", request, options, progress=_Feed(queue))
+        prepared = _prepare("aeon.stream", request, options, progress=Feed(queue))
     task = asyncio.create_task(_execute(prepared), name="aeon.stream run")
     task.add_done_callback(lambda _: queue.put_nowait(None))  # after every event the run put on the queue
     try:
@@ -137,16 +137,6 @@ async def stream(request: str, /, **options: Unpack[RunOptions]) -> AsyncIterato
         yield RunEnded(result=result)
     finally:
         await _stopped(task)
-
-
-class _Feed:
-    """The stream's ProgressPort: each event onto the stream's queue, never waiting (update is called in the run)."""
-
-    def __init__(self, queue: asyncio.Queue[ProgressEvent | None]) -> None:
-        self._queue = queue
-
-    def update(self, event: ProgressEvent) -> None:
-        self._queue.put_nowait(event)
 
 
 async def _stopped(task: asyncio.Task[RunResult]) -> None:

@@ -13,7 +13,6 @@ from aeon.adapters.llm.settings import preflight
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.sections import policy_of
-from aeon.application.plans.plan_documents import flow_warnings, validate_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
 from aeon.application.runs import (
@@ -26,6 +25,7 @@ from aeon.application.runs import (
     plan_of,
     said_model,
 )
+from aeon.application.runs.rule import plan_report as report
 from aeon.domain.plan import Plan
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, provided, tools_opened
@@ -112,11 +112,7 @@ def plan_problems(settings: Settings, doc: Any) -> list[str]:
 
 
 def plan_report(settings: Settings, doc: Any) -> tuple[list[str], list[str]]:
-    """The plan document's problems, and the policy's warnings on its data flow (flow_warnings), redacted."""
+    """The plan document's problems, and the policy's warnings on its data flow (runs.plan_report), redacted."""
     with tools_opened(build_container(settings)) as tools:  # its MCP servers stop once they have listed theirs
         specs = tools.list()
-    by_name = {t.name: t for t in specs}
-    found = validate_document(doc, by_name)
-    warnings = flow_warnings(doc, by_name, policy_of(settings.policy))
-    redactor = redactor_for(settings)
-    return [redactor.text(str(p)) for p in found], [redactor.text(w) for w in warnings]
+    return report(doc, specs, policy_of(settings.policy), redactor_for(settings))

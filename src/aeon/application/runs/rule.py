@@ -9,8 +9,10 @@ from types import ModuleType
 from typing import Any
 
 from aeon.application.errors import InputError, UsageError
-from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.plans.plan_documents import flow_warnings, plan_from_document, validate_document
+from aeon.application.policy import Policy
 from aeon.application.ports import LLMPort, ToolPort
+from aeon.application.redaction import Redactor
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.domain.tools import ToolSpec
@@ -44,6 +46,15 @@ def plan_given(doc: Any, source: str, tools: ToolPort) -> Plan:
     """A plan a caller gives (a file, a mapping, a tool argument: `source` names it), checked as a run checks it
     against the registered `tools` (InputError naming each problem)."""
     return plan_from_document(doc, source=source, tools={spec.name: spec for spec in tools.list()})
+
+
+def plan_report(doc: Any, specs: Sequence[ToolSpec], policy: Policy, redactor: Redactor) -> tuple[list[str], list[str]]:
+    """What `aeon validate` and `aeon mcp`'s validate report on a plan document: every problem a run would find
+    against the tools `specs`, and the `policy`'s warnings on its data flow (flow_warnings), redacted (a problem may
+    quote an argument)."""
+    by_name = {spec.name: spec for spec in specs}
+    found, warnings = validate_document(doc, by_name), flow_warnings(doc, by_name, policy)
+    return [redactor.text(str(p)) for p in found], [redactor.text(w) for w in warnings]
 
 
 def calls_model(plan: Plan | None, *, evaluate: bool) -> bool:
