@@ -9,8 +9,10 @@ from aeon.adapters.approval import TerminalApprover
 from aeon.adapters.tools import ToolRegistry, register_builtins
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import NO_SECRETS
+from aeon.application.runs import edited_problem
 from aeon.domain.approval import ApprovalRequest
 from aeon.domain.budget import BudgetState
+from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.run_state import RunState
 
 
@@ -18,7 +20,7 @@ def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> No
     registry = ToolRegistry()
     register_builtins(registry)
     out = io.StringIO()
-    approver = TerminalApprover(registry, NO_SECRETS, read=lambda: "d\n", out=out)
+    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: "d\n", out=out)
     request = ApprovalRequest(
         run_id="r",
         key="p2:s2",
@@ -43,7 +45,7 @@ def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> N
     register_builtins(registry)
     out = io.StringIO()
     answers = iter(["e\n", '{"text": "a", "text": "b"}\n', "e\n", '{"text": "c"}\n'])
-    approver = TerminalApprover(registry, NO_SECRETS, read=lambda: next(answers), out=out)
+    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(answers), out=out)
     request = ApprovalRequest(
         run_id="r", key="p1:s1", step_id="s1", description="Echo", tool="echo", args={"text": "x"}, pass_number=1
     )
@@ -51,3 +53,28 @@ def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> N
     decision = asyncio.run(approver.decide(request, state, wait_seconds=5))
     assert decision is not None and decision.approved and decision.args == {"text": "c"}
     assert "names 'text' twice: give each argument once: try again" in out.getvalue()
+
+
+def test_an_edit_on_the_terminal_may_pass_an_earlier_output_by_reference() -> None:
+    registry = ToolRegistry()
+    register_builtins(registry)
+    out = io.StringIO()
+    typed = iter(["e\n", '{"text": {"$from": "s9"}}\n', "e\n", '{"text": {"$from": "s1"}}\n'])
+    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(typed), out=out)
+    s1 = PlanStep(step_id="s1", description="Say hi", tool="echo", args={"text": "hi"})
+    s1.status, s1.step_output = StepStatus.COMPLETE, "hi"
+    s2 = PlanStep(step_id="s2", description="Say it again", tool="echo", args={"text": "bye"})
+    state = RunState(correlation_id="r", request="q", started_at="t", budget=BudgetState.start(RunSettings().limits()))
+    state.plan = Plan(goal="g", steps=[s1, s2])
+    request = ApprovalRequest(
+        run_id="r",
+        key="p1:s2",
+        step_id="s2",
+        description="Say it again",
+        tool="echo",
+        args={"text": "bye"},
+        pass_number=1,
+    )
+    decision = asyncio.run(approver.decide(request, state, wait_seconds=5))
+    assert "takes $from 's9', which is not in the plan: try again" in out.getvalue()
+    assert decision is not None and decision.approved and decision.args == {"text": {"$from": "s1"}}

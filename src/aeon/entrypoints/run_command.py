@@ -77,12 +77,12 @@ def ran(
     from functools import partial
 
     from aeon.adapters.approval import terminal_approver
-    from aeon.application.runs import NEEDS_RECORD, RunCommand
+    from aeon.application.runs import NEEDS_RECORD, RunCommand, edited_problem
     from aeon.entrypoints.session import runs_for
 
     received: list[int] = []
     asks_here = not as_json and sys.stdin.isatty() and sys.stderr.isatty()  # a person at a terminal, no --json
-    asker = terminal_approver(registry, container.redactor()) if asks_here else None
+    asker = terminal_approver(registry, container.redactor(), edited_problem) if asks_here else None
     durable_port = partial(_durable, container, registry, config, overrides, as_json=as_json, history=history)
     runs = runs_for(
         container, request, durable=durable_port, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),

@@ -2,6 +2,7 @@
 port without a record (in_process.py), the approver a caller answers in its own code (answers.py) and a page's
 decisions on runs that wait (decisions.py)."""
 
+from aeon.application.plans.edits import edited_problem
 from aeon.application.runs.in_process import Execute, InProcessRuns
 from aeon.application.runs.recorded import RecordedRuns, approval, denial
 from aeon.application.runs.rule import (
@@ -37,6 +38,7 @@ __all__ = [
     "denial",
     "describe_llm",
     "durable_wanted",
+    "edited_problem",
     "may_need_approval",
     "module_names",
     "plan_given",
