@@ -39,13 +39,17 @@ def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> No
     assert "(from tool:fetch_page)" in out.getvalue()
 
 
-def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> None:
-    # json.loads would keep the last value silently: the terminal reads edits as aeon approve --args and aeon ui do
+def _asking(*typed: str) -> tuple[TerminalApprover, io.StringIO]:
+    """A terminal approver over the built-in tools, read the lines `typed`; what it shows."""
     registry = ToolRegistry()
     register_builtins(registry)
-    out = io.StringIO()
-    answers = iter(["e\n", '{"text": "a", "text": "b"}\n', "e\n", '{"text": "c"}\n'])
-    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(answers), out=out)
+    out, lines = io.StringIO(), iter(line + "\n" for line in typed)
+    return TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(lines), out=out), out
+
+
+def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> None:
+    # json.loads would keep the last value silently: the terminal reads edits as aeon approve --args and aeon ui do
+    approver, out = _asking("e", '{"text": "a", "text": "b"}', "e", '{"text": "c"}')
     request = ApprovalRequest(
         run_id="r", key="p1:s1", step_id="s1", description="Echo", tool="echo", args={"text": "x"}, pass_number=1
     )
@@ -56,11 +60,7 @@ def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> N
 
 
 def test_an_edit_on_the_terminal_may_pass_an_earlier_output_by_reference() -> None:
-    registry = ToolRegistry()
-    register_builtins(registry)
-    out = io.StringIO()
-    typed = iter(["e\n", '{"text": {"$from": "s9"}}\n', "e\n", '{"text": {"$from": "s1"}}\n'])
-    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(typed), out=out)
+    approver, out = _asking("e", '{"text": {"$from": "s9"}}', "e", '{"text": {"$from": "s1"}}')
     s1 = PlanStep(step_id="s1", description="Say hi", tool="echo", args={"text": "hi"})
     s1.status, s1.step_output = StepStatus.COMPLETE, "hi"
     s2 = PlanStep(step_id="s2", description="Say it again", tool="echo", args={"text": "bye"})
