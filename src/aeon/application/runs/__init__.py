@@ -1,6 +1,6 @@
 """The run use case every front door calls (Runs in use_case.py), the rules it follows (rule.py), the DurableRuns
-port without a record (in_process.py), the approver a caller answers in its own code (answers.py) and a page's
-decisions on runs that wait (decisions.py)."""
+port without a record (in_process.py), the approver a caller answers in its own code (answers.py), a page's
+decisions on runs that wait (decisions.py) and `aeon batch`'s queue (batch.py)."""
 
 from aeon.application.plans.edits import edited_problem
 from aeon.application.runs.in_process import Execute, InProcessRuns
