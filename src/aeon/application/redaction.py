@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import filterfalse
 from typing import Any, TypeVar
 
 import msgspec
@@ -57,6 +58,13 @@ _SHAPE_NEEDLES = (b"ghp", b"gho", b"ghu", b"ghs", b"ghr", b"githubpat", b"akia",
 KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
 _KELVIN_RAW = KELVIN.encode()
 _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+# A long encoding is cut where a JSON object opens (every step of a plan snapshot, its args, a record's own fields):
+# only its pieces not yet found clean are scanned, so an unchanged step in the next record costs a set look-up. No
+# needle holds a byte of the cut, so none can straddle two pieces, and the verdict is the one a scan of the whole
+# gives (a configured secret holding `{` or `"` turns the cutting off).
+_CUT = b'{"'
+_CUT_ABOVE = 512  # bytes: a shorter encoding is scanned whole
+_HELD_BYTES = 4 * 1024 * 1024  # the clean pieces kept take at most this: then they are forgotten
 # (c): a credential-named word (not inside a longer word: "max_tokens" is not "token"), an optional closing quote
 # (escaped too: JSON text inside JSON text), ":" or "=", an optional opening quote, then the value, an auth scheme
 # ("Bearer …") included. "api-key", "X_API_KEY" and "access_token" all match.
@@ -99,6 +107,9 @@ class Redactor:
         needles = {form.encode("utf-8", "surrogatepass") for form in forms} | {w.encode() for w in _KEY_WORDS}
         needles |= set(_SHAPE_NEEDLES)
         self._needles = tuple({n.translate(_FOLD, b"_-") for n in needles})  # b"" (a secret of "_-"): always walk
+        self._cut = not any(b in n for n in (*needles, *self._needles, *_RAW_NEEDLES) for b in _CUT)
+        self._clean: set[bytes] = set()  # pieces of encodings scanned and found clean
+        self._held = 0  # their bytes
 
     def for_caller(self) -> Redactor:
         """The same configured secrets, and nothing else: for the result the run's own caller gets back."""
@@ -106,10 +117,28 @@ class Redactor:
 
     def may_hold(self, encoded: bytes) -> bool:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
-        if self._whole or any(map(encoded.__contains__, _RAW_NEEDLES)):  # a short secret: walk to find whole values
+        if self._whole:  # a short secret: walk to find whole values
+            return True
+        if len(encoded) <= _CUT_ABOVE or not self._cut:
+            return self._scan(encoded)
+        # Only the pieces not yet found clean are scanned, in one scan: an unchanged plan step is a set look-up.
+        unseen = list(filterfalse(self._clean.__contains__, encoded.split(_CUT)))
+        if not unseen:
+            return False
+        if self._scan(_CUT.join(unseen)):
+            return True
+        size = sum(map(len, unseen))
+        if self._held + size > _HELD_BYTES:
+            self._clean, self._held = set(), 0
+        self._clean.update(unseen)
+        self._held += size
+        return False
+
+    def _scan(self, encoded: bytes) -> bool:
+        if any(map(encoded.__contains__, _RAW_NEEDLES)):
             return True
         blob = encoded.translate(_FOLD, b"_-")
-        if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C: runs on every record
+        if any(map(blob.__contains__, self._needles)):  # `needle in blob`, iterated in C
             return True
         if b"token" in blob and blob.count(b"token") != blob.count(b"tokens"):
             return True
