@@ -110,7 +110,7 @@ def one_search_per_needle(encoded: bytes, secrets: tuple[str, ...]) -> bool:
 
 
 _WORDS = ["add", "token", "tokens", "max_tokens", "pass", "word", "sk-", "://", "ghp", "eyJ", "Bearer", "API_KEY"]
-_WORDS += ["secret"]
+_WORDS += ["secret", "secretive-1", "passwordly-2", "passwordly-22"]
 _WORDS += ["\u212a", "\\u212a", "x" * 40]
 _TEXT = st.lists(st.sampled_from([*_WORDS, "{", '"', "_", "-", " ", '{"', "api", "ab", "cd"]), max_size=12).map("".join)
 _VALUE: st.SearchStrategy[Any] = st.recursive(
@@ -123,7 +123,7 @@ _VALUE: st.SearchStrategy[Any] = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.tuples(_VALUE, st.booleans()), min_size=1, max_size=4),
-    st.sampled_from([(), ("api-key-0123456789",), ('ab{"cd-0123456789',)]),
+    st.sampled_from([(), ("api-key-0123456789",), ('ab{"cd-0123456789',), ("secretive-1", "passwordly-22", "x" * 41)]),
 )
 def test_the_piecewise_verdict_is_one_search_per_needle_over_the_whole_and_a_clean_verdict_hides_no_secret(
     documents: list[tuple[Any, bool]], secrets: tuple[str, ...]
