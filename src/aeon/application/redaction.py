@@ -16,6 +16,7 @@ run itself produced, a token a tool returned, reaches its caller whole; a config
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Iterable
 from itertools import filterfalse
@@ -96,7 +97,8 @@ def _blank(match: re.Match[str]) -> str:
 
 class Redactor:
     """Finds and replaces secrets. `may_hold` looks at bytes (one folded copy — lower case, "-" and "_" dropped —
-    and one C-speed search per needle), so only data that could hold a secret is walked by `scrub` or `text`."""
+    and one regex search for every needle, over the pieces not yet found clean), so only data that could hold a
+    secret is walked by `scrub` or `text`."""
 
     def __init__(self, secrets: Iterable[str] = (), *, configured_only: bool = False) -> None:
         self._secrets = values = {s for s in secrets if s and s != REDACTED}
@@ -111,7 +113,7 @@ class Redactor:
         folded = {n.translate(_FOLD, b"_-") for n in needles} | _FOLDED_WORDS  # b"" (a secret of "_-"): always walk
         # One search for every needle, factored by common prefixes, and for "token" not followed by "s" ("tokens",
         # in every usage record, must not count): many times faster than one `in` per needle on a short record.
-        self._words = re.compile(b"|".join([*_branches(folded), b"token(?!s)"]))
+        self._words = _words(frozenset(folded))
         self._cut = not any(b in n for n in (*needles, *folded, *_RAW_NEEDLES) for b in _CUT)
         self._clean = _CleanPieces()  # for_caller's shares it
         self._caller: Redactor | None = None
@@ -207,6 +209,12 @@ class Redactor:
 
     def _scrubbed(self, encoded: bytes) -> bytes:
         return msgspec.json.encode(self.scrub(msgspec.json.decode(encoded)))
+
+
+@functools.lru_cache(maxsize=16)
+def _words(folded: frozenset[bytes]) -> re.Pattern[bytes]:
+    """The one regex for a set of folded needles (built once: each run makes its Redactor from the same secrets)."""
+    return re.compile(b"|".join([*_branches(set(folded)), b"token(?!s)"]))
 
 
 def _branches(words: set[bytes]) -> list[bytes]:
