@@ -47,6 +47,7 @@ class QueuedRuns:
     queue: Queue
     allowed: Collection[str]
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    queued: Callable[[str], None] = lambda _: None  # told each run id queued (the webhook watches it)
 
     def submit(self, request: Any, options: Mapping[str, Any]) -> str:
         if not isinstance(request, str):
@@ -56,4 +57,5 @@ class QueuedRuns:
         overrides = client_overrides(options, self.allowed)
         run_id = self.new_id()
         self.queue.submit(run_id, request, overrides=overrides)
+        self.queued(run_id)
         return run_id

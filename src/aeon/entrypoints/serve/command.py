@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from aeon.entrypoints.failures import EXIT_OK, reported
+from aeon.entrypoints.failures import EXIT_OK, reported, say
+
+T = TypeVar("T")
 
 DEFAULT_PORT = 8766
 
@@ -57,3 +60,46 @@ def serve(
 
         start(config, host=host, port=port, name=name, debug=debug)
     raise typer.Exit(EXIT_OK)
+
+
+token_app = typer.Typer(help="The bearer tokens a request to aeon serve off loopback must bear.", no_args_is_help=True)
+serve_app.add_typer(token_app, name="token")
+NameArg = Annotated[str, typer.Argument(help="The token's name (who or what uses it).")]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", "-c", help="YAML config (its durable.database_url).", show_default=False)
+]
+
+
+@token_app.command("add")
+def token_add(name: NameArg, config: ConfigOpt = None) -> None:
+    """Make a token named NAME and print it, once: only its SHA-256 is kept (in the system database)."""
+    with reported():
+        typer.echo(_tokens(config, lambda t: t.add(name)))
+
+
+@token_app.command("revoke")
+def token_revoke(name: NameArg, config: ConfigOpt = None) -> None:
+    """Revoke token NAME: every server on the system database refuses it within a second."""
+    with reported():
+        _tokens(config, lambda t: t.revoke(name))
+        say(f"token {name} revoked")
+
+
+@token_app.command("list")
+def token_list(config: ConfigOpt = None) -> None:
+    """The tokens' names and when each was made (never the tokens)."""
+    with reported():
+        for name, made in _tokens(config, lambda t: t.listed()):
+            typer.echo(f"{name}  made {made[:19]}")
+
+
+def _tokens(config: Path | None, do: Callable[[Any], T]) -> T:
+    from aeon.adapters.durable.engine import database_url
+    from aeon.adapters.durable.tokens import Tokens
+    from aeon.entrypoints.config.layers import load_settings
+
+    tokens = Tokens(database_url(load_settings(config).durable.database_url, Path.cwd()))
+    try:
+        return do(tokens)
+    finally:
+        tokens.close()

@@ -4,7 +4,7 @@ loopback), and the headers that keep the browser from loading anything else adde
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -27,7 +27,7 @@ class Guard:
 
     def __init__(
         self, app: App, *, token: str | None, hosts: frozenset[str] | None, cookie: str,
-        hashes: frozenset[str] = frozenset(), door: str = "aeon ui",
+        hashes: Collection[str] | None = None, door: str = "aeon ui",
     ) -> None:  # fmt: skip
         self._app, self._access = app, Access(token=token, hosts=hosts, cookie=cookie, hashes=hashes, door=door)
 
