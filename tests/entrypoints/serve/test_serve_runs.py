@@ -26,8 +26,8 @@ def ended(http: httpx.Client, run_id: str, going: tuple[str, ...] = GOING) -> di
     raise AssertionError(f"run {run_id} did not end")
 
 
-def posted(http: httpx.Client, **options: Any) -> str:
-    answer = http.post("/runs", json={"request": REQUEST, **options})
+def posted(http: httpx.Client, headers: dict[str, str] | None = None, **options: Any) -> str:
+    answer = http.post("/runs", json={"request": REQUEST, **options}, headers=headers)
     assert answer.status_code == 202, answer.text
     run_id: str = answer.json()["run_id"]
     return run_id
