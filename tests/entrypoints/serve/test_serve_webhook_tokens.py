@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from durable_harness import aeon
-from serve_harness import CONFIG, REQUEST, start
+from serve_harness import CONFIG, start
 from test_serve_runs import ended, posted
 
 SECRET = "whsec-test-0123456789"
@@ -82,7 +82,7 @@ def test_a_run_s_end_is_delivered_once_signed_and_retried_after_a_failure(tmp_pa
     tries = receiver.delivered(first)
     assert [s for s, _, _ in tries] == [503, 200]
     assert len({h["x-aeon-delivery"] for _, h, _ in tries}) == 1 and len(receiver.delivered(second)) == 1
-    status, headers, body = tries[-1]
+    _, headers, body = tries[-1]
     expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
     assert hmac.compare_digest(headers["x-aeon-signature"], expected)
     sent = json.loads(body)
