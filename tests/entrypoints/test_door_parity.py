@@ -5,7 +5,8 @@ calculator step and an LLM step) run through `aeon run --no-durable`, `aeon run`
 records in the JSONL log (ids, times and durations aside); and an unwritable log or a missing tools module is refused
 the same way at every door: the same error code and one-line message, exit 2, nothing else said, no run recorded.
 Each door runs in a fresh process in a folder of its own (its own system database), with none of the suite's AEON_*
-settings, so each door's own default applies. A difference of today is a strict xfail naming it: fixed, the case passes and pytest says so."""
+settings, so each door's own default applies. A difference of today is a strict xfail naming it: fixed, the case
+passes and pytest says so."""
 
 from __future__ import annotations
 
