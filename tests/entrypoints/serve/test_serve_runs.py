@@ -117,3 +117,16 @@ def test_a_request_from_another_site_or_to_another_host_name_is_refused(served: 
         listed = http.get("/runs")
 
     assert cross.status_code == 403 and rebound.status_code == 421 and listed.status_code == 200
+
+
+def test_aeon_ui_s_pages_are_mounted_at_ui_with_every_address_under_it(served: Server) -> None:
+    with served.client() as http:
+        run_id = posted(http)
+        ended(http, run_id)
+        index = http.get("/ui/")
+        page = http.get(f"/ui/runs/{run_id}")
+        style = http.get("/ui/static/aeon.css")
+
+    assert index.status_code == page.status_code == style.status_code == 200
+    assert f'href="/ui/runs/{run_id}"' in index.text and 'href="/ui/static/aeon.css"' in index.text
+    assert 'href="/"' not in index.text + page.text and 'href="/runs' not in index.text + page.text

@@ -122,4 +122,4 @@ def _ui(runs: DbosRuns, heads: RunHeads, redactor: object) -> object:
     from aeon.entrypoints.ui.app import create_app
     from aeon.entrypoints.ui.serve import pages
 
-    return create_app(pages(runs.engine, heads, redactor), token=None, hosts=None, cookie="aeon_serve_ui")  # type: ignore[arg-type]
+    return create_app(pages(runs.engine, heads, redactor, "/ui"), token=None, hosts=None, cookie="aeon_serve_ui")  # type: ignore[arg-type]
