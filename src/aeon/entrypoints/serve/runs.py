@@ -15,26 +15,13 @@ from starlette.routing import BaseRoute, Route
 from aeon.adapters.durable import resources
 from aeon.application.errors import InputError
 from aeon.application.runs import openapi as api
-from aeon.application.runs.openapi import Operation
 from aeon.application.runs.recorded import decision_of
-from aeon.application.runs.serving import ServeSettings
 from aeon.entrypoints.serve.context import Served
 
 MOST_PER_PAGE = 100
 
 
-def operations(serve: ServeSettings) -> list[Operation]:
-    run: api.Answers = {202: api.Run, 400: api.Error, 404: api.Error}
-    refused: api.Answers = {400: api.Error}
-    one: api.Answers = {200: api.Run, 404: api.Error}
-    listing: api.Answers = {200: api.RunPage, **refused}
-    return [
-        Operation("POST", "/runs", "Queue a run", api.run_request(serve.options), {202: api.Queued, **refused}),
-        Operation("GET", "/runs", "Runs, newest first", None, listing, ("status", "limit", "cursor")),
-        Operation("GET", "/runs/{run_id}", "A run: its status, and its result once it ended", None, one),
-        Operation("POST", "/runs/{run_id}/cancel", "Cancel a run", None, run),
-        Operation("POST", "/runs/{run_id}/decisions", "Approve or deny the call a run waits on", api.Decision, run),
-    ]
+operations = api.runs_operations  # what the OpenAPI document shows of these routes
 
 
 def routes(served: Served) -> list[BaseRoute]:
