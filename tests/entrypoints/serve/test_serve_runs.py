@@ -100,6 +100,8 @@ def test_what_a_client_may_not_set_is_refused_400_naming_it(served: Server) -> N
             assert repr(field) in answer.json()["error"]["message"]
         wrong = http.post("/runs", json={"request": REQUEST, "ttl": "many"})
         assert wrong.status_code == 400 and "'ttl'" in wrong.json()["error"]["message"]
+        twice = http.post("/runs", content=b'{"request": "a", "request": "b"}')
+        assert twice.status_code == 400 and "names 'request' twice" in twice.json()["error"]["message"]
 
 
 def test_an_oversized_body_is_refused_413_before_it_is_read(served: Server) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -13,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from aeon.adapters.durable import resources
+from aeon.application.approval_args import edited_args
 from aeon.application.errors import InputError
 from aeon.application.runs import openapi as api
 from aeon.application.runs.recorded import decision_of
@@ -85,11 +85,5 @@ def _number(text: str, name: str, most: int) -> int:
 
 
 async def body_of(request: Request) -> dict[str, Any]:
-    """The request's JSON object (InputError when it is not one)."""
-    try:
-        body = json.loads(await request.body() or b"{}")
-    except ValueError as exc:
-        raise InputError(f"the body is not JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise InputError("the body must be a JSON object")
-    return body
+    """The request's JSON object, each key once (InputError naming what is wrong, as `aeon approve --args`)."""
+    return edited_args((await request.body()).decode("utf-8", "replace") or "{}", "the body") or {}
