@@ -285,10 +285,7 @@ def test_the_in_process_cli_refuses_in_one_line_before_the_run_starts(reference_
     assert log.said == tools.said == [] and tools.records == []
 
 
-REFUSAL_KNOWN: dict[tuple[str, str], str] = {
-    ("log", "aeon serve"): "aeon serve checks at start that the log opens, writes no record of its own: a full "
-    "device shows when a run writes (the run ends AEON.EVENTLOG.UNAVAILABLE, 'the event log lost N records')",
-}
+REFUSAL_KNOWN: dict[tuple[str, str], str] = {}
 REFUSAL_CASES = [_known(r, d, why=REFUSAL_KNOWN.get((r, d))) for r in ("log", "tools") for d in OTHERS]
 
 
