@@ -15,14 +15,16 @@ from aeon.application.redaction import Redactor
 from aeon.application.runs import RecordedRuns
 from aeon.application.runs.queued import QueuedRuns
 from aeon.application.runs.serving import ServeSettings
+from aeon.application.views.run_resource import RunEvents
 from aeon.domain.text import json_safe
 
 
 @dataclass(frozen=True)
 class Served:
     """What a route needs: the `serve:` settings, the queueing use case (`queued`), the durable runs on the record
-    (`runs`: read, cancel), the decisions on them (`recorded`), the run heads (`heads`: listing), the redaction every
-    answer passes through, and the `ui` app (`aeon ui`'s pages, mounted at /ui; None: not mounted)."""
+    (`runs`: read, cancel), the decisions on them (`recorded`), the run heads (`heads`: listing), the redaction
+    every answer passes through, the runs' audit records (`events`), and the `ui` app (`aeon ui`'s pages, mounted
+    at /ui; None: not mounted)."""
 
     serve: ServeSettings
     queued: QueuedRuns
@@ -30,6 +32,7 @@ class Served:
     recorded: RecordedRuns[Outcome]
     heads: RunHeads
     redactor: Redactor
+    events: RunEvents
     ui: Any = None
 
     def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -55,7 +55,7 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
     say("ui stopped")
 
 
-def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
+def pages(engine: Any, heads: RunHeads, redactor: Redactor, root: str = "") -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
     from aeon.adapters.durable.catalog import RunIndex
     from aeon.application.runs.decisions import Decisions
@@ -64,7 +64,7 @@ def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
     from aeon.entrypoints.ui.pages import environment
 
     index, runs = RunIndex(engine, heads, redactor), Runs(engine, redactor)
-    return Ui(index, runs, Decisions(DbosRuns(engine)), env=environment(), csrf=_secret(), redactor=redactor)
+    return Ui(index, runs, Decisions(DbosRuns(engine)), env=environment(root), csrf=_secret(), redactor=redactor)
 
 
 def _announce(host: str, port: int, url: str, token: str | None) -> None:
