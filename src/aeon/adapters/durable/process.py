@@ -22,6 +22,7 @@ from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import DurableRuntime, Outcome, RunSpec, register
 from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
+from aeon.domain.threads import ThreadContext
 
 
 class DbosProcess:
@@ -112,6 +113,7 @@ def spec_for(
     log_path: Path | None,
     plan: Plan | str | None,
     run_id: str | None = None,
+    thread: ThreadContext | None = None,
 ) -> RunSpec:
     """Run `run_id`'s recorded input (a new id when None): paths made absolute, so any process in any folder can
     execute it."""
@@ -127,4 +129,5 @@ def spec_for(
         config=str(config.resolve()) if config is not None else None,
         overrides=fixed,
         plan=plan,
+        thread=thread,
     )
