@@ -31,7 +31,7 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
-from aeon.application.runs.threads import Threads
+from aeon.application.threads import Threads
 from aeon.entrypoints.config.schema import Settings, kernel_settings, tool_folders
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers

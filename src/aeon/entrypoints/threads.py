@@ -12,7 +12,7 @@ from aeon.entrypoints.failures import JsonAwareCommand, reported
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from aeon.application.runs.threads import Threads
+    from aeon.application.threads import Threads
 
 threads_app = typer.Typer(help="Threads: runs that remember (aeon run --thread NAME).", invoke_without_command=True)
 NameArg = Annotated[str, typer.Argument(help="The thread's name.", metavar="NAME")]

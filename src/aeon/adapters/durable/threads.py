@@ -16,7 +16,7 @@ from aeon.adapters.durable.tables import create_tables
 from aeon.application.errors import SystemDatabaseUnavailable
 from aeon.application.ports import ThreadsPort
 from aeon.application.redaction import Redactor
-from aeon.application.runs.threads import Threads
+from aeon.application.threads import Threads
 from aeon.domain.threads import Thread, ThreadSummary
 
 _META = sa.MetaData()

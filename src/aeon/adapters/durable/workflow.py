@@ -24,7 +24,7 @@ from aeon.adapters.durable.steps import UNSAFE_CODE, UnsafeToolInFlight, checkpo
 from aeon.adapters.durable.threads import store_for
 from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.results import RunResult
-from aeon.application.runs.threads import Threads
+from aeon.application.threads import Threads
 from aeon.domain.log_run import RunForkedRecord
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState

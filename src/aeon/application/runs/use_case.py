@@ -16,7 +16,7 @@ from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.application.runs.rule import durable_wanted, may_need_approval
-from aeon.application.runs.threads import Threads
+from aeon.application.threads import Threads
 from aeon.domain.plan import Plan
 from aeon.domain.records import LostRecords
 from aeon.domain.threads import ThreadContext
