@@ -13,6 +13,7 @@ from aeon.domain.log_records import LogRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
+from aeon.domain.schedules import Schedule
 from aeon.domain.threads import Thread, ThreadContext, ThreadSummary
 from aeon.domain.tools import ToolResult, ToolSpec
 
@@ -201,6 +202,24 @@ class ThreadsPort(Protocol):
     def list(self) -> list[ThreadSummary]: ...
 
     def delete(self, name: str) -> bool: ...
+
+
+@runtime_checkable
+class SchedulesPort(Protocol):
+    """Schedules on the system database (DBOS's scheduled workflows). `add` makes schedule `name` run `spec` (a
+    durable run's recorded input, as JSON) at every tick of `cron`; `list` gives them by name; `pause`, `resume` and
+    `remove` change one. Raises InputError for a cron expression that is not one (its message one line), for a
+    name taken (`add`) or unknown (the others); SystemDatabaseUnavailable when the database cannot be opened."""
+
+    def add(self, name: str, cron: str, spec: str) -> Schedule: ...
+
+    def list(self) -> list[Schedule]: ...
+
+    def pause(self, name: str) -> None: ...
+
+    def resume(self, name: str) -> None: ...
+
+    def remove(self, name: str) -> None: ...
 
 
 Outcome_co = TypeVar("Outcome_co", covariant=True)

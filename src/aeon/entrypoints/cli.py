@@ -24,6 +24,7 @@ from aeon.entrypoints.run_command import (
     ThreadOpt,
     TtlOpt,
 )
+from aeon.entrypoints.schedule import schedule_app
 from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.threads import threads_app
@@ -244,6 +245,7 @@ def mcp(
 register_durable_commands(app)
 app.add_typer(schema_app, name="schema")
 app.add_typer(threads_app, name="threads")
+app.add_typer(schedule_app, name="schedule")
 app.command()(ui)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+import aeon.adapters.durable.schedules
 import aeon.adapters.durable.workflow  # noqa: F401 — registers the run workflow before any engine launches
 from aeon.adapters.durable import batch as queued
 from aeon.adapters.durable.awaiting import awaiting_result, recorded_request
@@ -20,6 +21,7 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, QueueLimits
 from aeon.adapters.durable.ops import executor_name
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import DurableRuntime, Outcome, RunSpec, register
+from aeon.adapters.durable.schedules import DbosSchedules
 from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
 from aeon.domain.threads import ThreadContext
@@ -89,6 +91,19 @@ class DbosProcess:
         self.composer.settle(spec, settings, container)
         with self.composer.lent_tools(settings, tools), self.runs(settings, "run") as runs:
             yield runs
+
+    @contextlib.contextmanager
+    def schedules(self, settings: Any) -> Iterator[DbosSchedules]:
+        """The schedules on the configured system database, through an engine of this process open meanwhile."""
+        with self.engine(settings, "schedule") as engine:
+            yield DbosSchedules(engine.client)
+
+    def recorded_spec(self, settings: Any, config: Path | None, request: str) -> str:
+        """The recorded input (redacted, paths absolute) of a run of `request` with `settings`, loaded from
+        `config`: what a schedule's every firing runs."""
+        spec = spec_for(request, config, {}, log_path=self.factory.log_file(settings)[0], plan=None, run_id="-")
+        self.composer.settle(spec, settings)
+        return self.composer.recorded_input(spec)
 
     def awaiting(
         self, runs: DbosRuns, run_id: str, outcome: Outcome, settings: Any = None, request: str | None = None
