@@ -5,22 +5,32 @@ ordinary durable run on the record (its side effect once)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from durable_harness import aeon, runs, scripted, start, wait_for
+import yaml
+from durable_harness import aeon, start, wait_for
+from durable_harness import config as harness_config
 
 PLAN = json.dumps(
     {"goal": "g", "steps": [{"step_id": "s1", "description": "note", "tool": "record", "args": {"text": "tick"}}]}
 )
 
 
-def _config(tmp_path: Path) -> Path:
-    return scripted(tmp_path, "scheduled.yaml", [PLAN], evaluate=False)
+POSTGRES = os.environ.get("AEON_TEST_POSTGRES_URL", "")
+
+
+def _config(tmp_path: Path, database_url: str | None = None) -> Path:
+    script = tmp_path / "scheduled.script.yaml"
+    script.write_text(yaml.safe_dump({"responses": [PLAN]}))
+    llm = {"adapter": "scripted", "script": str(script)}
+    return harness_config(tmp_path, "scheduled.yaml", llm, database_url=database_url, evaluate=False)
 
 
 def _listed(tmp_path: Path) -> list[dict[str, Any]]:
@@ -79,24 +89,39 @@ def _stop(worker: subprocess.Popen[str]) -> None:
     worker.wait(30)
 
 
-def test_each_tick_makes_one_run_with_two_workers(tmp_path: Path) -> None:
-    config = _config(tmp_path)
-    added = aeon(tmp_path, "schedule", "add", "* * * * * *", "note the tick", "--name", "tick", "--config", config)
+@pytest.mark.parametrize(
+    "database",
+    [
+        "sqlite",
+        pytest.param(
+            "postgres", marks=pytest.mark.skipif(not POSTGRES, reason="no Postgres: set AEON_TEST_POSTGRES_URL")
+        ),
+    ],
+)
+def test_each_tick_makes_one_run_with_two_workers(tmp_path: Path, database: str) -> None:
+    config = _config(tmp_path, POSTGRES if database == "postgres" else None)
+    tick = f"tick{uuid.uuid4().hex[:8]}"  # the database may be shared with other tests
+
+    def made() -> list[dict[str, Any]]:
+        listed = aeon(tmp_path, "runs", "--json", "--config", config)
+        assert listed.returncode == 0, listed.stderr
+        return [r for r in json.loads(listed.stdout) if r["id"].startswith(f"schedule-{tick}-")]
+
+    added = aeon(tmp_path, "schedule", "add", "* * * * * *", "note the tick", "--name", tick, "--config", config)
     assert added.returncode == 0, added.stderr
-    workers = [start(tmp_path, "worker", "--name", name, "--config", config) for name in ("a", "b")]
+    workers = [start(tmp_path, "worker", "--name", f"{tick}-{n}", "--config", config) for n in ("a", "b")]
     try:
-        wait_for(lambda: sum(r["status"] == "completed" for r in runs(tmp_path)) >= 3, timeout=60, what="three ticks")
-        assert aeon(tmp_path, "schedule", "pause", "tick").returncode == 0
-        wait_for(lambda: all(r["status"] == "completed" for r in runs(tmp_path)), what="the last ticks' runs")
+        wait_for(lambda: sum(r["status"] == "completed" for r in made()) >= 3, timeout=60, what="three ticks")
+        assert aeon(tmp_path, "schedule", "pause", tick, "--config", config).returncode == 0
+        wait_for(lambda: all(r["status"] == "completed" for r in made()), what="the last ticks' runs")
     finally:
         for worker in workers:
             _stop(worker)
-    made = runs(tmp_path)
-    ids = [r["id"] for r in made]
-    assert len(ids) == len(set(ids)) >= 3 and all(i.startswith("schedule-tick-2") for i in ids)
-    assert {r["request"] for r in made} == {"note the tick"}
+    ids = [r["id"] for r in made()]
+    assert len(ids) == len(set(ids)) >= 3
+    assert {r["request"] for r in made()} == {"note the tick"}
     effects = (tmp_path / "effects.txt").read_text().splitlines()
     assert effects == ["tick"] * len(ids)  # each tick's run made its side effect once, across both workers
-    shown = aeon(tmp_path, "runs")
-    assert shown.returncode == 0 and ids[0] in shown.stdout
-    assert _listed(tmp_path)[0]["last_fired"] is not None
+    shown = aeon(tmp_path, "schedule", "list", "--json", "--config", config)
+    assert [s["last_fired"] is not None for s in json.loads(shown.stdout) if s["name"] == tick] == [True]
+    assert aeon(tmp_path, "schedule", "remove", tick, "--config", config).returncode == 0

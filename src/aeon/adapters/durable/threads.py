@@ -9,6 +9,7 @@ from pathlib import Path
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 
 from aeon.adapters.durable.engine import database_url, redacted, sql_engine
 from aeon.adapters.durable.settings import DurableSettings
@@ -60,16 +61,15 @@ class SqlThreads:
         return self.update(name, at, lambda thread: thread)
 
     def update(self, name: str, at: str, change: Callable[[Thread], Thread]) -> Thread:
-        with self.engine.begin() as c:  # SQLite: an IMMEDIATE transaction; Postgres: the row locked
+        with self.engine.begin() as c:
+            # the row made first if missing: that write takes SQLite's lock for the transaction (a read alone would
+            # not), and the row is there for Postgres to lock, so a second run ending at once waits for this one
+            empty = Thread(name=name, created_at=at, updated_at=at)
+            c.execute(_insert_missing(c, {"name": name, "turns": 0, "updated_at": at, "body": _json(empty)}))
             query = sa.select(THREADS.c.body).where(THREADS.c.name == name).with_for_update()
-            body = c.execute(query).scalar()
-            before = msgspec.json.decode(body, type=Thread) if body is not None else None
-            thread = change(before or Thread(name=name, created_at=at, updated_at=at))
+            thread = change(msgspec.json.decode(c.execute(query).scalar_one(), type=Thread))
             values = {"turns": len(thread.turns), "updated_at": thread.updated_at, "body": _json(thread)}
-            if before is None:
-                c.execute(sa.insert(THREADS).values(name=name, **values))
-            else:
-                c.execute(sa.update(THREADS).where(THREADS.c.name == name).values(**values))
+            c.execute(sa.update(THREADS).where(THREADS.c.name == name).values(**values))
         return thread
 
     def list(self) -> list[ThreadSummary]:
@@ -102,6 +102,13 @@ def open_threads(settings: DurableSettings, redactor: Redactor, root: Path | Non
     """The threads use case on the configured system database (the SQLite file under `root`/.aeon/ by default, which
     a run with --no-durable keeps its threads in too)."""
     return Threads(store_for(database_url(settings.database_url, root or Path.cwd())), redactor)
+
+
+def _insert_missing(c: sa.Connection, values: dict[str, object]) -> sa.Executable:
+    """INSERT … ON CONFLICT DO NOTHING, in the dialect of the connection (SQLite or Postgres)."""
+    if c.dialect.name == "postgresql":
+        return postgresql.insert(THREADS).values(**values).on_conflict_do_nothing()
+    return sqlite.insert(THREADS).values(**values).on_conflict_do_nothing()
 
 
 def _json(thread: Thread) -> str:
