@@ -140,3 +140,20 @@ def test_an_untrusted_earlier_answer_is_fenced_and_labels_the_follow_up() -> Non
     step = second.plan.steps[0] if second.plan else None
     assert step is not None and not step.origin.trusted and step.origin.sources == ("tool:fetch_page",)
     assert "untrusted (from tool:fetch_page)" in aeon_threads("show", "web")
+
+
+def test_a_streamed_run_of_a_thread_sees_it_and_leaves_its_turn() -> None:
+    import asyncio
+
+    planner = Planner()
+    run("multiply 6 by 7", planner, thread="calc")
+
+    async def streamed() -> aeon.RunResult:
+        events = aeon.stream("and now divide that by 3", model=planner.model, config=CONFIG, thread="calc")
+        ended = [e async for e in events if isinstance(e, aeon.events.RunEnded)]
+        assert len(ended) == 1
+        return ended[0].result
+
+    assert float(asyncio.run(streamed()).answer) == 14.0
+    assert "Earlier answer: 42" in planner.prompts[1]
+    assert "t2  completed" in aeon_threads("show", "calc")
