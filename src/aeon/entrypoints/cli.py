@@ -26,6 +26,7 @@ from aeon.entrypoints.run_command import (
 )
 from aeon.entrypoints.schedule import schedule_app
 from aeon.entrypoints.schema import schema_app
+from aeon.entrypoints.serve.command import serve_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.threads import threads_app
 from aeon.entrypoints.ui.command import ui
@@ -247,6 +248,7 @@ app.add_typer(schema_app, name="schema")
 app.add_typer(threads_app, name="threads")
 app.add_typer(schedule_app, name="schedule")
 app.command()(ui)
+app.add_typer(serve_app, name="serve")
 
 
 def main() -> None:
