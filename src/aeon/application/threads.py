@@ -56,6 +56,15 @@ class Threads:
         thread = self.store.load(checked_name(name))
         return context_of(thread, self.limits) if thread is not None else ThreadContext(name=name, conversation="")
 
+    def joined(self, name: object) -> ThreadContext | None:
+        """What a run a client asks for in thread `name` is given (None: no thread); InputError for a name that is
+        not a thread's."""
+        if name is None:
+            return None
+        if not isinstance(name, str):
+            raise InputError("'thread' must be a thread's name (a string)")
+        return self.context(name)
+
     def record(self, name: str, result: RunResult) -> Thread:
         """Run `result`'s turn and the memory it wrote, kept by thread `name` (redacted, bounded)."""
         at, limits = self.now(), self.limits

@@ -128,8 +128,11 @@ class QueueOf:
     def __init__(self, config: Path | None, log_path: Path | None) -> None:
         self._config, self._log = config, log_path
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None:
-        spec = spec_for(request, self._config, dict(overrides), log_path=self._log, plan=None, run_id=run_id)
+    def submit(
+        self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: ThreadContext | None = None
+    ) -> None:
+        overrides, log, config = dict(overrides), self._log, self._config
+        spec = spec_for(request, config, overrides, log_path=log, plan=None, run_id=run_id, thread=thread)
         queued.enqueue_spec(spec)
 
 

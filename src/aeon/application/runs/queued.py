@@ -13,12 +13,15 @@ from pydantic import ValidationError
 from aeon.application.errors import InputError
 from aeon.application.kernel.sections import RunSection
 from aeon.domain.text import request_problem
+from aeon.domain.threads import ThreadContext
 
 
 class Queue(Protocol):
     """Where a queued run waits for a process to take it (DbosRuns on the durable queue)."""
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None: ...
+    def submit(
+        self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: ThreadContext | None = None
+    ) -> None: ...
 
 
 def client_overrides(options: Mapping[str, Any], allowed: Collection[str]) -> dict[str, Any]:
@@ -48,12 +51,13 @@ class QueuedRuns:
     allowed: Collection[str]
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
 
-    def submit(self, request: Any, options: Mapping[str, Any]) -> str:
+    def submit(self, request: Any, options: Mapping[str, Any], thread: ThreadContext | None = None) -> str:
+        """The queued run's id; `thread`: the context of the thread it belongs to (Threads.context)."""
         if not isinstance(request, str):
             raise InputError("'request' must be a string: what you want done")
         if (problem := request_problem(request)) is not None:
             raise InputError(problem)
         overrides = client_overrides(options, self.allowed)
         run_id = self.new_id()
-        self.queue.submit(run_id, request, overrides=overrides)
+        self.queue.submit(run_id, request, overrides=overrides, thread=thread)
         return run_id

@@ -13,12 +13,16 @@ from starlette.routing import BaseRoute, Mount
 
 from aeon.application.errors import InputError
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.serve import runs
+from aeon.entrypoints.serve import runs, schedules, threads
 from aeon.entrypoints.serve.context import Served
 from aeon.entrypoints.ui.guard import App, Guard, Message, Receive, Scope, Send
 
 # One line per route group: each module exposes `routes(served) -> list[BaseRoute]`.
-GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (runs.routes,)
+GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (
+    runs.routes,
+    threads.routes,
+    schedules.routes,
+)
 
 
 def create_server(served: Served, *, hashes: frozenset[str], hosts: frozenset[str] | None) -> Starlette:
@@ -82,4 +86,4 @@ def _refused(served: Served, status: int) -> Callable[[Request, Exception], Resp
 
 
 def _unknown(exc: Exception) -> bool:
-    return isinstance(exc, InputError) and str(exc).startswith("no run ")
+    return isinstance(exc, InputError) and str(exc).startswith(("no run ", "no thread named", "no schedule named"))

@@ -4,6 +4,7 @@ queue, what the routes share, and the server on its socket until Ctrl-C."""
 from __future__ import annotations
 
 import socket
+from functools import partial
 from pathlib import Path
 
 from aeon.adapters.durable.engine import BATCH_QUEUE, QueueLimits, redacted
@@ -11,11 +12,15 @@ from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.process import QueueOf
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
+from aeon.adapters.durable.schedules import DbosSchedules
 from aeon.adapters.durable.status import prime_decoders
+from aeon.adapters.durable.threads import store_for
 from aeon.adapters.listening import listen
 from aeon.application.access import is_loopback, loopback_hosts
 from aeon.application.runs import RecordedRuns
 from aeon.application.runs.queued import QueuedRuns
+from aeon.application.runs.schedules import Schedules
+from aeon.application.threads import Threads
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.durable.factory import process
@@ -54,7 +59,7 @@ def start(config: Path | None, *, host: str, port: int, name: str | None, debug:
 
 
 def _served(settings: Settings, config: Path | None, runs: DbosRuns, heads: RunHeads) -> Served:
-    queue = QueueOf(config, settings.log.path)
+    queue, durable = QueueOf(config, settings.log.path), process()
     redactor = redactor_for(settings)
     return Served(
         serve=settings.serve,
@@ -64,6 +69,8 @@ def _served(settings: Settings, config: Path | None, runs: DbosRuns, heads: RunH
         heads=heads,
         redactor=redactor,
         ui=_ui(runs, heads, redactor),
+        threads=Threads(store_for(runs.engine.url), redactor),
+        schedules=Schedules(DbosSchedules(runs.engine.client), partial(durable.recorded_spec, settings, config)),
     )
 
 
