@@ -157,3 +157,33 @@ def test_a_streamed_run_of_a_thread_sees_it_and_leaves_its_turn() -> None:
     assert float(asyncio.run(streamed()).answer) == 14.0
     assert "Earlier answer: 42" in planner.prompts[1]
     assert "t2  completed" in aeon_threads("show", "calc")
+
+
+def test_with_evaluation_the_profile_plan_and_evaluation_prompts_show_the_conversation() -> None:
+    asked: dict[str, list[str]] = {}
+    profile = {
+        "reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": "minimal",
+        "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "one call",
+    }  # fmt: skip
+    converged = {
+        "issues": [],
+        "completeness_score": 1.0,
+        "coherence_score": 1.0,
+        "consistent": True,
+        "explanation": "ok",
+    }
+
+    def answer(call: LLMCall) -> str:
+        asked.setdefault(call.schema_name, []).append(call.prompt)
+        if call.schema_name == "evaluation":
+            return json.dumps(converged)
+        earlier = re.findall(r"Earlier answer: ([0-9.]+)", call.prompt)
+        return json.dumps({"profile": profile, "plan": json.loads(_plan(f"{earlier[-1]} / 3" if earlier else "6 * 7"))})
+
+    options: dict[str, Any] = {"model": FunctionLLM(answer), "config": {"log": {"path": ""}}, "durable": False}
+    aeon.run("multiply 6 by 7", thread="judged", **options)
+    second = aeon.run("and now divide that by 3", thread="judged", **options)
+
+    assert second.status == "completed" and float(second.answer) == 14.0
+    assert [("Earlier answer: 42" in p) for p in asked["profile_and_plan"]] == [False, True]
+    assert [("Earlier answer: 42" in p) for p in asked["evaluation"]] == [False, True]
