@@ -187,3 +187,36 @@ def test_with_evaluation_the_profile_plan_and_evaluation_prompts_show_the_conver
     assert second.status == "completed" and float(second.answer) == 14.0
     assert [("Earlier answer: 42" in p) for p in asked["profile_and_plan"]] == [False, True]
     assert [("Earlier answer: 42" in p) for p in asked["evaluation"]] == [False, True]
+
+
+def test_a_refinement_of_a_follow_up_is_asked_with_the_conversation() -> None:
+    asked: dict[str, list[str]] = {}
+    profile = {
+        "reasoning_depth": 3, "information_sufficiency": 1.0, "expected_tool_usage": "minimal",
+        "output_breadth": "narrow", "confidence_requirement": "high", "raw_inference": "check it",
+    }  # fmt: skip
+    issue = {"severity": "HIGH", "type": "specificity", "description": "say the result"}
+    unsure = {"issues": [issue], "completeness_score": 0.2, "coherence_score": 1.0, "consistent": True}
+    unsure["explanation"] = "incomplete"
+    step = {"step_id": "s2", "description": "State the result", "agent": "llm"}
+    refine = {"actions": [{"action_type": "ADD", "target_step_id": "", "justification": "state", "new_step": step}]}
+
+    def answer(call: LLMCall) -> str:
+        asked.setdefault(call.schema_name, []).append(call.prompt)
+        if call.schema_name == "evaluation":
+            return json.dumps(unsure)
+        if "refin" in call.schema_name:
+            return json.dumps(refine)
+        if call.schema_name == "step_result":
+            return json.dumps({"answer": "14", "clarity_state": "CLEAR", "handoff_to_next": ""})
+        earlier = re.findall(r"Earlier answer: ([0-9.]+)", call.prompt)
+        return json.dumps({"profile": profile, "plan": json.loads(_plan(f"{earlier[-1]} / 3" if earlier else "6 * 7"))})
+
+    options: dict[str, Any] = {"model": FunctionLLM(answer), "durable": False, "thread": "refined"}
+    options["config"] = {"log": {"path": ""}, "run": {"ttl": 2}}
+    aeon.run("multiply 6 by 7", **options)
+    first_refinements = len(next(v for k, v in asked.items() if "refin" in k))
+    aeon.run("and now divide that by 3", **options)
+    refinements = next(v for k, v in asked.items() if "refin" in k)
+    assert len(refinements) > first_refinements
+    assert "Earlier answer: 42" in refinements[-1] and "Earlier answer" not in refinements[0]
