@@ -68,6 +68,9 @@ class RunOptions(TypedDict, total=False):
     process can load again. aeon.run and aeon.arun only; the durable runs of one process take turns (DBOS is one per
     process). Default: the config's `durable.enabled` (true) for a run that can be rebuilt so — tools as modules,
     the model by name, not streamed; a run given tool functions or a model object runs in this process only."""
+    thread: str
+    """Run in this thread (its name): the run sees the thread's earlier requests, answers and memory, and leaves its
+    own turn there (`aeon threads show NAME`); kept in the system database (durable.database_url)."""
     approve: Callback
     """Decides on each tool call that needs approval (`@tool(requires_approval=True)`, config tools.approval, a plan
     step's requires_approval): called with the ApprovalRequest (step, tool, exact arguments), it returns True
@@ -192,7 +195,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     approve = options.get("approve")
     # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
     asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
-    command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
+    given_plan = plan_of(options.get("plan"), tool_port)
+    command = RunCommand(request, given_plan, said, asker, on_record=False, thread=options.get("thread"))
     configured = rebuildable(tools, model, said=said, streamed=progress is not None, entry=entry)
     configured = configured and settings.durable.enabled
     recorded: list[Starts] = []

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
+from aeon.adapters.durable.settings import DurableSettings
 from aeon.adapters.eventlog.settings import open_event_log
 from aeon.adapters.llm.settings import build as build_llm
 from aeon.adapters.llm.settings import open_llm
@@ -30,6 +31,7 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
+from aeon.application.threads import Threads
 from aeon.entrypoints.config.schema import Settings, kernel_settings, tool_folders
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers
@@ -43,6 +45,12 @@ __all__ = [
     "run_scope",
     "tools_opened",
 ]
+
+
+def _threads(durable: DurableSettings, redactor: Redactor) -> Threads:
+    from aeon.adapters.durable.threads import open_threads  # DBOS is imported only by a run of a thread
+
+    return open_threads(durable, redactor)
 
 
 class Container(containers.DeclarativeContainer):
@@ -89,6 +97,7 @@ class Container(containers.DeclarativeContainer):
     tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
     new_id: providers.Object[Callable[[], str]] = providers.Object(lambda: str(uuid.uuid4()))  # the run ids
+    threads = providers.Singleton(_threads, settings.provided.durable, redactor)  # in the system database
 
     orchestrator = providers.Factory(
         Orchestrator,

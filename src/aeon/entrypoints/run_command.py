@@ -45,6 +45,10 @@ HistoryOpt = Annotated[
     Path | None, typer.Option("--history", help="Write the execution history (every pass) as JSON here.")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")]
+ThreadOpt = Annotated[
+    str | None,
+    typer.Option("--thread", help="Run in this thread: the run sees its earlier requests, answers and memory."),
+]
 DurableOpt = Annotated[
     bool | None,
     typer.Option(
@@ -69,6 +73,7 @@ def ran(
     overrides: dict[str, Any],
     progress: ProgressPort | None,
     status: Callable[[str], None] | None,
+    thread: str | None = None,
 ) -> tuple[RunResult, list[int]]:
     """`aeon run` once its settings are loaded and its tools registered: who asks about tool calls on this terminal
     (nobody with --json or without a terminal), the plan read against the tools, then the run use case. Returns the
@@ -88,7 +93,7 @@ def ran(
         container, request, durable=durable_port, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
         around=partial(_guarded, received=received),
     )  # fmt: skip
-    command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress)
+    command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress, thread=thread)
     return runs.run(command, run_async=asyncio.run), received
 
 

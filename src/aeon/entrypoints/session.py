@@ -27,6 +27,7 @@ from aeon.application.runs import (
 )
 from aeon.application.runs.rule import plan_report as report
 from aeon.domain.plan import Plan
+from aeon.domain.threads import ThreadContext
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import Container, build_container, opened, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
@@ -78,11 +79,17 @@ def in_process(container: Container, around: Around | None = None) -> InProcessR
     approver as its constructor argument, inside `around` (the CLI's signal handling)."""
 
     async def execute(
-        run_id: str, request: str, plan: str | None, progress: ProgressPort | None, approver: ApproverPort | None
+        run_id: str,
+        request: str,
+        plan: str | None,
+        progress: ProgressPort | None,
+        approver: ApproverPort | None,
+        thread: ThreadContext | None = None,
+        /,
     ) -> RunResult:
         made: Any = container.orchestrator(approver=approver) if approver is not None else container.orchestrator()
         orchestrator: Orchestrator = await made if inspect.isawaitable(made) else made
-        run = orchestrator.run(request, plan=plan_of(plan), correlation_id=run_id)
+        run = orchestrator.run(request, plan=plan_of(plan), correlation_id=run_id, thread=thread)
         return await (around(run) if around is not None else run)
 
     return InProcessRuns(execute)
@@ -102,7 +109,8 @@ def runs_for(
     `configured`: whether the run is durable when nothing is said (default: the config's durable.enabled)."""
     enabled = container.settings().durable.enabled if configured is None else configured
     preflight = checks(container, request, status)
-    return Runs(container.tools(), enabled, preflight, in_process(container, around), durable, forced)
+    made = in_process(container, around)
+    return Runs(container.tools(), enabled, preflight, made, durable, forced, threads=container.threads)
 
 
 def plan_problems(settings: Settings, doc: Any) -> list[str]:

@@ -26,6 +26,7 @@ from aeon.adapters.durable.runtime import (
 from aeon.application.ports import ApproverPort, DurableRuns, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.threads import ThreadContext
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.status import Recorded
@@ -52,6 +53,7 @@ class DbosRuns:
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> Outcome:
         spec = RunSpec(
             run_id=run_id,
@@ -60,6 +62,7 @@ class DbosRuns:
             config=config,
             overrides=dict(overrides or {}),
             plan=plan,
+            thread=thread,
         )
         return ops.start(spec, progress, inline=approver, leave_when_waiting=leave_when_waiting)
 

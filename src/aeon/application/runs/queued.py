@@ -16,12 +16,15 @@ from pydantic import ValidationError
 from aeon.application.errors import InputError
 from aeon.application.kernel.sections import RunSection
 from aeon.domain.text import request_problem
+from aeon.domain.threads import ThreadContext
 
 
 class Queue(Protocol):
     """Where a queued run waits for a process to take it (DbosRuns on the durable queue)."""
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None: ...
+    def submit(
+        self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: ThreadContext | None = None
+    ) -> None: ...
 
 
 def client_overrides(options: Mapping[str, Any], allowed: Collection[str]) -> dict[str, Any]:
@@ -66,13 +69,14 @@ class QueuedRuns:
     new_id: Callable[[], str] = ordered_id
     queued: Callable[[str], None] = lambda _: None  # told each run id queued (the webhook watches it)
 
-    def submit(self, request: Any, options: Mapping[str, Any]) -> str:
+    def submit(self, request: Any, options: Mapping[str, Any], thread: ThreadContext | None = None) -> str:
+        """The queued run's id; `thread`: the context of the thread it belongs to (Threads.context)."""
         if not isinstance(request, str):
             raise InputError("'request' must be a string: what you want done")
         if (problem := request_problem(request)) is not None:
             raise InputError(problem)
         overrides = client_overrides(options, self.allowed)
         run_id = self.new_id()
-        self.queue.submit(run_id, request, overrides=overrides)
+        self.queue.submit(run_id, request, overrides=overrides, thread=thread)
         self.queued(run_id)
         return run_id

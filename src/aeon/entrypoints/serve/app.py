@@ -16,12 +16,17 @@ from aeon.application.errors import InputError
 from aeon.application.runs.openapi import Operation, document
 from aeon.application.runs.serving import ServeSettings
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.serve import events, runs
+from aeon.entrypoints.serve import events, runs, schedules, threads
 from aeon.entrypoints.serve.context import Served
 from aeon.entrypoints.ui.guard import Bounded, Guard
 
 # One line per route group: each module exposes `routes(served) -> list[BaseRoute]`.
-GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (runs.routes, events.routes)
+GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (
+    runs.routes,
+    events.routes,
+    threads.routes,
+    schedules.routes,
+)
 # What the OpenAPI document shows of each group: `operations(serve_settings) -> list[Operation]`.
 DOCUMENTED: tuple[Callable[[ServeSettings], list[Operation]], ...] = (runs.operations, events.operations)
 
@@ -54,4 +59,4 @@ def _refused(served: Served, status: int) -> Callable[[Request, Exception], Resp
 
 
 def _unknown(exc: Exception) -> bool:
-    return isinstance(exc, InputError) and str(exc).startswith("no run ")
+    return isinstance(exc, InputError) and str(exc).startswith(("no run ", "no thread named", "no schedule named"))

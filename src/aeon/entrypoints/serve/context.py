@@ -14,7 +14,9 @@ from aeon.adapters.durable.runtime import Outcome
 from aeon.application.redaction import Redactor
 from aeon.application.runs import RecordedRuns
 from aeon.application.runs.queued import QueuedRuns
+from aeon.application.runs.schedules import Schedules
 from aeon.application.runs.serving import ServeSettings
+from aeon.application.threads import Threads
 from aeon.application.views.run_resource import RunEvents
 from aeon.domain.text import json_safe
 
@@ -23,8 +25,8 @@ from aeon.domain.text import json_safe
 class Served:
     """What a route needs: the `serve:` settings, the queueing use case (`queued`), the durable runs on the record
     (`runs`: read, cancel), the decisions on them (`recorded`), the run heads (`heads`: listing), the redaction
-    every answer passes through, the runs' audit records (`events`), and the `ui` app (`aeon ui`'s pages, mounted
-    at /ui; None: not mounted)."""
+    every answer passes through, the runs' audit records (`events`), the `ui` app (`aeon ui`'s pages, mounted at
+    /ui; None: not mounted), and the `threads` and `schedules` use cases."""
 
     serve: ServeSettings
     queued: QueuedRuns
@@ -34,6 +36,8 @@ class Served:
     redactor: Redactor
     events: RunEvents
     ui: Any = None
+    threads: Threads | None = None
+    schedules: Schedules | None = None
 
     def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         """`body` as JSON, redacted as every output of Aeon is."""

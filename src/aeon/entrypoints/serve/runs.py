@@ -36,8 +36,9 @@ def routes(served: Served) -> list[BaseRoute]:
 
 async def _start(served: Served, request: Request) -> Response:
     body = await body_of(request)
-    options = {k: v for k, v in body.items() if k != "request"}
-    run_id = await run_in_threadpool(served.queued.submit, body.get("request"), options)
+    options = {k: v for k, v in body.items() if k not in ("request", "thread")}
+    thread = await run_in_threadpool(served.threads.joined, body.get("thread")) if served.threads else None
+    run_id = await run_in_threadpool(served.queued.submit, body.get("request"), options, thread)
     return served.json({"run_id": run_id, "status": "queued"}, 202, {"location": f"/runs/{run_id}"})
 
 

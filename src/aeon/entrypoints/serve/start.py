@@ -16,7 +16,9 @@ from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.process import QueueOf
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
+from aeon.adapters.durable.schedules import DbosSchedules
 from aeon.adapters.durable.status import prime_decoders
+from aeon.adapters.durable.threads import store_for
 from aeon.adapters.durable.tokens import Live, Tokens
 from aeon.adapters.eventlog.reader import Logs
 from aeon.adapters.listening import listen
@@ -26,7 +28,9 @@ from aeon.application.redaction import Redactor
 from aeon.application.runs import RecordedRuns
 from aeon.application.runs.notices import Notices
 from aeon.application.runs.queued import QueuedRuns
+from aeon.application.runs.schedules import Schedules
 from aeon.application.runs.serving import WebhookSettings
+from aeon.application.threads import Threads
 from aeon.application.views.run_resource import RunEvents
 from aeon.domain.log_run import ServeStartRecord
 from aeon.entrypoints.config.layers import load_settings
@@ -89,7 +93,7 @@ def _hashes(settings: Settings, url: str) -> Live:
 
 
 def _served(settings: Settings, config: Path | None, runs: DbosRuns, heads: RunHeads) -> Served:
-    queue = QueueOf(config, settings.log.path)
+    queue, durable = QueueOf(config, settings.log.path), process()
     redactor = redactor_for(settings)
     notices = _notices(settings.serve.webhook, runs, redactor)
     return Served(
@@ -101,6 +105,8 @@ def _served(settings: Settings, config: Path | None, runs: DbosRuns, heads: RunH
         redactor=redactor,
         events=RunEvents(partial(resources.watched, runs.engine), Logs(keep=settings.log.keep).plain, redactor),
         ui=_ui(runs, heads, redactor),
+        threads=Threads(store_for(runs.engine.url), redactor),
+        schedules=Schedules(DbosSchedules(runs.engine.client), partial(durable.recorded_spec, settings, config)),
     )
 
 
