@@ -53,7 +53,8 @@ class WebhookSender:
                    "x-aeon-delivery": delivery, "user-agent": "aeon-webhook"}  # fmt: skip
         status = 0
         retrying = Retrying(
-            stop=stop_after_attempt(self._attempts), wait=wait_exponential_jitter(multiplier=self._wait, max=30),
+            stop=stop_after_attempt(self._attempts),
+            wait=wait_exponential_jitter(multiplier=self._wait, max=30, jitter=self._wait),
             retry=retry_if_exception_type((_Again, httpx.TransportError)), reraise=True,
         )  # fmt: skip
         try:

@@ -3,9 +3,12 @@ allows it, checked, then one call on a queue any process serving it takes the ru
 
 from __future__ import annotations
 
+import secrets
+import threading
+import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -39,6 +42,20 @@ def client_overrides(options: Mapping[str, Any], allowed: Collection[str]) -> di
     return overrides
 
 
+_last = [0]
+_ids = threading.Lock()
+
+
+def ordered_id() -> str:
+    """A new run id that sorts after every one made before in this process (a UUIDv7: milliseconds, then random), so
+    that runs queued within the same second, as the record dates them, list newest first all the same."""
+    with _ids:
+        now = max(time.time_ns() // 1_000_000, _last[0] + 1)  # one millisecond per id at most: strictly increasing
+        _last[0] = now
+    value = (now << 80) | (0x7 << 76) | (secrets.randbits(12) << 64) | (0b10 << 62) | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
+
+
 @dataclass(frozen=True)
 class QueuedRuns:
     """`submit(request, options)`: the request checked, the options the server `allowed` turned into overrides, the
@@ -46,7 +63,7 @@ class QueuedRuns:
 
     queue: Queue
     allowed: Collection[str]
-    new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    new_id: Callable[[], str] = ordered_id
     queued: Callable[[str], None] = lambda _: None  # told each run id queued (the webhook watches it)
 
     def submit(self, request: Any, options: Mapping[str, Any]) -> str:
