@@ -1,0 +1,373 @@
+"""Serve load: N runs POSTed to two `aeon serve` processes sharing one Postgres system database, one of them SIGKILLed
+once about half the runs have ended (the other takes over its runs when its lease expires, or it is started again
+with --restart); checks that every run ends exactly once, none lost, and that the side-effect tool ran once per run;
+then the same runs through `aeon batch` in one process on a fresh database of the same server, figures side by side.
+
+The model is scripted (config/scripted-load.yaml): each run makes 2 LLM calls and one call of `tally`
+(bench/serve_load_tools.py), which appends a line with a fresh token to tally.txt and returns the token, so each line
+is tied to the run that recorded it. The end of a run is its `run_end` record in the shared audit log (the record the
+end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record. Postgres:
+AEON_TEST_POSTGRES_URL when set, else a throwaway server from the OS binaries (tests/support/throwaway_postgres.py);
+with neither it prints `skipped:` and why.
+Run: `.venv/bin/python bench/serve_load.py [--runs 1000] [--clients 16] [--restart]` (--quick: 40 runs, for CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import httpx
+import yaml
+
+import serve_load_tools
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from throwaway_postgres import NoPostgres, fresh_database, throwaway_postgres  # noqa: E402
+
+AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
+CONFIG = ROOT / "config" / "scripted-load.yaml"
+TERMINAL = ("completed", "failed", "stopped", "cancelled", "expired")
+
+
+def bench_config(folder: Path, database_url: str, recover_after: float) -> Path:
+    """config/scripted-load.yaml with its paths made absolute, the system database and the log in `folder`."""
+    doc = yaml.safe_load(CONFIG.read_text())
+    doc["llm"]["script"] = str((CONFIG.parent / doc["llm"]["script"]).resolve())
+    doc["tools"]["modules"] = [str((CONFIG.parent / m).resolve()) for m in doc["tools"]["modules"]]
+    doc["durable"] = {"database_url": database_url, "recover_after_seconds": recover_after}
+    doc["log"] = {"path": str(folder / "runs.jsonl")}
+    path = folder / "load.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("AEON_") and not k.endswith("_API_KEY")}
+
+
+@dataclass
+class Server:
+    name: str
+    folder: Path
+    config: Path
+    process: subprocess.Popen[bytes] | None = None
+    url: str = ""
+
+    def start(self) -> None:
+        err = self.folder / f"serve-{self.name}.err"
+        with err.open("ab") as sink:
+            self.process = subprocess.Popen(
+                [*AEON, "serve", "--port", "0", "--config", str(self.config), "--name", self.name],
+                cwd=self.folder, env=environment(), stdout=subprocess.DEVNULL, stderr=sink,
+            )  # fmt: skip
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and self.process.poll() is None:
+            said = err.read_text(errors="replace")
+            found = re.findall(r"serving on (http://\S+)/ ", said)
+            if found:
+                self.url = found[-1]
+                return
+            time.sleep(0.05)
+        raise SystemExit(f"aeon serve {self.name} did not start: {err.read_text(errors='replace')[-2000:]}")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(30)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@dataclass
+class Ends:
+    """The `run_start` and `run_end` records of an audit log, read as it grows: run id -> their timestamps (epoch
+    seconds)."""
+
+    path: Path
+    seen: dict[str, list[float]] = field(default_factory=dict)
+    starts: dict[str, list[float]] = field(default_factory=dict)
+    _offset: int = 0
+
+    def read(self) -> int:
+        if self.path.exists():
+            with self.path.open("rb") as f:
+                f.seek(self._offset)
+                chunk = f.read()
+            complete = chunk[: chunk.rfind(b"\n") + 1]
+            self._offset += len(complete)
+            for line in complete.splitlines():
+                if b'"event":"run_end"' in line or b'"event":"run_start"' in line:
+                    record = json.loads(line)
+                    when = datetime.fromisoformat(record["timestamp"]).timestamp()
+                    kept = self.starts if record["event"] == "run_start" else self.seen
+                    kept.setdefault(record["correlation_id"], []).append(when)
+        return len(self.seen)
+
+    def wait_all(self, server: Server, run_ids: list[str], timeout: float) -> dict[str, str]:
+        """Until every run ended: its run_end record, or (a run that ends without one: stopped on recovery because
+        the kill cut it off inside `tally`) a final status on GET /runs/{id}, asked once the log has been quiet
+        for a second; returns those runs' statuses."""
+        deadline, quiet, silent = time.monotonic() + timeout, time.monotonic(), {}
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            while missing := [r for r in run_ids if r not in self.seen and r not in silent]:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"timed out: {len(missing)} of {len(run_ids)} runs did not end, e.g. {missing[0]}")
+                before = len(self.seen)
+                time.sleep(0.05)
+                if self.read() > before:
+                    quiet = time.monotonic()
+                elif time.monotonic() - quiet > 1 and len(missing) <= 50:
+                    for run_id in missing:
+                        status = http.get(f"/runs/{run_id}").json()["status"]
+                        if status in TERMINAL:
+                            silent[run_id] = status
+                    quiet = time.monotonic()
+        return silent
+
+
+def post_all(servers: list[Server], n: int, clients: int) -> tuple[dict[str, float], float, int]:
+    """POST n runs, alternately to each server (to the other when one refuses: killed); run id -> when sent; the
+    seconds all took; how many went to the other server."""
+    sent: dict[str, float] = {}
+    moved = 0
+    with ExitStack() as stack:
+        http = [stack.enter_context(httpx.Client(base_url=s.url, timeout=60)) for s in servers]
+
+        def one(i: int) -> tuple[str, float, bool]:
+            for turn in range(len(http)):
+                at = time.time()
+                try:
+                    answer = http[(i + turn) % len(http)].post("/runs", json={"request": f"count one visit (#{i})"})
+                except httpx.TransportError:
+                    continue
+                assert answer.status_code == 202, answer.text
+                return answer.json()["run_id"], at, turn > 0
+            raise SystemExit(f"no server accepted run #{i}")
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(clients) as pool:
+            for run_id, at, elsewhere in pool.map(one, range(n)):
+                sent[run_id], moved = at, moved + elsewhere
+        return sent, time.perf_counter() - t0, moved
+
+
+def final_documents(server: Server, run_ids: list[str], clients: int) -> dict[str, dict[str, Any]]:
+    """GET /runs/{id} of every run from the live server."""
+    with httpx.Client(base_url=server.url, timeout=60) as http, ThreadPoolExecutor(clients) as pool:
+
+        def one(run_id: str) -> dict[str, Any]:
+            answer = http.get(f"/runs/{run_id}")
+            assert answer.status_code == 200, answer.text
+            doc: dict[str, Any] = answer.json()
+            return doc
+
+        return dict(zip(run_ids, pool.map(one, run_ids), strict=True))
+
+
+def check_exactly_once(
+    folder: Path, ends: Ends, docs: dict[str, dict[str, Any]], silent: dict[str, str]
+) -> dict[str, int]:
+    """Every run has a final status on GET /runs/{id} and started and ended once in the log, but those the kill cut
+    off inside `tally`: not run again (it is not idempotent), they end `stopped` on recovery, with no run_end record
+    (`silent`). `tally` ran exactly once for every completed run (its token is the run's answer), never twice, and at
+    most once for a run cut off in it. Returns the final statuses counted (and
+    the lines of runs cut off in `tally`); fails (SystemExit) naming what broke."""
+    problems = []
+    once = [r for r in docs if len(ends.seen.get(r, [])) == 1 and len(ends.starts.get(r, [])) == 1]
+    twice = sorted(set(docs) - set(once) - set(silent))
+    if twice:
+        problems.append(f"{len(twice)} runs did not start and end exactly once in the log, e.g. {twice[0]}")
+    if set(ends.seen) - set(docs):
+        problems.append(f"{len(set(ends.seen) - set(docs))} runs ended that nobody POSTed")
+    if any(status != "stopped" or len(ends.starts.get(r, [])) > 1 for r, status in silent.items()):
+        problems.append(f"runs ended without a run_end record: {silent}")
+    statuses: dict[str, int] = {}
+    for run_id, doc in docs.items():
+        status = "stopped: cut off in tally" if run_id in silent else doc["status"]
+        statuses[status] = statuses.get(status, 0) + 1
+    if set(statuses) - {*TERMINAL, "stopped: cut off in tally"}:
+        problems.append(f"runs not ended on GET /runs/{{id}}: {statuses}")
+    tally = folder / serve_load_tools.TALLY
+    lines = tally.read_text().split()[::2] if tally.exists() else []
+    tokens = {str(d["result"]["answer"]) for d in docs.values() if d["status"] == "completed"}
+    if len(lines) != len(set(lines)) or not tokens <= set(lines) or len(set(lines) - tokens) > len(silent):
+        problems.append(f"tally ran {len(lines)} times ({len(set(lines))} tokens) for {len(tokens)} completed runs "
+                        f"and {len(silent)} cut off in it")  # fmt: skip
+    if problems:
+        raise SystemExit("exactly-once broken: " + "; ".join(problems))
+    statuses["tally lines of runs cut off in it"] = len(set(lines) - tokens)
+    return statuses
+
+
+def wait_for_half(database_url: str, n: int, name: str, timeout: float) -> tuple[int, int]:
+    """Until half the n runs ended and the server `name` has runs under way (so that the kill cuts some off), or
+    every run ended; (runs ended, runs under way on `name`). Read from DBOS's workflow table, as the log of a process
+    killed may lag behind it (the bench's only look inside the system database)."""
+    import psycopg
+
+    query = "SELECT status, executor_id = %s, count(*) FROM dbos.workflow_status GROUP BY 1, 2"
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            rows = conn.execute(query, (f"serve-{name}",)).fetchall()
+            ended = sum(count for status, _, count in rows if status not in ("PENDING", "ENQUEUED"))
+            under_way = sum(count for status, on, count in rows if status == "PENDING" and on)
+            if (ended >= n // 2 and under_way) or ended >= n:
+                return ended, under_way
+            time.sleep(0.01)
+    raise SystemExit(f"timed out waiting for half the runs to end with some under way on {name}")
+
+
+def runs_recovered(database_url: str) -> int:
+    """How many runs were started more than once: taken over from the killed server (or back by it, restarted)."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        found = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE recovery_attempts > 1").fetchone()
+        return int(found[0]) if found else 0
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dict[str, Any]:
+    """The runs POSTed to two servers, one killed half-way; figures and checks."""
+    cfg = bench_config(folder, database_url, args.recover_after)
+    servers = [Server(name, folder, cfg) for name in ("load-a", "load-b")]
+    ends = Ends(folder / "runs.jsonl")
+    try:
+        for server in servers:
+            server.start()
+        t0 = time.time()
+        sent, posting, moved = post_all(servers, args.runs, args.clients)
+        ended_then, in_flight = wait_for_half(database_url, args.runs, servers[0].name, args.timeout)
+        killed_at = time.time()
+        servers[0].kill()
+        if args.restart:
+            servers[0].start()
+        silent = ends.wait_all(servers[1], list(sent), args.timeout)
+        docs = final_documents(servers[1], list(sent), args.clients)
+    finally:
+        for server in servers:
+            server.stop()
+    statuses = check_exactly_once(folder, ends, docs, silent)
+    taken = runs_recovered(database_url)
+    last = max(max(t) for t in ends.seen.values())
+    latency = [ends.seen[r][0] - at for r, at in sent.items() if r in ends.seen]
+    return {
+        "accepted/s": args.runs / posting, "finished/s": args.runs / (last - t0), "wall": last - t0,
+        "p50": percentile(latency, 50), "p99": percentile(latency, 99), "statuses": statuses,
+        "killed": f"load-a after {killed_at - t0:.1f} s, {ended_then}/{args.runs} runs ended, {in_flight} of them "
+        f"pending on it; {taken} runs recovered (DBOS recovery_attempts > 1); {moved} POSTs went to the other server",
+    }  # fmt: skip
+
+
+def batch_part(args: argparse.Namespace, folder: Path, database_url: str) -> dict[str, Any]:
+    """The same runs through `aeon batch` in one process on a database of the same server."""
+    cfg = bench_config(folder, database_url, args.recover_after)
+    requests = folder / "requests.jsonl"
+    requests.write_text("".join(json.dumps({"request": f"count one visit (#{i})"}) + "\n" for i in range(args.runs)))
+    ends = Ends(folder / "runs.jsonl")
+    t0 = time.time()
+    done = subprocess.run(
+        [*AEON, "batch", str(requests), "--concurrency", str(args.concurrency), "--config", str(cfg), "--out",
+         str(folder / "out.jsonl")], cwd=folder, env=environment(), capture_output=True, text=True,
+        timeout=args.timeout,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"aeon batch failed ({done.returncode}): {done.stderr[-2000:]}")
+    ends.read()
+    results = [json.loads(line) for line in (folder / "out.jsonl").read_text().splitlines()]
+    lines = (folder / serve_load_tools.TALLY).read_text().splitlines()
+    assert len(results) == len(ends.seen) == len(lines) == args.runs, (len(results), len(ends.seen), len(lines))
+    first, last = min(min(t) for t in ends.starts.values()), max(max(t) for t in ends.seen.values())
+    latency = [t[0] - first for t in ends.seen.values()]
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    return {
+        "accepted/s": float("nan"), "finished/s": args.runs / (last - first), "wall": last - first,
+        "p50": percentile(latency, 50), "p99": percentile(latency, 99), "statuses": statuses,
+        "startup": first - t0,
+    }  # fmt: skip
+
+
+def report(args: argparse.Namespace, serve: dict[str, Any], batch: dict[str, Any]) -> None:
+    print(f"{args.runs} runs (scripted model: 2 LLM calls and one side-effect tool call each), Postgres system "
+          f"database; aeon batch --concurrency {args.concurrency}; {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"{'':32}{'2 × aeon serve, 1 killed':>26}{'aeon batch, 1 process':>24}")
+    rows = [
+        ("accepted/s (POST rate)", "accepted/s", "{:.0f}"),
+        ("runs finished/s", "finished/s", "{:.1f}"),
+        ("first POST/start → last end, s", "wall", "{:.1f}"),
+        ("p50 POST → end, s", "p50", "{:.2f}"),
+        ("p99 POST → end, s", "p99", "{:.2f}"),
+    ]
+    for label, key, fmt in rows:
+        b = "-" if batch[key] != batch[key] else fmt.format(batch[key])
+        print(f"{label:32}{fmt.format(serve[key]):>26}{b:>24}")
+    print(f"serve: killed {serve['killed']}; final statuses {serve['statuses']}")
+    print(f"batch: final statuses {batch['statuses']}; its times are from its first run's start (all queued at "
+          f"once), {batch['startup']:.1f} s after the command started (imports, DBOS launch)")  # fmt: skip
+    print(
+        "exactly once: every run ended once, none lost; tally ran once per completed run, never twice; the runs the "
+        "kill cut off inside tally (not idempotent) end stopped with no end record, left out of the times"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--clients", type=int, default=16, help="POSTs in flight at once")
+    ap.add_argument("--concurrency", type=int, default=16, help="aeon batch --concurrency")
+    ap.add_argument("--recover-after", type=float, default=5.0, help="durable.recover_after_seconds (the lease)")
+    ap.add_argument("--restart", action="store_true", help="start the killed server again (else left dead)")
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--quick", action="store_true", help="40 runs: checks the bench and exactly-once (CI)")
+    args = ap.parse_args()
+    if args.quick:
+        args.runs, args.recover_after, args.timeout = 40, 2.0, 100
+    try:
+        with throwaway_or_given() as server, TemporaryDirectory(prefix="aeon-load-") as d:
+            (Path(d) / "serve").mkdir(), (Path(d) / "batch").mkdir()
+            with fresh_database(server) as url:
+                served = serve_part(args, Path(d) / "serve", url)
+            with fresh_database(server) as url:
+                batched = batch_part(args, Path(d) / "batch", url)
+    except NoPostgres as exc:
+        print(f"skipped: no Postgres: {exc}")
+        return
+    report(args, served, batched)
+
+
+def throwaway_or_given() -> Any:
+    given = os.environ.get("AEON_TEST_POSTGRES_URL", "")
+    return nullcontext(given) if given else throwaway_postgres()
+
+
+if __name__ == "__main__":
+    main()
