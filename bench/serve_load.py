@@ -9,7 +9,7 @@ is tied to the run that recorded it. The end of a run is its `run_end` record in
 end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record. Postgres:
 AEON_TEST_POSTGRES_URL when set, else a throwaway server from the OS binaries (tests/support/throwaway_postgres.py);
 with neither it prints `skipped:` and why.
-Run: `.venv/bin/python bench/serve_load.py [--runs 1000] [--clients 16] [--restart]` (--quick: 40 runs, for CI).
+Run: `.venv/bin/python bench/serve_load.py [--runs 1000] [--clients 16] [--restart]` (--quick: 60 runs, for CI).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import httpx
 import yaml
 
 import serve_load_tools
+from serve_load_follow import check_streams, follow_all
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -128,7 +129,7 @@ class Ends:
         """Until every run ended: its run_end record, or (a run that ends without one: stopped on recovery because
         the kill cut it off inside `tally`) a final status on GET /runs/{id}, asked once the log has been quiet
         for a second; returns those runs' statuses."""
-        deadline, quiet, silent = time.monotonic() + timeout, time.monotonic(), {}
+        deadline, quiet, silent = time.monotonic() + timeout, time.monotonic(), dict[str, str]()
         with httpx.Client(base_url=server.url, timeout=60) as http:
             while missing := [r for r in run_ids if r not in self.seen and r not in silent]:
                 if time.monotonic() > deadline:
@@ -142,6 +143,8 @@ class Ends:
                         status = http.get(f"/runs/{run_id}").json()["status"]
                         if status in TERMINAL:
                             silent[run_id] = status
+                    self.read()  # a run writes its run_end before it ends: one that just ended is in the log now
+                    silent = {r: status for r, status in silent.items() if r not in self.seen}
                     quiet = time.monotonic()
         return silent
 
@@ -220,23 +223,23 @@ def check_exactly_once(
     return statuses
 
 
-def wait_for_half(database_url: str, n: int, name: str, timeout: float) -> tuple[int, int]:
-    """Until half the n runs ended and the server `name` has runs under way (so that the kill cuts some off), or
-    every run ended; (runs ended, runs under way on `name`). Read from DBOS's workflow table, as the log of a process
-    killed may lag behind it (the bench's only look inside the system database)."""
+def wait_for_half(database_url: str, n: int, timeout: float) -> tuple[int, dict[str, int]]:
+    """Until about half the n runs ended (the first moment past 40 % when a server has runs under way, so that the
+    kill cuts some off), or every run ended: (runs ended, runs under way by executor id). Read from DBOS's workflow
+    table, as the log of a process killed may lag behind it (the bench's only look inside the system database)."""
     import psycopg
 
-    query = "SELECT status, executor_id = %s, count(*) FROM dbos.workflow_status GROUP BY 1, 2"
+    query = "SELECT status, executor_id, count(*) FROM dbos.workflow_status GROUP BY 1, 2"
     deadline = time.monotonic() + timeout
     with psycopg.connect(database_url, autocommit=True) as conn:
         while time.monotonic() < deadline:
-            rows = conn.execute(query, (f"serve-{name}",)).fetchall()
+            rows = conn.execute(query).fetchall()
             ended = sum(count for status, _, count in rows if status not in ("PENDING", "ENQUEUED"))
-            under_way = sum(count for status, on, count in rows if status == "PENDING" and on)
-            if (ended >= n // 2 and under_way) or ended >= n:
+            under_way = {executor: count for status, executor, count in rows if status == "PENDING"}
+            if (ended >= 0.4 * n and under_way) or ended >= n:
                 return ended, under_way
             time.sleep(0.01)
-    raise SystemExit(f"timed out waiting for half the runs to end with some under way on {name}")
+    raise SystemExit("timed out waiting for half the runs to end")
 
 
 def runs_recovered(database_url: str) -> int:
@@ -263,25 +266,42 @@ def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
             server.start()
         t0 = time.time()
         sent, posting, moved = post_all(servers, args.runs, args.clients)
-        ended_then, in_flight = wait_for_half(database_url, args.runs, servers[0].name, args.timeout)
+        order = list(sent)
+        picked = {order[i]: i % 2 for i in range(args.runs // 2, args.runs, max(1, args.runs // 2 // args.follow))}
+        followers, followed = follow_all([s.url for s in servers], picked, args.timeout)
+        ended_then, under_way = wait_for_half(database_url, args.runs, args.timeout)
+        doomed = max(servers, key=lambda s: under_way.get(f"serve-{s.name}", 0))  # the busier one
+        survivor = servers[1 - servers.index(doomed)]
         killed_at = time.time()
-        servers[0].kill()
+        doomed.kill()
         if args.restart:
-            servers[0].start()
-        silent = ends.wait_all(servers[1], list(sent), args.timeout)
-        docs = final_documents(servers[1], list(sent), args.clients)
+            doomed.start()
+        silent = ends.wait_all(survivor, list(sent), args.timeout)
+        docs = final_documents(survivor, list(sent), args.clients)
+        for thread in followers:
+            thread.join(60)
     finally:
         for server in servers:
             server.stop()
     statuses = check_exactly_once(folder, ends, docs, silent)
+    problems = check_streams(followed, set(silent))
+    if problems or len(followed) != len(picked):
+        raise SystemExit(f"event streams of {len(picked)} runs followed: {len(followed)} ended; " + "; ".join(problems))
+    streamed = [f.end_at - sent[f.run_id] for f in followed if f.end_at is not None]
     taken = runs_recovered(database_url)
+    if not taken:
+        raise SystemExit(f"the kill of {doomed.name} cut off no run: nothing was taken over, so nothing was checked")
     last = max(max(t) for t in ends.seen.values())
     latency = [ends.seen[r][0] - at for r, at in sent.items() if r in ends.seen]
     return {
         "accepted/s": args.runs / posting, "finished/s": args.runs / (last - t0), "wall": last - t0,
         "p50": percentile(latency, 50), "p99": percentile(latency, 99), "statuses": statuses,
-        "killed": f"load-a after {killed_at - t0:.1f} s, {ended_then}/{args.runs} runs ended, {in_flight} of them "
-        f"pending on it; {taken} runs recovered (DBOS recovery_attempts > 1); {moved} POSTs went to the other server",
+        "killed": f"{doomed.name} after {killed_at - t0:.1f} s, {ended_then}/{args.runs} runs ended and "
+        f"{under_way.get('serve-' + doomed.name, 0)} under way on it; {taken} runs recovered (DBOS "
+        f"recovery_attempts > 1); {moved} POSTs went to the other server",
+        "followed": f"{len(followed)} runs' GET /runs/{{id}}/events followed to their end event (seqs whole, none "
+        f"twice; {sum(f.reconnects for f in followed)} reconnects with Last-Event-ID): POST → end event p50 "
+        f"{percentile(streamed, 50):.2f} s, max {max(streamed):.2f} s",
     }  # fmt: skip
 
 
@@ -331,6 +351,7 @@ def report(args: argparse.Namespace, serve: dict[str, Any], batch: dict[str, Any
         b = "-" if batch[key] != batch[key] else fmt.format(batch[key])
         print(f"{label:32}{fmt.format(serve[key]):>26}{b:>24}")
     print(f"serve: killed {serve['killed']}; final statuses {serve['statuses']}")
+    print(f"serve: {serve['followed']}")
     print(f"batch: final statuses {batch['statuses']}; its times are from its first run's start (all queued at "
           f"once), {batch['startup']:.1f} s after the command started (imports, DBOS launch)")  # fmt: skip
     print(
@@ -345,12 +366,13 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=16, help="POSTs in flight at once")
     ap.add_argument("--concurrency", type=int, default=16, help="aeon batch --concurrency")
     ap.add_argument("--recover-after", type=float, default=5.0, help="durable.recover_after_seconds (the lease)")
+    ap.add_argument("--follow", type=int, default=20, help="runs whose event stream a client follows")
     ap.add_argument("--restart", action="store_true", help="start the killed server again (else left dead)")
     ap.add_argument("--timeout", type=float, default=1800)
-    ap.add_argument("--quick", action="store_true", help="40 runs: checks the bench and exactly-once (CI)")
+    ap.add_argument("--quick", action="store_true", help="60 runs: checks the bench and exactly-once (CI)")
     args = ap.parse_args()
     if args.quick:
-        args.runs, args.recover_after, args.timeout = 40, 2.0, 100
+        args.runs, args.recover_after, args.timeout, args.follow = 60, 2.0, 100, 6
     try:
         with throwaway_or_given() as server, TemporaryDirectory(prefix="aeon-load-") as d:
             (Path(d) / "serve").mkdir(), (Path(d) / "batch").mkdir()
