@@ -33,8 +33,8 @@ from typing import Any
 import httpx
 import yaml
 
+import serve_load_follow
 import serve_load_tools
-from serve_load_follow import check_streams, follow_all
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -268,7 +268,7 @@ def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
         sent, posting, moved = post_all(servers, args.runs, args.clients)
         order = list(sent)
         picked = {order[i]: i % 2 for i in range(args.runs // 2, args.runs, max(1, args.runs // 2 // args.follow))}
-        followers, followed = follow_all([s.url for s in servers], picked, args.timeout)
+        followers, followed = serve_load_follow.follow_all([s.url for s in servers], picked, args.timeout)
         ended_then, under_way = wait_for_half(database_url, args.runs, args.timeout)
         doomed = max(servers, key=lambda s: under_way.get(f"serve-{s.name}", 0))  # the busier one
         survivor = servers[1 - servers.index(doomed)]
@@ -284,7 +284,7 @@ def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
         for server in servers:
             server.stop()
     statuses = check_exactly_once(folder, ends, docs, silent)
-    problems = check_streams(followed, set(silent))
+    problems = serve_load_follow.check_streams(followed, set(silent))
     if problems or len(followed) != len(picked):
         raise SystemExit(f"event streams of {len(picked)} runs followed: {len(followed)} ended; " + "; ".join(problems))
     streamed = [f.end_at - sent[f.run_id] for f in followed if f.end_at is not None]
