@@ -15,6 +15,7 @@ import os
 import pwd
 import shutil
 import socket
+import stat
 import subprocess
 import tempfile
 import uuid
@@ -60,6 +61,13 @@ def _as_user() -> dict[str, Any]:
     raise NoPostgres("running as root, and there is neither a postgres nor a nobody user to run Postgres as")
 
 
+def _reachable(tmp: Path) -> Path:
+    """`tmp` when every folder above it lets others through (the user Postgres runs as must reach its data), else
+    /tmp."""
+    parents = [tmp.resolve(), *tmp.resolve().parents]
+    return tmp if all(p.stat().st_mode & stat.S_IXOTH for p in parents) else Path("/tmp")
+
+
 def _run(args: list[str], who: dict[str, Any], timeout: float = 120) -> None:
     done = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **who)
     if done.returncode != 0:
@@ -73,7 +81,7 @@ def throwaway_postgres() -> Iterator[str]:
     if bin_dir is None:
         raise NoPostgres(f"no Postgres binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin: {INSTALL}")
     who = _as_user()
-    folder = Path(tempfile.mkdtemp(prefix="aeon-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="aeon-pg-", dir=_reachable(Path(tempfile.gettempdir())) if who else None))
     data = folder / "data"
     try:
         if who:
