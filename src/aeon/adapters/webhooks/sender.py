@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import msgspec
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
 _RETRIED = (429, 500, 502, 503, 504)
 
@@ -54,7 +54,7 @@ class WebhookSender:
         status = 0
         retrying = Retrying(
             stop=stop_after_attempt(self._attempts),
-            wait=wait_exponential_jitter(multiplier=self._wait, max=30, jitter=self._wait),
+            wait=wait_exponential(multiplier=self._wait, max=30) + wait_random(0, self._wait),  # any tenacity
             retry=retry_if_exception_type((_Again, httpx.TransportError)), reraise=True,
         )  # fmt: skip
         try:

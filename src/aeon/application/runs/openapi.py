@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from aeon.application.runs.serving import CLIENT_OPTIONS
+from aeon.application.runs.serving import CLIENT_OPTIONS, ServeSettings
 
 OPENAPI = "3.1.0"
 API_VERSION = "1"  # the HTTP API's own version: it changes when an answer or a body changes shape
@@ -92,6 +92,20 @@ class Operation:
     answers: Answers = field(default_factory=dict)
     query: Sequence[str] = ()
     stream: bool = False
+
+
+def runs_operations(serve: ServeSettings) -> list[Operation]:
+    """The runs API (entrypoints/serve/runs.py)."""
+    run: Answers = {202: Run, 400: Error, 404: Error}
+    refused: Answers = {400: Error}
+    one: Answers = {200: Run, 404: Error}
+    return [
+        Operation("POST", "/runs", "Queue a run", run_request(serve.options), {202: Queued, **refused}),
+        Operation("GET", "/runs", "Runs, newest first", None, {200: RunPage, **refused}, ("status", "limit", "cursor")),
+        Operation("GET", "/runs/{run_id}", "A run: its status, and its result once it ended", None, one),
+        Operation("POST", "/runs/{run_id}/cancel", "Cancel a run", None, run),
+        Operation("POST", "/runs/{run_id}/decisions", "Approve or deny the call a run waits on", Decision, run),
+    ]
 
 
 def document(operations: Iterable[Operation]) -> dict[str, Any]:

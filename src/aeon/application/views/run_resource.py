@@ -3,7 +3,9 @@ ended its result as `aeon run --json` prints it — one JSON document for GET /r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,9 @@ def record_event(record: dict[str, Any]) -> dict[str, str]:
             "data": msgspec.json.encode(record).decode()}  # fmt: skip
 
 
+Looked = tuple[bool, list[dict[str, Any]]] | None  # whether the run had ended, its records past a seq; None: no run
+
+
 class RunEvents:
     """A run's audit records as an event stream reads them: `state(run_id)` says whether the run ended and where its
     log is (None: no such run), `records(log, run_id)` its records there, plain and in seq order; each redacted."""
@@ -51,10 +56,31 @@ class RunEvents:
         state: Callable[[str], tuple[bool, Path | None] | None],
         records: Callable[[Path, str], list[dict[str, Any]]],
         redactor: Redactor,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._state, self._records, self._redactor = state, records, redactor
+        self._state, self._records, self._redactor, self._clock = state, records, redactor, clock
 
-    def look(self, run_id: str, after: int) -> tuple[bool, list[dict[str, Any]]] | None:
+    async def stream(
+        self, look: Callable[[int], Awaitable[Looked]], after: int, most: int, seconds: float, every: float = 0.25,
+    ) -> AsyncIterator[dict[str, str]]:  # fmt: skip
+        """The events of a stream: the records `look(after)` finds past seq `after` (it is `self.look` of one run,
+        off the event loop), looked at every `every` seconds, then `end` once the run ended, or after `most` records
+        or `seconds` (a reconnect with Last-Event-ID goes on)."""
+        sent, deadline = 0, self._clock() + seconds
+        while True:
+            ended, fresh = await look(after) or (True, [])
+            for record in fresh[: most - sent]:
+                yield record_event(record)
+                after, sent = int(record["seq"]), sent + 1
+            if sent >= most or self._clock() > deadline:
+                yield {"event": "end", "data": '{"why": "bounded: reconnect with Last-Event-ID for more"}'}
+                return
+            if ended:
+                yield {"event": "end", "data": '{"why": "the run ended"}'}
+                return
+            await asyncio.sleep(every)
+
+    def look(self, run_id: str, after: int) -> Looked:
         """Whether run `run_id` had ended before its records were read, and its records past seq `after`."""
         state = self._state(run_id)
         if state is None:

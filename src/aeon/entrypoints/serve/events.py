@@ -3,9 +3,6 @@ named by Last-Event-ID), each event's id the record's seq; it ends when the run 
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator
 from functools import partial
 
 from sse_starlette.sse import EventSourceResponse
@@ -17,10 +14,9 @@ from starlette.routing import BaseRoute, Route
 from aeon.application.errors import InputError
 from aeon.application.runs.openapi import Error, Operation
 from aeon.application.runs.serving import ServeSettings
-from aeon.application.views.run_resource import record_event
+from aeon.application.views.run_resource import Looked
 from aeon.entrypoints.serve.context import Served
 
-EVERY = 0.25  # seconds between looks at a run's log and record
 PING = 15
 
 
@@ -40,22 +36,9 @@ async def _events(served: Served, request: Request) -> Response:
         raise InputError("Last-Event-ID must be the id (seq) of an event of this stream")
     if await run_in_threadpool(served.events.look, run_id, 1 << 62) is None:
         raise InputError(f"no run {run_id!r} on the record")
-    return EventSourceResponse(_stream(served, run_id, int(given)), ping=PING, headers={"cache-control": "no-store"})
 
+    async def look(after: int) -> Looked:
+        return await run_in_threadpool(served.events.look, run_id, after)
 
-async def _stream(served: Served, run_id: str, after: int) -> AsyncIterator[dict[str, str]]:
-    most, deadline = served.serve.max_events, time.monotonic() + served.serve.max_stream_seconds
-    sent = 0
-    while True:
-        looked = await run_in_threadpool(served.events.look, run_id, after)
-        ended, fresh = looked if looked is not None else (True, [])
-        for record in fresh[: most - sent]:
-            yield record_event(record)
-            after, sent = int(record["seq"]), sent + 1
-        if sent >= most or time.monotonic() > deadline:
-            yield {"event": "end", "data": '{"why": "bounded: reconnect with Last-Event-ID for more"}'}
-            return
-        if ended:
-            yield {"event": "end", "data": '{"why": "the run ended"}'}
-            return
-        await asyncio.sleep(EVERY)
+    stream = served.events.stream(look, int(given), served.serve.max_events, served.serve.max_stream_seconds)
+    return EventSourceResponse(stream, ping=PING, headers={"cache-control": "no-store"})

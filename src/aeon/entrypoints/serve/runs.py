@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Any
 
@@ -13,28 +12,16 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from aeon.adapters.durable import resources
+from aeon.application.approval_args import edited_args
 from aeon.application.errors import InputError
 from aeon.application.runs import openapi as api
-from aeon.application.runs.openapi import Operation
 from aeon.application.runs.recorded import decision_of
-from aeon.application.runs.serving import ServeSettings
 from aeon.entrypoints.serve.context import Served
 
 MOST_PER_PAGE = 100
 
 
-def operations(serve: ServeSettings) -> list[Operation]:
-    run: api.Answers = {202: api.Run, 400: api.Error, 404: api.Error}
-    refused: api.Answers = {400: api.Error}
-    one: api.Answers = {200: api.Run, 404: api.Error}
-    listing: api.Answers = {200: api.RunPage, **refused}
-    return [
-        Operation("POST", "/runs", "Queue a run", api.run_request(serve.options), {202: api.Queued, **refused}),
-        Operation("GET", "/runs", "Runs, newest first", None, listing, ("status", "limit", "cursor")),
-        Operation("GET", "/runs/{run_id}", "A run: its status, and its result once it ended", None, one),
-        Operation("POST", "/runs/{run_id}/cancel", "Cancel a run", None, run),
-        Operation("POST", "/runs/{run_id}/decisions", "Approve or deny the call a run waits on", api.Decision, run),
-    ]
+operations = api.runs_operations  # what the OpenAPI document shows of these routes
 
 
 def routes(served: Served) -> list[BaseRoute]:
@@ -98,11 +85,5 @@ def _number(text: str, name: str, most: int) -> int:
 
 
 async def body_of(request: Request) -> dict[str, Any]:
-    """The request's JSON object (InputError when it is not one)."""
-    try:
-        body = json.loads(await request.body() or b"{}")
-    except ValueError as exc:
-        raise InputError(f"the body is not JSON: {exc}") from exc
-    if not isinstance(body, dict):
-        raise InputError("the body must be a JSON object")
-    return body
+    """The request's JSON object, each key once (InputError naming what is wrong, as `aeon approve --args`)."""
+    return edited_args((await request.body()).decode("utf-8", "replace") or "{}", "the body") or {}

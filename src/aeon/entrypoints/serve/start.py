@@ -28,6 +28,7 @@ from aeon.application.runs.notices import Notices
 from aeon.application.runs.queued import QueuedRuns
 from aeon.application.runs.serving import WebhookSettings
 from aeon.application.views.run_resource import RunEvents
+from aeon.domain.log_run import ServeStartRecord
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import build_container, opened, tools_opened
@@ -56,7 +57,7 @@ def start(config: Path | None, *, host: str, port: int, name: str | None, debug:
     engine = durable.engine(settings, "serve", name=name or f"{socket.gethostname()}-{port}", listen=(BATCH_QUEUE,),
                             queues=queues, lease=True)  # fmt: skip
     with contextlib.ExitStack() as stack:
-        _checked(stack, settings)
+        _checked(stack, settings, ServeStartRecord(server=engine.executor_id, address=f"{host}:{port}"))
         stack.enter_context(engine)
         served = _served(settings, config, DbosRuns(engine), RunHeads(engine.url, RUN_WORKFLOW))
         app = create_server(served, hashes=hashes, hosts=loopback_hosts(host, port) if loopback else None)
@@ -68,14 +69,16 @@ def start(config: Path | None, *, host: str, port: int, name: str | None, debug:
         leave_pending(EXIT_OK)  # runs under way stay pending: this server started again takes them back
 
 
-def _checked(stack: contextlib.ExitStack, settings: Settings) -> None:
-    """Before serving: the tools load (lent to the runs executed here), the model can run, the log opens."""
+def _checked(stack: contextlib.ExitStack, settings: Settings, first: ServeStartRecord) -> None:
+    """Before serving: the tools load (lent to the runs executed here), the model can run, the log takes `first`."""
     container = build_container(settings)
     stack.enter_context(process().composer.lent_tools(settings, stack.enter_context(tools_opened(container))))
 
     async def ready_here() -> None:
         async with opened(container, container.event_log, container.llm):
             await ready(container)
+            container.event_log().bind(first.server)
+            container.event_log().emit(first)
 
     asyncio.run(ready_here())
 
@@ -122,4 +125,4 @@ def _ui(runs: DbosRuns, heads: RunHeads, redactor: object) -> object:
     from aeon.entrypoints.ui.app import create_app
     from aeon.entrypoints.ui.serve import pages
 
-    return create_app(pages(runs.engine, heads, redactor), token=None, hosts=None, cookie="aeon_serve_ui")  # type: ignore[arg-type]
+    return create_app(pages(runs.engine, heads, redactor, "/ui"), token=None, hosts=None, cookie="aeon_serve_ui")  # type: ignore[arg-type]

@@ -61,7 +61,7 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
     _say("ui stopped")
 
 
-def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
+def pages(engine: Any, heads: RunHeads, redactor: Redactor, root: str = "") -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
     from aeon.entrypoints.ui.catalog import RunIndex
     from aeon.entrypoints.ui.context import Ui
@@ -70,7 +70,9 @@ def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
     from aeon.entrypoints.ui.pages import environment
 
     index = RunIndex(engine, heads, redactor)
-    return Ui(index, Runs(engine, redactor), Decisions(engine), env=environment(), csrf=_secret(), redactor=redactor)
+    return Ui(
+        index, Runs(engine, redactor), Decisions(engine), env=environment(root), csrf=_secret(), redactor=redactor
+    )
 
 
 def _announce(host: str, port: int, url: str, token: str | None) -> None:
