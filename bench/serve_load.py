@@ -1,12 +1,15 @@
-"""Serve load: N runs POSTed to two `aeon serve` processes sharing one Postgres system database, one of them SIGKILLed
-once about half the runs have ended (the other takes over its runs when its lease expires, or it is started again
-with --restart); checks that every run ends exactly once, none lost, and that the side-effect tool ran once per run;
-then the same runs through `aeon batch` in one process on a fresh database of the same server, figures side by side.
+"""Serve load: N runs POSTed to two `aeon serve` processes sharing one Postgres system database; once about half the
+runs have ended, the server with more runs under way is SIGKILLed (the other takes over its runs when its lease,
+--recover-after seconds, expires; or it is started again with --restart). Checks that every run ends exactly once,
+none lost, that the side-effect tool ran once per run, and that a client following a run's events across the kill
+(Last-Event-ID on the other server) gets each record once; then the same runs through `aeon batch` in one process on
+a fresh database of the same server, the figures side by side.
 
 The model is scripted (config/scripted-load.yaml): each run makes 2 LLM calls and one call of `tally`
 (bench/serve_load_tools.py), which appends a line with a fresh token to tally.txt and returns the token, so each line
 is tied to the run that recorded it. The end of a run is its `run_end` record in the shared audit log (the record the
-end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record. Postgres:
+end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record, and the
+serve figures count from the first POST (the servers already up), so they include the wait for the lease. Postgres:
 AEON_TEST_POSTGRES_URL when set, else a throwaway server from the OS binaries (tests/support/throwaway_postgres.py);
 with neither it prints `skipped:` and why.
 Run: `.venv/bin/python bench/serve_load.py [--runs 1000] [--clients 16] [--restart]` (--quick: 60 runs, for CI).
@@ -24,8 +27,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, nullcontext
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -34,6 +36,7 @@ import httpx
 import yaml
 
 import serve_load_follow
+import serve_load_record
 import serve_load_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +45,6 @@ from throwaway_postgres import NoPostgres, fresh_database, throwaway_postgres  #
 
 AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
 CONFIG = ROOT / "config" / "scripted-load.yaml"
-TERMINAL = ("completed", "failed", "stopped", "cancelled", "expired")
 
 
 def bench_config(folder: Path, database_url: str, recover_after: float) -> Path:
@@ -100,55 +102,6 @@ class Server:
                 self.kill()
 
 
-@dataclass
-class Ends:
-    """The `run_start` and `run_end` records of an audit log, read as it grows: run id -> their timestamps (epoch
-    seconds)."""
-
-    path: Path
-    seen: dict[str, list[float]] = field(default_factory=dict)
-    starts: dict[str, list[float]] = field(default_factory=dict)
-    _offset: int = 0
-
-    def read(self) -> int:
-        if self.path.exists():
-            with self.path.open("rb") as f:
-                f.seek(self._offset)
-                chunk = f.read()
-            complete = chunk[: chunk.rfind(b"\n") + 1]
-            self._offset += len(complete)
-            for line in complete.splitlines():
-                if b'"event":"run_end"' in line or b'"event":"run_start"' in line:
-                    record = json.loads(line)
-                    when = datetime.fromisoformat(record["timestamp"]).timestamp()
-                    kept = self.starts if record["event"] == "run_start" else self.seen
-                    kept.setdefault(record["correlation_id"], []).append(when)
-        return len(self.seen)
-
-    def wait_all(self, server: Server, run_ids: list[str], timeout: float) -> dict[str, str]:
-        """Until every run ended: its run_end record, or (a run that ends without one: stopped on recovery because
-        the kill cut it off inside `tally`) a final status on GET /runs/{id}, asked once the log has been quiet
-        for a second; returns those runs' statuses."""
-        deadline, quiet, silent = time.monotonic() + timeout, time.monotonic(), dict[str, str]()
-        with httpx.Client(base_url=server.url, timeout=60) as http:
-            while missing := [r for r in run_ids if r not in self.seen and r not in silent]:
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"timed out: {len(missing)} of {len(run_ids)} runs did not end, e.g. {missing[0]}")
-                before = len(self.seen)
-                time.sleep(0.05)
-                if self.read() > before:
-                    quiet = time.monotonic()
-                elif time.monotonic() - quiet > 1 and len(missing) <= 50:
-                    for run_id in missing:
-                        status = http.get(f"/runs/{run_id}").json()["status"]
-                        if status in TERMINAL:
-                            silent[run_id] = status
-                    self.read()  # a run writes its run_end before it ends: one that just ended is in the log now
-                    silent = {r: status for r, status in silent.items() if r not in self.seen}
-                    quiet = time.monotonic()
-        return silent
-
-
 def post_all(servers: list[Server], n: int, clients: int) -> tuple[dict[str, float], float, int]:
     """POST n runs, alternately to each server (to the other when one refuses: killed); run id -> when sent; the
     seconds all took; how many went to the other server."""
@@ -188,69 +141,6 @@ def final_documents(server: Server, run_ids: list[str], clients: int) -> dict[st
         return dict(zip(run_ids, pool.map(one, run_ids), strict=True))
 
 
-def check_exactly_once(
-    folder: Path, ends: Ends, docs: dict[str, dict[str, Any]], silent: dict[str, str]
-) -> dict[str, int]:
-    """Every run has a final status on GET /runs/{id} and started and ended once in the log, but those the kill cut
-    off inside `tally`: not run again (it is not idempotent), they end `stopped` on recovery, with no run_end record
-    (`silent`). `tally` ran exactly once for every completed run (its token is the run's answer), never twice, and at
-    most once for a run cut off in it. Returns the final statuses counted (and
-    the lines of runs cut off in `tally`); fails (SystemExit) naming what broke."""
-    problems = []
-    once = [r for r in docs if len(ends.seen.get(r, [])) == 1 and len(ends.starts.get(r, [])) == 1]
-    twice = sorted(set(docs) - set(once) - set(silent))
-    if twice:
-        problems.append(f"{len(twice)} runs did not start and end exactly once in the log, e.g. {twice[0]}")
-    if set(ends.seen) - set(docs):
-        problems.append(f"{len(set(ends.seen) - set(docs))} runs ended that nobody POSTed")
-    if any(status != "stopped" or len(ends.starts.get(r, [])) > 1 for r, status in silent.items()):
-        problems.append(f"runs ended without a run_end record: {silent}")
-    statuses: dict[str, int] = {}
-    for run_id, doc in docs.items():
-        status = "stopped: cut off in tally" if run_id in silent else doc["status"]
-        statuses[status] = statuses.get(status, 0) + 1
-    if set(statuses) - {*TERMINAL, "stopped: cut off in tally"}:
-        problems.append(f"runs not ended on GET /runs/{{id}}: {statuses}")
-    tally = folder / serve_load_tools.TALLY
-    lines = tally.read_text().split()[::2] if tally.exists() else []
-    tokens = {str(d["result"]["answer"]) for d in docs.values() if d["status"] == "completed"}
-    if len(lines) != len(set(lines)) or not tokens <= set(lines) or len(set(lines) - tokens) > len(silent):
-        problems.append(f"tally ran {len(lines)} times ({len(set(lines))} tokens) for {len(tokens)} completed runs "
-                        f"and {len(silent)} cut off in it")  # fmt: skip
-    if problems:
-        raise SystemExit("exactly-once broken: " + "; ".join(problems))
-    statuses["tally lines of runs cut off in it"] = len(set(lines) - tokens)
-    return statuses
-
-
-def wait_for_half(database_url: str, n: int, timeout: float) -> tuple[int, dict[str, int]]:
-    """Until about half the n runs ended (the first moment past 40 % when a server has runs under way, so that the
-    kill cuts some off), or every run ended: (runs ended, runs under way by executor id). Read from DBOS's workflow
-    table, as the log of a process killed may lag behind it (the bench's only look inside the system database)."""
-    import psycopg
-
-    query = "SELECT status, executor_id, count(*) FROM dbos.workflow_status GROUP BY 1, 2"
-    deadline = time.monotonic() + timeout
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        while time.monotonic() < deadline:
-            rows = conn.execute(query).fetchall()
-            ended = sum(count for status, _, count in rows if status not in ("PENDING", "ENQUEUED"))
-            under_way = {executor: count for status, executor, count in rows if status == "PENDING"}
-            if (ended >= 0.4 * n and under_way) or ended >= n:
-                return ended, under_way
-            time.sleep(0.01)
-    raise SystemExit("timed out waiting for half the runs to end")
-
-
-def runs_recovered(database_url: str) -> int:
-    """How many runs were started more than once: taken over from the killed server (or back by it, restarted)."""
-    import psycopg
-
-    with psycopg.connect(database_url) as conn:
-        found = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE recovery_attempts > 1").fetchone()
-        return int(found[0]) if found else 0
-
-
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
@@ -260,7 +150,7 @@ def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
     """The runs POSTed to two servers, one killed half-way; figures and checks."""
     cfg = bench_config(folder, database_url, args.recover_after)
     servers = [Server(name, folder, cfg) for name in ("load-a", "load-b")]
-    ends = Ends(folder / "runs.jsonl")
+    ends = serve_load_record.Ends(folder / "runs.jsonl")
     try:
         for server in servers:
             server.start()
@@ -269,32 +159,33 @@ def serve_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
         order = list(sent)
         picked = {order[i]: i % 2 for i in range(args.runs // 2, args.runs, max(1, args.runs // 2 // args.follow))}
         followers, followed = serve_load_follow.follow_all([s.url for s in servers], picked, args.timeout)
-        ended_then, under_way = wait_for_half(database_url, args.runs, args.timeout)
+        ended_then, under_way = serve_load_record.wait_for_half(database_url, args.runs, args.timeout)
         doomed = max(servers, key=lambda s: under_way.get(f"serve-{s.name}", 0))  # the busier one
         survivor = servers[1 - servers.index(doomed)]
         killed_at = time.time()
         doomed.kill()
         if args.restart:
             doomed.start()
-        silent = ends.wait_all(survivor, list(sent), args.timeout)
+        silent = ends.wait_all(survivor.url, list(sent), args.timeout)
         docs = final_documents(survivor, list(sent), args.clients)
         for thread in followers:
             thread.join(60)
     finally:
         for server in servers:
             server.stop()
-    statuses = check_exactly_once(folder, ends, docs, silent)
+    statuses = serve_load_record.check_exactly_once(folder, ends, docs, silent)
     problems = serve_load_follow.check_streams(followed, set(silent))
     if problems or len(followed) != len(picked):
         raise SystemExit(f"event streams of {len(picked)} runs followed: {len(followed)} ended; " + "; ".join(problems))
     streamed = [f.end_at - sent[f.run_id] for f in followed if f.end_at is not None]
-    taken = runs_recovered(database_url)
+    taken = serve_load_record.runs_recovered(database_url)
     if not taken:
         raise SystemExit(f"the kill of {doomed.name} cut off no run: nothing was taken over, so nothing was checked")
     last = max(max(t) for t in ends.seen.values())
     latency = [ends.seen[r][0] - at for r, at in sent.items() if r in ends.seen]
     return {
         "accepted/s": args.runs / posting, "finished/s": args.runs / (last - t0), "wall": last - t0,
+        "before kill": ended_then / (killed_at - t0),
         "p50": percentile(latency, 50), "p99": percentile(latency, 99), "statuses": statuses,
         "killed": f"{doomed.name} after {killed_at - t0:.1f} s, {ended_then}/{args.runs} runs ended and "
         f"{under_way.get('serve-' + doomed.name, 0)} under way on it; {taken} runs recovered (DBOS "
@@ -310,7 +201,7 @@ def batch_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
     cfg = bench_config(folder, database_url, args.recover_after)
     requests = folder / "requests.jsonl"
     requests.write_text("".join(json.dumps({"request": f"count one visit (#{i})"}) + "\n" for i in range(args.runs)))
-    ends = Ends(folder / "runs.jsonl")
+    ends = serve_load_record.Ends(folder / "runs.jsonl")
     t0 = time.time()
     done = subprocess.run(
         [*AEON, "batch", str(requests), "--concurrency", str(args.concurrency), "--config", str(cfg), "--out",
@@ -330,6 +221,7 @@ def batch_part(args: argparse.Namespace, folder: Path, database_url: str) -> dic
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     return {
         "accepted/s": float("nan"), "finished/s": args.runs / (last - first), "wall": last - first,
+        "before kill": float("nan"),
         "p50": percentile(latency, 50), "p99": percentile(latency, 99), "statuses": statuses,
         "startup": first - t0,
     }  # fmt: skip
@@ -343,6 +235,7 @@ def report(args: argparse.Namespace, serve: dict[str, Any], batch: dict[str, Any
     rows = [
         ("accepted/s (POST rate)", "accepted/s", "{:.0f}"),
         ("runs finished/s", "finished/s", "{:.1f}"),
+        ("runs finished/s until the kill", "before kill", "{:.1f}"),
         ("first POST/start → last end, s", "wall", "{:.1f}"),
         ("p50 POST → end, s", "p50", "{:.2f}"),
         ("p99 POST → end, s", "p99", "{:.2f}"),
