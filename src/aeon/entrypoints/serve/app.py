@@ -18,7 +18,7 @@ from aeon.application.runs.serving import ServeSettings
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.serve import events, runs
 from aeon.entrypoints.serve.context import Served
-from aeon.entrypoints.ui.guard import App, Guard, Message, Receive, Scope, Send
+from aeon.entrypoints.ui.guard import Bounded, Guard
 
 # One line per route group: each module exposes `routes(served) -> list[BaseRoute]`.
 GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (runs.routes, events.routes)
@@ -40,40 +40,9 @@ def create_server(served: Served, *, hashes: Collection[str] | None, hosts: froz
     if served.ui is not None:
         routes.append(Mount("/ui", app=served.ui))
     guard = Middleware(Guard, token=None, hosts=hosts, cookie="aeon_serve", hashes=hashes, door="aeon serve")
-    bounded = Middleware(Bounded, most=served.serve.max_body)
+    bounded = Middleware(Bounded, most=served.serve.max_body, door="aeon serve", why=" (serve.max_body)")
     handlers = {AeonError: _refused(served, 400)}
     return Starlette(routes=routes, middleware=[guard, bounded], exception_handlers=handlers)
-
-
-class Bounded:
-    """A request body over `most` bytes is refused (413) before it is read whole, whatever its length says."""
-
-    def __init__(self, app: App, *, most: int) -> None:
-        self._app, self._most = app, most
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        length = dict(scope.get("headers", [])).get(b"content-length", b"0")
-        seen = [0 if length.isdigit() and int(length) <= self._most else self._most + 1]
-
-        async def counted() -> Message:
-            message = await receive()
-            seen[0] += len(message.get("body", b""))
-            if seen[0] > self._most:
-                raise _TooLarge
-            return message
-
-        try:
-            if seen[0] > self._most:
-                raise _TooLarge
-            await self._app(scope, counted if scope["type"] == "http" else receive, send)
-        except _TooLarge:
-            body = f"aeon serve: a request body may hold at most {self._most} bytes (serve.max_body)\n".encode()
-            await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"text/plain")]})
-            await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    """A body past the bound."""
 
 
 def _refused(served: Served, status: int) -> Callable[[Request, Exception], Response]:
