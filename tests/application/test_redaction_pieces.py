@@ -124,7 +124,7 @@ _VALUE: st.SearchStrategy[Any] = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.lists(st.tuples(_VALUE, st.booleans()), min_size=1, max_size=4),
     st.sampled_from(
