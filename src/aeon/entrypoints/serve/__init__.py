@@ -1,0 +1,1 @@
+"""aeon serve: the HTTP server, one route group per module."""
