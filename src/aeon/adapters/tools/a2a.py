@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import httpx
 import msgspec
 
 from aeon.adapters.tools.registry import DEFAULT_TIMEOUT
@@ -20,12 +19,9 @@ from aeon.application.schemas import schema_problems
 from aeon.domain.provenance import Effect
 from aeon.domain.tools import ToolResult, ToolSpec
 
-if TYPE_CHECKING:
-    from a2a.types import Task
-
 # A reply bigger than this (every response of a call, the agent card too) is refused, not cut
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-MAX_ERROR_TEXT = 2000
+MAX_ERROR_TEXT = 2000  # an error's text is cut past this
 MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"message": {"type": "string", "description": "what to ask the agent, in words"}},
@@ -46,10 +42,6 @@ class A2AAgentConfig:
     timeout: float | None = None  # seconds per call; None: tools.timeout
     requires_approval: bool = False
     max_response_bytes: int = MAX_RESPONSE_BYTES
-
-
-class ResponseTooLarge(Exception):
-    """The agent sent more than its bound."""
 
 
 def agent_spec(agent: A2AAgentConfig) -> ToolSpec:
@@ -108,10 +100,12 @@ class A2ATools:
             return ToolResult(error="ValidationError: " + "; ".join(f"{at}: {msg}" for at, msg in problems))
         limits = [t for t in (agent.timeout or self._timeout, time_left) if t is not None]
         limit = min(limits) if limits else None
-        transport = CappedTransport(httpx.AsyncHTTPTransport(), agent.max_response_bytes)
+        from aeon.adapters.tools.a2a_call import CappedTransport, ask  # httpx and the SDK, only when called
+
+        transport = CappedTransport(agent.max_response_bytes)
         try:
             async with asyncio.timeout(limit):
-                return await _ask(agent, str(args["message"]), transport, limit)
+                return await ask(name, agent.url, agent.headers, str(args["message"]), transport, limit)
         except TimeoutError:
             caller = time_left is not None and limit == time_left
             why = "the run's time cap" if caller else "its timeout"
@@ -121,79 +115,6 @@ class A2ATools:
             if transport.exceeded:
                 return ToolResult(error=f"A2A agent {name!r} sent more than {agent.max_response_bytes:,} bytes")
             return ToolResult(error=self._redactor.text(_clipped(f"A2A agent {name!r} failed: {_said(exc)}")))
-
-
-async def _ask(
-    agent: A2AAgentConfig, message: str, transport: httpx.AsyncBaseTransport, limit: float | None
-) -> ToolResult:
-    from a2a.client import ClientConfig, create_client  # the SDK, only when an agent is called
-    from a2a.helpers import get_message_text, new_text_message
-    from a2a.types import Role, SendMessageRequest
-
-    async with httpx.AsyncClient(transport=transport, headers=dict(agent.headers), timeout=limit) as http:
-        client = await create_client(agent.url, ClientConfig(streaming=False, httpx_client=http))
-        request = SendMessageRequest(message=new_text_message(message, role=Role.ROLE_USER))
-        async for response in client.send_message(request):
-            if response.HasField("message"):
-                return ToolResult(output=get_message_text(response.message))
-            if response.HasField("task"):
-                return _task_result(agent.name, response.task)
-    return ToolResult(error=f"A2A agent {agent.name!r} sent no reply")
-
-
-def _task_result(name: str, task: Task) -> ToolResult:
-    """A task's end as a tool's answer: completed, its artifacts' text (the status message when it has none); any
-    other state an error saying which, with what the agent said."""
-    from a2a.helpers import get_artifact_text, get_message_text
-    from a2a.types import TaskState
-
-    said = get_message_text(task.status.message) if task.status.HasField("message") else ""
-    if task.status.state == TaskState.TASK_STATE_COMPLETED:
-        texts = [get_artifact_text(a) for a in task.artifacts]
-        return ToolResult(output="\n".join(t for t in texts if t) or said)
-    state = TaskState.Name(task.status.state).removeprefix("TASK_STATE_").lower().replace("_", "-")
-    return ToolResult(error=_clipped(f"A2A agent {name!r} ended its task {state}" + (f": {said}" if said else "")))
-
-
-class CappedTransport(httpx.AsyncBaseTransport):
-    """An httpx transport whose responses stop with ResponseTooLarge past `limit` bytes (all of a call's together);
-    `exceeded` tells the caller, whatever the SDK made of the exception."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, limit: int) -> None:
-        self._inner = inner
-        self._left = limit
-        self.exceeded = False
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self._inner.handle_async_request(request)
-        stream = response.stream
-        assert isinstance(stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            response.status_code, headers=response.headers, stream=_Capped(self, stream), extensions=response.extensions
-        )
-
-    def take(self, size: int) -> None:
-        self._left -= size
-        if self._left < 0:
-            self.exceeded = True
-            raise ResponseTooLarge("the agent sent more than its bound")
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class _Capped(httpx.AsyncByteStream):
-    def __init__(self, owner: CappedTransport, inner: httpx.AsyncByteStream) -> None:
-        self._owner = owner
-        self._inner = inner
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            self._owner.take(len(chunk))
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 def _said(exc: BaseException) -> str:

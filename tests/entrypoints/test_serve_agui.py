@@ -1,0 +1,71 @@
+"""aeon serve's AG-UI door over real HTTP: POST /agui with a RunAgentInput streams the run as server-sent events that
+parse with ag-ui-protocol's own types, RUN_STARTED first and RUN_FINISHED last; a bad input is refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ag_ui.core import Event, EventType, RunAgentInput, UserMessage
+from pydantic import TypeAdapter
+from starlette.applications import Starlette
+
+from aeon.entrypoints.serve.agui import config_routes
+
+from a2a_harness import serve
+
+CONFIG = Path(__file__).parents[2] / "config"
+EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+@pytest.fixture
+def url(isolated_env: None) -> Iterator[str]:
+    app = Starlette(routes=config_routes(CONFIG / "scripted-simple-request.yaml"))
+    with serve(lambda base: app) as base:
+        yield base
+
+
+def run_input(text: str) -> dict[str, Any]:
+    given = RunAgentInput(
+        thread_id="t1", run_id="r1", messages=[UserMessage(id="m1", content=text)], tools=[], context=[], state={}
+    )
+    return given.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def streamed(url: str, body: dict[str, Any]) -> list[Any]:
+    events = []
+    with httpx.stream("POST", f"{url}/agui", json=body, timeout=60) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                events.append(EVENTS.validate_python(json.loads(line.removeprefix("data: "))))
+    return events
+
+
+def test_a_run_streams_as_agui_events_from_run_started_to_run_finished(url: str) -> None:
+    events = streamed(url, run_input("calculate the sum of 5 and 10"))
+    kinds = [e.type for e in events]
+    assert kinds[0] is EventType.RUN_STARTED and events[0].run_id == "r1" and events[0].thread_id == "t1"
+    assert kinds[-1] is EventType.RUN_FINISHED and events[-1].outcome.type == "success"
+    for kind in (EventType.STATE_SNAPSHOT, EventType.STEP_STARTED, EventType.TOOL_CALL_START, EventType.STEP_FINISHED):
+        assert kind in kinds
+    result = next(e for e in events if e.type is EventType.TOOL_CALL_RESULT)
+    assert result.content == "15"
+    assert [e.delta for e in events if e.type is EventType.TEXT_MESSAGE_CONTENT] == ["15"]
+
+
+def test_a_request_the_run_refuses_ends_the_stream_with_run_error(url: str) -> None:
+    events = streamed(url, run_input("   "))
+    assert [e.type for e in events] == [EventType.RUN_STARTED, EventType.RUN_ERROR]
+
+
+def test_an_input_that_is_not_a_run_agent_input_is_refused(url: str) -> None:
+    answer = httpx.post(f"{url}/agui", json={"threadId": "t"}, timeout=10)
+    assert answer.status_code == 422 and "RunAgentInput" in answer.json()["error"]
+    no_user = run_input("x") | {"messages": []}
+    assert httpx.post(f"{url}/agui", json=no_user, timeout=10).status_code == 400
