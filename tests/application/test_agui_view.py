@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 
 import aeon
 from aeon.application.results import ErrorInfo, RunEnded, RunStatus
-from aeon.application.views.agui import AguiEvents
+from aeon.application.views.agui import AguiEvents, AguiRecords
 from aeon.domain.approval import ApprovalRequest
 
 CONFIG = Path(__file__).parents[2] / "config"
@@ -86,3 +86,17 @@ def test_a_run_that_did_not_get_done_ends_with_run_error(status: RunStatus) -> N
 def test_an_interrupted_run_finishes_cancelled() -> None:
     event = EVENTS.validate_python(AguiEvents("run-1", "t").of(result_of(RunStatus.INTERRUPTED))[-1])
     assert event.type is EventType.RUN_FINISHED and event.outcome.type == "cancelled"
+
+
+def test_a_recorded_runs_audit_records_map_to_a_valid_agui_stream(isolated_env: None, tmp_path: Path) -> None:
+    log = tmp_path / "runs.jsonl"
+    result = aeon.run(
+        "calculate the sum of 5 and 10", config=CONFIG / "scripted-simple-request.yaml", log_file=str(log)
+    )
+    view = AguiRecords(result.correlation_id, "t")
+    records = [msgspec.json.decode(line) for line in log.read_bytes().splitlines()]
+    events = [EVENTS.validate_python(e) for r in records if r.get("correlation_id") for e in view.of(r)]
+    kinds = [e.type for e in events]
+    assert kinds[0] is EventType.RUN_STARTED and kinds[-1] is EventType.RUN_FINISHED
+    call = kinds.index(EventType.TOOL_CALL_START)
+    assert events[call].tool_call_name == "calculator" and events[call + 3].content == "15"

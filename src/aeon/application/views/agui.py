@@ -122,24 +122,91 @@ class AguiEvents:
         ]
 
     def _ended(self, result: RunResult) -> Event:
-        ids = {"threadId": self.thread_id, "runId": self.run_id}
         said = {"status": str(result.status), "answer": msgspec.to_builtins(result.answer)}
+        interrupt = None
         if result.status is RunStatus.AWAITING_APPROVAL and result.pending_approval is not None:
             request = result.pending_approval
-            why = request.reason or f"step {request.step_id} calls {request.tool}: a person approves each call"
-            interrupt = {"id": f"{self.run_id}-{request.key}", "reason": "approval", "message": why}
+            interrupt = _interrupt(self.run_id, request.key, request.step_id, request.tool, request.reason)
             if request.step_id in self._calls:
                 interrupt["toolCallId"] = self._call_id(request.step_id)
-            return {"type": "RUN_FINISHED", **ids, "result": said,
-                    "outcome": {"type": "interrupt", "interrupts": [interrupt]}}  # fmt: skip
-        if result.status in FINISHED:
-            return {"type": "RUN_FINISHED", **ids, "result": said, "outcome": {"type": FINISHED[result.status]}}
-        error = result.error
-        code = error.code if error is not None else f"AEON.RUN.{result.status.upper()}"
-        message = error.message if error is not None else f"the run ended {result.status}"
-        return {"type": "RUN_ERROR", "message": message, "code": code}
+        error = (result.error.code, result.error.message) if result.error is not None else None
+        return ending(self.run_id, self.thread_id, str(result.status), said, error=error, interrupt=interrupt)
 
     @staticmethod
     def _custom(event: ProgressEvent) -> Event:
         value = msgspec.to_builtins(event)
         return {"type": "CUSTOM", "name": f"aeon.{value.pop('type')}", "value": value}
+
+
+def _interrupt(run_id: str, key: str, step_id: str, tool: str, reason: str | None) -> dict[str, Any]:
+    why = reason or f"step {step_id} calls {tool}: a person approves each call"
+    return {"id": f"{run_id}-{key}", "reason": "approval", "message": why}
+
+
+def ending(
+    run_id: str,
+    thread_id: str,
+    status: str,
+    said: dict[str, Any],
+    *,
+    error: tuple[str, str] | None,
+    interrupt: dict[str, Any] | None,
+) -> Event:
+    """The last event of a run that ended with `status`: RUN_FINISHED (success, interrupt, cancelled) or RUN_ERROR
+    with `error` (code, message), or the status when it has none."""
+    ids = {"threadId": thread_id, "runId": run_id}
+    if status == RunStatus.AWAITING_APPROVAL and interrupt is not None:
+        return {
+            "type": "RUN_FINISHED",
+            **ids,
+            "result": said,
+            "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+        }
+    if status in FINISHED:
+        return {"type": "RUN_FINISHED", **ids, "result": said, "outcome": {"type": FINISHED[RunStatus(status)]}}
+    code, message = error if error is not None else (f"AEON.RUN.{status.upper()}", f"the run ended {status}")
+    return {"type": "RUN_ERROR", "message": message, "code": code}
+
+
+class AguiRecords:
+    """A recorded run's audit records (plain, as GET /runs/{id}/events reads them) as AG-UI events: `of(record)` for
+    each, in seq order. The records say less than the live events: a tool call is one record, written once it
+    returned (start, arguments, end and result at once, inside its step), and the run's end has no answer."""
+
+    def __init__(self, run_id: str, thread_id: str) -> None:
+        self.run_id, self.thread_id = run_id, thread_id
+        self._waiting: dict[str, Any] | None = None
+
+    def of(self, record: dict[str, Any]) -> list[Event]:
+        kind = str(record.get("event", ""))
+        if kind == "run_start":
+            return [{"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}]
+        if kind == "tool_call":
+            step, call = str(record["step_id"]), f"{self.run_id}-{record['step_id']}-{record.get('seq', 0)}"
+            failed = record.get("error")
+            return [
+                {"type": "STEP_STARTED", "stepName": step},
+                {"type": "TOOL_CALL_START", "toolCallId": call, "toolCallName": str(record["tool"])},
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": _text(record.get("args") or {})},
+                {"type": "TOOL_CALL_END", "toolCallId": call},
+                {"type": "TOOL_CALL_RESULT", "messageId": f"{call}-result", "toolCallId": call, "role": "tool",
+                 "content": f"error: {failed}" if failed else _text(record.get("output"))},
+                {"type": "STEP_FINISHED", "stepName": step},
+            ]  # fmt: skip
+        if kind in ("approval_requested", "approval_decided"):
+            self._waiting = record if kind == "approval_requested" else None
+        if kind == "run_end":
+            return [self._ended(record)]
+        value = {k: v for k, v in record.items() if k != "event"}
+        return [{"type": "CUSTOM", "name": f"aeon.{kind}", "value": value}]
+
+    def _ended(self, record: dict[str, Any]) -> Event:
+        status, error, waiting = str(record.get("status")), record.get("error"), self._waiting
+        interrupt = None
+        if waiting is not None:
+            interrupt = _interrupt(
+                self.run_id, waiting["key"], waiting["step_id"], waiting["tool"], waiting.get("reason")
+            )
+        said = {"status": status, "answer": None}
+        told = (str(error.get("code")), str(error.get("message"))) if isinstance(error, dict) else None
+        return ending(self.run_id, self.thread_id, status, said, error=told, interrupt=interrupt)
