@@ -4,6 +4,7 @@ output untrusted, its config checked at boot. The agent is a real a2a-sdk server
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from aeon.application.errors import ConfigurationError
 from aeon.application.redaction import Redactor
 from aeon.domain.provenance import Effect
 from aeon.domain.tools import ToolResult
+from aeon.entrypoints.config.layers import load_settings
+from aeon.entrypoints.secrets import run_secrets
 
 from a2a_harness import HEARD, echo_agent, serve
 
@@ -94,3 +97,21 @@ def test_a_typo_in_an_a2a_entry_is_a_boot_error(tmp_path: Path) -> None:
         aeon.run("hello", config=config)
     with pytest.raises(ConfigurationError, match="url must start with http"):
         aeon.run("hello", config={"tools": {"a2a": [{"name": "helper", "url": "ftp://x"}]}})
+
+
+def test_an_agents_headers_and_url_password_are_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: None
+) -> None:
+    monkeypatch.setenv("PLAIN_NAME", "innocent-looking-credential")
+    agents = [
+        {
+            "name": "a",
+            "url": "https://h/a",
+            "headers": {"X-Thing": "${PLAIN_NAME}", "Authorization": "Bearer lit-9876"},
+        },
+        {"name": "b", "url": "https://bob:url-password-123@h/b"},
+    ]
+    path = tmp_path / "a2a.yaml"
+    path.write_text(json.dumps({"tools": {"a2a": agents}}), encoding="utf-8")
+    secrets = run_secrets(load_settings(path), environ={})
+    assert {"innocent-looking-credential", "Bearer l-9876", "url-password-123"} <= set(secrets)
