@@ -107,7 +107,7 @@ def test_an_agents_headers_and_url_password_are_secrets(
         {
             "name": "a",
             "url": "https://h/a",
-            "headers": {"X-Thing": "${PLAIN_NAME}", "Authorization": "Bearer lit-9876"},
+            "headers": {"X-Thing": "${PLAIN_NAME}", "Authorization": "Bearer l-9876"},
         },
         {"name": "b", "url": "https://bob:url-password-123@h/b"},
     ]
