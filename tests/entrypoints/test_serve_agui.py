@@ -14,7 +14,7 @@ from ag_ui.core import Event, EventType, RunAgentInput, UserMessage
 from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
-from aeon.entrypoints.serve.agui import config_routes
+from aeon.entrypoints.serve.agui_door import config_routes
 
 from a2a_harness import serve
 

@@ -5,6 +5,7 @@ browser from loading anything else. `aeon ui` asks it on every request; any HTTP
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 from dataclasses import dataclass
@@ -56,27 +57,36 @@ class Welcome:
 @dataclass(frozen=True)
 class Access:
     """The rule of one server: `token` (None on a loopback address) must come with every request, as `?token=`
-    once, then the cookie named `cookie`, or an `Authorization: Bearer` header; `hosts`: the Host headers a loopback
+    once, then the cookie named `cookie`, or an `Authorization: Bearer` header; `hashes`: the SHA-256 (hex) of
+    other tokens any of which will do as well (`aeon serve`'s, kept hashed); `hosts`: the Host headers a loopback
     server answers to (None: any); `door`: the server's name in its refusals."""
 
     token: str | None
     hosts: frozenset[str] | None
     cookie: str
     door: str = "aeon ui"
+    hashes: frozenset[str] = frozenset()
 
     def decide(self, asked: Asked) -> Refused | Welcome | None:
         """None: the request may go on."""
         if self.hosts is not None and asked.host.lower() not in self.hosts:
             return Refused(421, f"this {self.door} answers only to its own loopback address")
-        if self.token is not None:
-            if same(asked.query_token, self.token):
+        if self.token is not None or self.hashes:
+            if self.known(asked.query_token):
                 return Welcome()
             given = (cookie_value(asked.cookie, self.cookie), bearer(asked.authorization))
-            if not any(same(one, self.token) for one in given):
+            if not any(self.known(one) for one in given):
                 return Refused(401, f"this {self.door} needs its token: open the address it printed when it started")
         if asked.method not in _SAFE_METHODS and not same_origin(asked):
             return Refused(403, "refused: a request from another site may not change anything here")
         return None
+
+    def known(self, given: str | None) -> bool:
+        """`given` is the token, or one of those whose hash this server keeps."""
+        if given is None:
+            return False
+        digest = hashlib.sha256(given.encode()).hexdigest()
+        return (self.token is not None and same(given, self.token)) or any(same(digest, h) for h in self.hashes)
 
 
 def same(given: str | None, token: str) -> bool:

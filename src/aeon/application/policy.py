@@ -9,14 +9,14 @@ whether its output is trusted, and trust an MCP server; `enabled: false` turns t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 import msgspec
 
 from aeon.application.errors import ApplicationError
 from aeon.domain.plan import PlanStep
-from aeon.domain.provenance import TRUSTED, Effect, Label, consequential
+from aeon.domain.provenance import TRUSTED, Effect, Label, consequential, descriptions_of
 from aeon.domain.tools import ToolSpec
 
 ArgRule = Literal["trusted", "any"]
@@ -66,6 +66,44 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
         if trusted:  # only an untrusted value's sources are ever asked for (a chain): a trusted one stays small
             return TRUSTED
         return Label.of(f"mcp:{server}/{spec.name}" if server is not None else f"tool:{spec.name}", trusted=False)
+
+    def trusts_description(self, spec: ToolSpec) -> bool:
+        """Whether `spec`'s description is the config's word: a tool of an MCP server whose outputs the policy does
+        not trust has a description from outside too (fenced and bounded in every prompt, and it labels the steps
+        a prompt holding it writes: `Described`)."""
+        return spec.server is None or self.output_label(spec).trusted
+
+
+class Described:
+    """What the tool descriptions in every prompt make of the steps a prompt writes (the plan, a refinement, a
+    repair). A step written from a prompt that held an untrusted MCP server's descriptions is labelled as having read
+    them — unless it calls one of that server's own tools: a server may always steer calls to itself, that is the
+    trust the user gave it by configuring it; a call to any other consequential tool needs consent like any untrusted
+    step's."""
+
+    def __init__(self, specs: Sequence[ToolSpec] = (), policy: Policy | None = None) -> None:
+        policy = policy or Policy()
+        self._server_of = {t.name: t.server for t in specs}
+        self._labels = {
+            t.server: Label.of(descriptions_of(t.server), trusted=False)
+            for t in specs
+            if t.server is not None and not policy.trusts_description(t)
+        }
+
+    def label(self, step: PlanStep) -> Label:
+        """The label `step`'s author gave it by reading the descriptions: every untrusted server's but its tool's."""
+        own = self._server_of.get(step.tool) if step.tool is not None else None
+        out = TRUSTED
+        for server, label in self._labels.items():
+            if server != own:
+                out = out.join(label)
+        return out
+
+    def mark(self, steps: Iterable[PlanStep]) -> None:
+        """Label `steps`, written from a prompt holding the descriptions (their origin joins what they read)."""
+        if self._labels:
+            for step in steps:
+                step.origin = step.origin.join(self.label(step))
 
 
 class Allowed(msgspec.Struct, frozen=True):

@@ -45,6 +45,12 @@ class Label(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 TRUSTED = Label()
 
+
+def descriptions_of(server: str) -> str:
+    """The source a step written after reading MCP server `server`'s tool descriptions names."""
+    return f"mcp:{server} tool descriptions"
+
+
 FENCE_OPEN = "<<<DATA"
 _MARKS = re.compile(r"<{3,}|>{3,}")  # what could open or close a fence: spaced out inside the fenced text
 FENCE_CLOSE = "<<<END DATA>>>"

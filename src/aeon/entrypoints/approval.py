@@ -11,8 +11,9 @@ from typing import Any, TextIO
 from aeon.adapters.tools.threads import run_on_daemon_thread
 from aeon.application.ports import ToolPort
 from aeon.application.redaction import Redactor
-from aeon.application.runs import schema_problem
+from aeon.application.runs import edited_problem
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
+from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
 from aeon.domain.text import terminal_safe
 
@@ -35,7 +36,7 @@ class TerminalApprover:
     ) -> ApprovalDecision | None:
         try:
             async with asyncio.timeout(wait_seconds):
-                decision: ApprovalDecision = await run_on_daemon_thread(self._ask, request=request)
+                decision: ApprovalDecision = await run_on_daemon_thread(self._ask, request=request, plan=snapshot.plan)
                 return decision
         except TimeoutError:
             self._say("\nno answer in time: the call is not made")
@@ -45,7 +46,7 @@ class TerminalApprover:
         self._out.write(terminal_safe(self._redactor.text(text)) + "\n")
         self._out.flush()
 
-    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+    def _ask(self, request: ApprovalRequest, plan: Plan | None = None) -> ApprovalDecision:
         shown = json.dumps(request.args, ensure_ascii=False, indent=2)
         self._say(f"\n✋ approval needed · step {request.step_id}: {request.description}")
         self._say(f"   tool {request.tool} with arguments:\n{shown}")
@@ -60,7 +61,7 @@ class TerminalApprover:
                 reason = self._line("reason: ").strip() or "denied at the terminal"
                 return ApprovalDecision(verdict=Verdict.DENY, by=self._by, reason=reason)
             if answer in ("e", "edit"):
-                if (args := self._edited(request.tool)) is not None:
+                if (args := self._edited(request, plan)) is not None:
                     return ApprovalDecision(verdict=Verdict.APPROVE, by=self._by, args=args)
                 continue
             if answer == "\x04":  # end of input
@@ -75,8 +76,10 @@ class TerminalApprover:
         except EOFError:
             return "\x04"
 
-    def _edited(self, tool: str) -> dict[str, Any] | None:
-        """The arguments typed as one JSON object, when they fit the tool's schema; else None (said why)."""
+    def _edited(self, request: ApprovalRequest, plan: Plan | None) -> dict[str, Any] | None:
+        """The arguments typed as one JSON object, when they fit the tool's schema (a `$from` reference checked
+        against `plan`); else None (said why)."""
+        tool = request.tool
         text = self._line("arguments as one JSON object: ")
         try:
             args = json.loads(text)
@@ -86,7 +89,7 @@ class TerminalApprover:
         if not isinstance(args, dict):
             self._say("the arguments must be a JSON object: try again")
             return None
-        if (problem := schema_problem(self._tools, tool, args)) is not None:
+        if (problem := edited_problem(self._tools, tool, request.step_id, args, plan)) is not None:
             self._say(f"the arguments do not fit tool {tool}: {problem}: try again")
             return None
         return args

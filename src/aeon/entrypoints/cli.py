@@ -24,6 +24,7 @@ from aeon.entrypoints.run_command import (
     TtlOpt,
 )
 from aeon.entrypoints.schema import schema_app
+from aeon.entrypoints.serve.command import serve_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.ui.command import ui
 
@@ -241,6 +242,7 @@ def mcp(
 register_durable_commands(app)
 app.add_typer(schema_app, name="schema")
 app.command()(ui)
+app.add_typer(serve_app, name="serve")
 
 
 def main() -> None:

@@ -88,6 +88,12 @@ def enqueue(batch: str, requests: list[str], spec_for: Callable[[str], RunSpec])
     return ids
 
 
+def enqueue_spec(spec: RunSpec) -> None:
+    """One run on the queue, as `spec` says (a run already on the record under its id is left as it is)."""
+    with SetWorkflowID(spec.run_id):
+        DBOS.enqueue_workflow(BATCH_QUEUE, run_workflow, held().recorded_input(spec))
+
+
 class Tally:
     """What the batch has done so far, from the system database: outcomes are read once, when a run ends."""
 

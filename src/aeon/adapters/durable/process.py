@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -102,6 +102,19 @@ class DbosProcess:
     def batch_name(self, settings: Any, bid: str, count: int, *, fresh: bool) -> tuple[str, int, int]:
         """The name of batch `bid` and how many of its `count` runs are on the record: (name, ended, not ended)."""
         return queued.name_for(self.database(settings), bid, count, fresh=fresh)
+
+
+class QueueOf:
+    """The durable queue every `aeon serve`, `aeon worker` and `aeon batch` process takes runs from, as the Queue of
+    the queueing use case (application/runs/queued.py): each run rebuilt from `config` and its client's overrides,
+    its log at `log_path` (made absolute, so any process in any folder writes the same file)."""
+
+    def __init__(self, config: Path | None, log_path: Path | None) -> None:
+        self._config, self._log = config, log_path
+
+    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None:
+        spec = spec_for(request, self._config, dict(overrides), log_path=self._log, plan=None, run_id=run_id)
+        queued.enqueue_spec(spec)
 
 
 def spec_for(

@@ -133,7 +133,10 @@ class Refiner:
         obj = await self._supervisor.ask_json(
             "refine", templates.REFINE, values, schema=self.schema, target="refinement", validate=self.problems
         )
-        return [self._action(a, issues) for a in obj["actions"]]
+        actions = [self._action(a, issues) for a in obj["actions"]]
+        for action in actions:  # the steps this prompt wrote: labelled with the untrusted tool descriptions it held
+            self._supervisor.described.mark([*([action.new_step] if action.new_step else []), *_substeps(action)])
+        return actions
 
     def _action(self, a: Mapping[str, Any], issues: Sequence[ValidationIssue]) -> RefinementAction:
         kind = a["action_type"]
@@ -170,6 +173,10 @@ def _step(raw: Mapping[str, Any]) -> PlanStep:
         },
         PlanStep,
     )
+
+
+def _substeps(action: RefinementAction) -> list[PlanStep]:
+    return action.subplan.substeps if action.subplan is not None else []
 
 
 def _too_many(what: str, items: Sequence[Any], limit: int) -> list[str]:

@@ -62,15 +62,10 @@ class Approvals:
         """The call `step` may make now: its references resolved and checked, the policy's verdict on it, and a
         person's decision when the tool, the step or the policy asks for one. Raises PolicyRefused when the policy
         needs consent and nobody can be asked."""
-        args, labels = step.args, dict[str, Label]()
-        if has_references(step.args):
-            try:
-                args, labels = resolve(plan, step)
-            except ReferenceFailed as exc:
-                return Admitted(problem=str(exc))
-            resolved = PlanStep(step_id=step.step_id, description=step.description, tool=step.tool, args=args)
-            if problems := self._resolver.check(resolved).problems:
-                return Admitted(problem=f"once its references are resolved: {'; '.join(problems)}")
+        resolved = self._resolved(plan, step)
+        if isinstance(resolved, Admitted):
+            return resolved
+        args, labels = resolved
         if self._consented(step):  # asked before the pass, from the plan's data flow, and approved
             return Admitted(args=args)
         verdict = decide(step, spec, labels, self._policy) if spec is not None else None
@@ -82,9 +77,24 @@ class Approvals:
         decision = await self.ask(step, args, asks)
         if not decision.approved:
             return Admitted(denied=decision)
-        if decision.args is not None:
-            step.args = args = dict(decision.args)
+        if decision.args is not None:  # edited: its `$from` references are resolved like the plan's
+            step.args = dict(decision.args)
+            edited = self._resolved(plan, step)
+            return edited if isinstance(edited, Admitted) else Admitted(args=edited[0])
         return Admitted(args=dict(args))
+
+    def _resolved(self, plan: Plan, step: PlanStep) -> tuple[dict[str, Any], dict[str, Label]] | Admitted:
+        """`step`'s arguments with its references resolved and checked, and their labels; or why it cannot call."""
+        if not has_references(step.args):
+            return dict(step.args), {}
+        try:
+            args, labels = resolve(plan, step)
+        except ReferenceFailed as exc:
+            return Admitted(problem=str(exc))
+        resolved = PlanStep(step_id=step.step_id, description=step.description, tool=step.tool, args=args)
+        if problems := self._resolver.check(resolved).problems:
+            return Admitted(problem=f"once its references are resolved: {'; '.join(problems)}")
+        return args, labels
 
     async def before_pass(self, plan: Plan) -> None:
         """The policy on the plan's data flow, before the pass's first tool call: each pending step whose call would

@@ -21,6 +21,7 @@ from aeon.application.llm.prompt_budget import PromptBudget, context_window
 from aeon.application.llm.prompts.layout import shared_prefix
 from aeon.application.llm.supervisor import Supervisor, describe_tools
 from aeon.application.plans.validation import ToolResolver
+from aeon.application.policy import Described
 from aeon.application.ports import ApproverPort, LLMPort, MemoryPort, ToolPort
 from aeon.domain.llm import DEFAULT_MAX_TOKENS
 from aeon.domain.tools import ToolSpec
@@ -88,7 +89,8 @@ def wire(
     specs = tools.list()
     prefix = shared_prefix(describe_tools(specs, settings.policy), evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
-    supervisor = Supervisor(gateway, run.record, run.state.counters, specs)
+    described = Described(specs, settings.policy)
+    supervisor = Supervisor(gateway, run.record, run.state.counters, specs, described)
     budget = _prompt_budget(run, llm, settings, prefix)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)

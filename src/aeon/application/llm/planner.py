@@ -69,7 +69,7 @@ class Planner:
             )
         except UnrecoverableOutput as exc:
             raise self._setting_named(exc, exc.target) from exc
-        return build_plan(obj)
+        return self._written(build_plan(obj))
 
     async def profile_and_plan(self, request: str) -> tuple[TaskProfile, Plan]:
         """Phase A in one call: the task profile (version 1) and the plan, asked together and checked half by half.
@@ -109,4 +109,9 @@ class Planner:
             unread = exc.faults <= {OutputFault.NOT_JSON, OutputFault.CUT_OFF}
             target = PROFILE_TARGET if "profile" in failing and not unread else "plan"
             raise self._setting_named(exc, target) from exc
-        return build_profile(obj["profile"], version=1), build_plan(obj["plan"])
+        return build_profile(obj["profile"], version=1), self._written(build_plan(obj["plan"]))
+
+    def _written(self, plan: Plan) -> Plan:
+        """The plan its prompt wrote: each step labelled with the untrusted tool descriptions that prompt held."""
+        self._supervisor.described.mark(plan.steps)
+        return plan

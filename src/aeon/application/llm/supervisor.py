@@ -22,7 +22,7 @@ from aeon.application.llm.lax_plan import Coerced
 from aeon.application.llm.prompts import PromptTemplate, templates
 from aeon.application.llm.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.plans.validation import step_schema, tool_problems
-from aeon.application.policy import Policy
+from aeon.application.policy import Described, Policy
 from aeon.application.recorder import Recorder
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
@@ -49,7 +49,7 @@ def describe_tools(tools: Sequence[ToolSpec], policy: Policy | None = None) -> s
     for t in tools:
         example = json.dumps({"tool": t.name, "args": t.example}, separators=(", ", ": "))
         description = t.description
-        if t.server is not None and not (policy or Policy()).output_label(t).trusted:
+        if not (policy or Policy()).trusts_description(t):
             description = fence(description, f"MCP server {t.server!r}", limit=UNTRUSTED_DESCRIPTION)
         lines.append(
             f"- {t.name}: {description} input_schema: {json.dumps(t.input_schema)} "
@@ -61,7 +61,15 @@ def describe_tools(tools: Sequence[ToolSpec], policy: Policy | None = None) -> s
 class Supervisor:
     """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
 
-    def __init__(self, gateway: LLMGateway, record: Recorder, counters: Counters, tools: Sequence[ToolSpec]) -> None:
+    def __init__(
+        self,
+        gateway: LLMGateway,
+        record: Recorder,
+        counters: Counters,
+        tools: Sequence[ToolSpec],
+        described: Described | None = None,
+    ) -> None:
+        self.described = described or Described()  # every prompt it sends holds the tool descriptions
         self._llm = gateway
         self._record = record
         self._counters = counters
@@ -228,7 +236,9 @@ class Supervisor:
             if ok and outcome is not None:
                 self._counters.tool_repairs += 1
                 tool, args = outcome.value["tool"], dict(outcome.value.get("args") or {})
-                return msgspec.structs.replace(step, tool=tool, args=args, agent=None, mode=ExecutionMode.REPAIRED)
+                repaired = msgspec.structs.replace(step, tool=tool, args=args, agent=None, mode=ExecutionMode.REPAIRED)
+                self.described.mark([repaired])
+                return repaired
             step_json = answer.strip() or step_json
         return None
 

@@ -1,6 +1,7 @@
 """The run use case every front door calls (Runs in use_case.py), the rules it follows (rule.py), the DurableRuns
 port without a record (in_process.py) and the approver a caller answers in its own code (answers.py)."""
 
+from aeon.application.plans.edits import edited_problem
 from aeon.application.runs.in_process import Execute, InProcessRuns
 from aeon.application.runs.recorded import RecordedRuns, approval, denial
 from aeon.application.runs.rule import (
@@ -35,6 +36,7 @@ __all__ = [
     "denial",
     "describe_llm",
     "durable_wanted",
+    "edited_problem",
     "may_need_approval",
     "module_names",
     "plan_of",

@@ -12,8 +12,8 @@ import msgspec
 
 from aeon.application.approval_args import edited_args, user_name
 from aeon.application.errors import InputError
+from aeon.application.plans.edits import edited_problem
 from aeon.application.ports import ProgressPort, ToolPort
-from aeon.application.schemas import schema_problem
 from aeon.domain.approval import ApprovalDecision, Pending, Verdict
 
 Done = TypeVar("Done")
@@ -95,6 +95,8 @@ class RecordedRuns(Generic[Done]):
         return [problem] if problem else []
 
     def problem(self, run_id: str, args: dict[str, Any], pending: Pending | None = None) -> str | None:
-        """What is wrong with edited `args` for the call run `run_id` waits on (None: they fit)."""
+        """What is wrong with edited `args` for the call run `run_id` waits on (None: they fit); a `$from` reference
+        is checked as `aeon validate` checks one, against the run's plan as it waits."""
         pending = pending or self.port.pending(run_id)
-        return schema_problem(self.port.tools(run_id), pending.request.tool, args)
+        request = pending.request
+        return edited_problem(self.port.tools(run_id), request.tool, request.step_id, args, pending.plan)

@@ -25,6 +25,7 @@ from aeon.application.kernel.sections import (
     RunSection,
     run_settings,
 )
+from aeon.application.runs.serving import ServeSettings
 from aeon.application.settings_section import Section as _Section
 
 # run.max_seconds when the config leaves it unset, by adapter (the registry's), so that every run ends (README "Loops
@@ -49,6 +50,7 @@ class Settings(_Section):
     prices: dict[str, PriceSettings] = Field(default_factory=free_prices)
     otel: OtelSettings = OtelSettings()
     policy: PolicySettings = PolicySettings()
+    serve: ServeSettings = ServeSettings()
     _config_dir: Path | None = PrivateAttr(None)
     _env_secrets: tuple[str, ...] = PrivateAttr(())
 

@@ -1,1 +1,1 @@
-"""aeon serve: the HTTP server, one route group per module."""
+"""`aeon serve`: the HTTP door over the run use case (command.py parses, start.py boots, app.py routes)."""

@@ -1,161 +1,20 @@
-"""`aeon serve`'s Agent2Agent door, built with the a2a-sdk's server: the agent card at the protocol's well-known
-path, JSON-RPC at /a2a (SendMessage, SendStreamingMessage; message/send and message/stream for v0.3 clients). A
-message starts a run in its context (the thread); its events become the task's status updates, its answer an
-artifact; a call waiting for approval makes the task input-required, and the reply ('approve', 'deny: why') goes on."""
+"""The A2A route group of `aeon serve` (a2a_door.py): the agent card and JSON-RPC at /a2a, over the runs of the
+server's --config; absent, with one line on stderr, when the a2a-sdk (the [serve] extra) is not installed."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
-from typing import Any
+import importlib.util
 
-from a2a.helpers import get_message_text, new_text_part
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-from a2a.types import AgentCard, Task, TaskState, TaskStatus
-from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
-from google.protobuf.json_format import ParseDict
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
-from aeon.application.results import RunEnded
-from aeon.application.runs.answers import answer
-from aeon.application.views.a2a import (
-    agent_card,
-    answer_text,
-    approval_question,
-    approval_reply,
-    ending_text,
-    progress_text,
-    task_state,
-)
-from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
-from aeon.domain.progress import ApprovalRequested, ProgressEvent
-from aeon.domain.tools import ToolSpec
-
-RPC_PATH = "/a2a"
-Events = AsyncIterator[ProgressEvent | RunEnded]
-# a run's events for a request in a context (the thread); the run use case behind it (aeon.stream's)
-Source = Callable[[str, str | None], Events]
+from aeon.entrypoints.failures import say
+from aeon.entrypoints.serve.context import Served
 
 
-@dataclass
-class _Waiting:
-    events: Events
-    request: ApprovalRequest
+def routes(served: Served) -> list[BaseRoute]:
+    if importlib.util.find_spec("a2a") is None:
+        say("A2A is off: the a2a-sdk is not installed (pip install 'aeon[serve]')")
+        return []
+    from aeon.entrypoints.serve.a2a_door import config_routes
 
-
-class RunExecutor(AgentExecutor):
-    """The A2A agent: each new task is one run of its message, from `source`; a task waiting for approval keeps its
-    run's events here until the reply comes (the run itself waits as long as run.approval_timeout says)."""
-
-    def __init__(self, source: Source) -> None:
-        self._source = source
-        self._waiting: dict[str, _Waiting] = {}
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.message is not None and context.task_id is not None and context.context_id is not None
-        text = get_message_text(context.message)
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-        waiting = self._waiting.pop(context.task_id, None)
-        if waiting is not None:
-            await self._replied(waiting, text, updater)
-            return
-        task = Task(id=context.task_id, context_id=context.context_id, history=[context.message])
-        task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_SUBMITTED))
-        await event_queue.enqueue_event(task)
-        await updater.start_work()
-        await self._follow(self._source(text, context.context_id), updater)
-
-    async def _replied(self, waiting: _Waiting, text: str, updater: TaskUpdater) -> None:
-        reply = approval_reply(text)
-        if reply is None:  # neither: ask again, the run still waits
-            self._waiting[updater.task_id] = waiting
-            await updater.requires_input(_said(updater, approval_question(waiting.request)))
-            return
-        approved, reason = reply
-        verdict = Verdict.APPROVE if approved else Verdict.DENY
-        answer(waiting.request, ApprovalDecision(verdict=verdict, by="a2a", reason=reason))
-        await updater.start_work()
-        await self._follow(waiting.events, updater)
-
-    async def _follow(self, events: Events, updater: TaskUpdater) -> None:
-        """The run's events as the task's updates, to its end, or to a call that waits for approval."""
-        kept = False
-        try:
-            async for event in events:
-                if isinstance(event, RunEnded):
-                    await _ended(event, updater)
-                    return
-                if isinstance(event, ApprovalRequested):
-                    self._waiting[updater.task_id] = _Waiting(events, event.request)
-                    kept = True
-                    await updater.requires_input(_said(updater, approval_question(event.request)))
-                    return
-                if (line := progress_text(event)) is not None:
-                    await updater.update_status(TaskState.TASK_STATE_WORKING, _said(updater, line))
-        finally:
-            if not kept:  # ended, failed or cancelled: the run stops with its stream
-                with contextlib.suppress(Exception):
-                    await events.aclose()  # type: ignore[attr-defined]
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        waiting = self._waiting.pop(context.task_id or "", None)
-        if waiting is not None:
-            await waiting.events.aclose()  # type: ignore[attr-defined]
-        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
-        await updater.cancel()
-
-
-async def _ended(event: RunEnded, updater: TaskUpdater) -> None:
-    result = event.result
-    if result.answer is not None:
-        await updater.add_artifact([new_text_part(answer_text(result))], name="answer", last_chunk=True)
-    state = TaskState.Value("TASK_STATE_" + task_state(result.status).upper().replace("-", "_"))
-    said = None if state == TaskState.TASK_STATE_COMPLETED else _said(updater, ending_text(result))
-    await updater.update_status(
-        state, said, metadata={"aeon_status": str(result.status), "run_id": result.correlation_id}
-    )
-
-
-def _said(updater: TaskUpdater, text: str) -> Any:
-    return updater.new_agent_message([new_text_part(text)])
-
-
-def a2a_routes(source: Source, card: Callable[[str], dict[str, Any]]) -> list[BaseRoute]:
-    """The A2A routes: `card(url)` is the agent card (application/views/a2a.agent_card) for the JSON-RPC `url` as
-    the client reached this server."""
-    base = ParseDict(card("http://localhost" + RPC_PATH), AgentCard())  # the handler's card: its capabilities
-    handler = DefaultRequestHandler(agent_executor=RunExecutor(source), task_store=InMemoryTaskStore(), agent_card=base)
-
-    async def served_card(request: Request) -> Response:
-        url = str(request.base_url).rstrip("/") + RPC_PATH
-        return JSONResponse(card(url), headers={"cache-control": "no-store"})
-
-    well_known = Route(AGENT_CARD_WELL_KNOWN_PATH, served_card, methods=["GET"])
-    return [well_known, *create_jsonrpc_routes(handler, RPC_PATH, enable_v0_3_compat=True)]
-
-
-def card_of(tools: list[ToolSpec]) -> Callable[[str], dict[str, Any]]:
-    """Aeon's agent card at a url: its skills the registered `tools`."""
-    said = "An LLM orchestration kernel: send a request; it plans, runs the tools, checks the answer and replies."
-    return lambda url: agent_card(name="aeon", description=said, url=url, version=metadata.version("aeon"), tools=tools)
-
-
-def config_routes(config: Path | None) -> list[BaseRoute]:
-    """The A2A routes for the runs of `config` (aeon.stream's, each in-process), its tools listed once here."""
-    from aeon.entrypoints.api import RunOptions, stream
-    from aeon.entrypoints.config.layers import load_settings
-    from aeon.entrypoints.container import build_container, tools_opened
-
-    with tools_opened(build_container(load_settings(config))) as tools:
-        specs = tools.list()
-    given: RunOptions = {"config": config} if config is not None else {}
-    return a2a_routes(lambda request, thread: stream(request, **given), card_of(specs))
+    return config_routes(served.config)

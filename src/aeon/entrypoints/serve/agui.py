@@ -1,83 +1,20 @@
-"""`aeon serve`'s AG-UI door: POST /agui with the protocol's RunAgentInput starts a run of the last user message and
-streams its events as AG-UI server-sent events (application/views/agui.py maps them; each is checked against
-ag-ui-protocol's own types and encoded by its EventEncoder)."""
+"""The AG-UI route group of `aeon serve` (agui_door.py): POST /agui over the runs of the server's --config; absent,
+with one line on stderr, when ag-ui-protocol (the [serve] extra) is not installed."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-from typing import Any
+import importlib.util
 
-from ag_ui.core import Event, RunAgentInput
-from ag_ui.encoder import EventEncoder
-from pydantic import TypeAdapter, ValidationError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
-from aeon.application.results import RunEnded
-from aeon.application.views.agui import AguiEvents
-from aeon.domain.errors import AeonError
-from aeon.domain.progress import ProgressEvent
-
-Events = AsyncIterator[ProgressEvent | RunEnded]
-Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (entrypoints/serve/a2a.py)
-_EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+from aeon.entrypoints.failures import say
+from aeon.entrypoints.serve.context import Served
 
 
-def request_of(given: RunAgentInput) -> str | None:
-    """What the run is asked: the last user message's text (its text parts, for multimodal content)."""
-    for message in reversed(given.messages):
-        if message.role == "user":
-            content = message.content
-            if isinstance(content, str):
-                return content
-            return "\n".join(str(getattr(part, "text", "")) for part in content if getattr(part, "text", None))
-    return None
+def routes(served: Served) -> list[BaseRoute]:
+    if importlib.util.find_spec("ag_ui") is None:
+        say("AG-UI is off: ag-ui-protocol is not installed (pip install 'aeon[serve]')")
+        return []
+    from aeon.entrypoints.serve.agui_door import config_routes
 
-
-async def agui_stream(view: AguiEvents, events: Events) -> AsyncIterator[str]:
-    """`events` as AG-UI server-sent events: RUN_STARTED first, every event validated, RUN_ERROR when the run could
-    not start (its one-line cause) — the stream closed, and the run stopped, when the client goes."""
-    encoder = EventEncoder()
-    for first in view.started():
-        yield encoder.encode(_EVENT.validate_python(first))
-    try:
-        async for event in events:
-            for mapped in view.of(event):
-                yield encoder.encode(_EVENT.validate_python(mapped))
-    except AeonError as exc:
-        failed = {"type": "RUN_ERROR", "message": str(exc), "code": getattr(exc, "code", "AEON")}
-        yield encoder.encode(_EVENT.validate_python(failed))
-    finally:
-        await events.aclose()  # type: ignore[attr-defined]
-
-
-def agui_routes(source: Source) -> list[BaseRoute]:
-    async def start(request: Request) -> Response:
-        try:
-            given = RunAgentInput.model_validate_json(await request.body())
-        except ValidationError as exc:
-            return JSONResponse({"error": f"not an AG-UI RunAgentInput: {_first(exc)}"}, 422)
-        asked = request_of(given)
-        if not asked:
-            return JSONResponse({"error": "the input has no user message: nothing to run"}, 400)
-        view = AguiEvents(given.run_id, given.thread_id)
-        stream = agui_stream(view, source(asked, given.thread_id))
-        return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
-
-    return [Route("/agui", start, methods=["POST"])]
-
-
-def config_routes(config: Path | None) -> list[BaseRoute]:
-    """The AG-UI route for the runs of `config` (aeon.stream's, each in-process)."""
-    from aeon.entrypoints.api import RunOptions, stream
-
-    given: RunOptions = {"config": config} if config is not None else {}
-    return agui_routes(lambda request, thread: stream(request, **given))
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}" if error["loc"] else json.dumps(error["msg"])
+    return config_routes(served.config)

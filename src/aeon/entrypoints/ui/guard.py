@@ -25,8 +25,11 @@ class Guard:
     """ASGI middleware in front of the whole app, asking `Access(token, hosts, cookie)` about every request; a token
     in the address is answered with a cookie and a redirect to the same page without it."""
 
-    def __init__(self, app: App, *, token: str | None, hosts: frozenset[str] | None, cookie: str) -> None:
-        self._app, self._access = app, Access(token=token, hosts=hosts, cookie=cookie)
+    def __init__(
+        self, app: App, *, token: str | None, hosts: frozenset[str] | None, cookie: str,
+        hashes: frozenset[str] = frozenset(), door: str = "aeon ui",
+    ) -> None:  # fmt: skip
+        self._app, self._access = app, Access(token=token, hosts=hosts, cookie=cookie, hashes=hashes, door=door)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -41,10 +44,10 @@ class Guard:
         )  # fmt: skip
         verdict = self._access.decide(asked)
         if isinstance(verdict, Refused):
-            await _refuse(send, verdict.status, verdict.message)
+            await _refuse(send, verdict.status, f"{self._access.door}: {verdict.message}")
             return
         if verdict is not None:
-            await self._welcome(scope, send, query)
+            await self._welcome(scope, send, query, query["token"])
             return
 
         async def secured(message: Message) -> None:
@@ -54,19 +57,19 @@ class Guard:
 
         await self._app(scope, receive, secured)
 
-    async def _welcome(self, scope: Scope, send: Send, query: dict[str, str]) -> None:
+    async def _welcome(self, scope: Scope, send: Send, query: dict[str, str], token: str) -> None:
         """The token in the address: keep it in a cookie for this site only, and show the page without it (so it
         stays out of the history and of links)."""
         rest = urlencode({k: v for k, v in query.items() if k != "token"})
         location = scope.get("path", "/") + (f"?{rest}" if rest else "")
-        cookie = f"{self._access.cookie}={self._access.token}; HttpOnly; SameSite=Strict; Path=/"
+        cookie = f"{self._access.cookie}={token}; HttpOnly; SameSite=Strict; Path=/"
         headers = [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *_HEADERS]
         await send({"type": "http.response.start", "status": 303, "headers": headers})
         await send({"type": "http.response.body", "body": b""})
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
-    body = f"aeon ui: {message}\n".encode()
+    body = f"{message}\n".encode()
     headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()), *_HEADERS]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -48,20 +48,20 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
 
     with process().engine(settings, "ui") as engine:
         heads = RunHeads(url, RUN_WORKFLOW)
-        ui = _ui(engine, heads, redactor_for(settings))
+        ui = pages(engine, heads, redactor_for(settings))
         hosts = loopback_hosts(host, port) if loopback else None
         app = create_app(ui, token=token, hosts=hosts, cookie=f"aeon_ui_{port}", debug=debug)
         threading.Thread(target=_warm, args=(ui.index,), name="aeon-ui-index", daemon=True).start()
         _announce(host, port, url, token)
         try:
-            _run(app, sock)
+            run_app(app, sock)
         finally:
             heads.close()
         _leave_going_on(engine, ui.decisions)
     _say("ui stopped")
 
 
-def _ui(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
+def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
     from aeon.entrypoints.ui.catalog import RunIndex
     from aeon.entrypoints.ui.context import Ui
@@ -81,7 +81,7 @@ def _announce(host: str, port: int, url: str, token: str | None) -> None:
         _say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
 
 
-def _run(app: Any, sock: socket.socket) -> None:
+def run_app(app: Any, sock: socket.socket) -> None:
     """Serve `app` on `sock` until Ctrl-C or SIGTERM (uvicorn's own handlers are kept out; ours put back after)."""
     import uvicorn
 
