@@ -14,7 +14,8 @@ from ag_ui.core import Event, EventType, RunAgentInput, UserMessage
 from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
-from aeon.entrypoints.serve.agui_door import config_routes
+import aeon
+from aeon.entrypoints.serve.agui_door import config_routes, recorded_routes
 
 from a2a_harness import serve
 
@@ -69,3 +70,27 @@ def test_an_input_that_is_not_a_run_agent_input_is_refused(url: str) -> None:
     assert answer.status_code == 422 and "RunAgentInput" in answer.json()["error"]
     no_user = run_input("x") | {"messages": []}
     assert httpx.post(f"{url}/agui", json=no_user, timeout=10).status_code == 400
+
+
+def test_a_recorded_run_streams_as_agui_events_from_its_records(isolated_env: None, tmp_path: Path) -> None:
+    log = tmp_path / "runs.jsonl"
+    config = CONFIG / "scripted-simple-request.yaml"
+    run_id = aeon.run("calculate the sum of 5 and 10", config=config, log_file=str(log)).correlation_id
+
+    def look(run: str, after: int) -> tuple[bool, list[dict[str, Any]]] | None:
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        mine = [r for r in records if r.get("correlation_id") == run]
+        return (True, [r for r in mine if r["seq"] > after]) if mine else None
+
+    app = Starlette(routes=recorded_routes(look, most_seconds=30))
+    with serve(lambda base: app) as base:
+        events = []
+        with httpx.stream("GET", f"{base}/runs/{run_id}/agui", timeout=60) as response:
+            assert response.status_code == 200
+            events = [
+                EVENTS.validate_python(json.loads(x[6:])) for x in response.iter_lines() if x.startswith("data: ")
+            ]
+        assert httpx.get(f"{base}/runs/no-such-run/agui", timeout=10).status_code == 404
+    kinds = [e.type for e in events]
+    assert kinds[0] is EventType.RUN_STARTED and kinds[-1] is EventType.RUN_FINISHED
+    assert EventType.TOOL_CALL_RESULT in kinds

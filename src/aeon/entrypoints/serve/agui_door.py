@@ -4,7 +4,9 @@ ag-ui-protocol's own types and encoded by its EventEncoder)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -12,18 +14,22 @@ from typing import Any
 from ag_ui.core import Event, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from pydantic import TypeAdapter, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from aeon.application.results import RunEnded
-from aeon.application.views.agui import AguiEvents
+from aeon.application.views.agui import AguiEvents, AguiRecords
 from aeon.domain.errors import AeonError
 from aeon.domain.progress import ProgressEvent
 
 Events = AsyncIterator[ProgressEvent | RunEnded]
 Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (entrypoints/serve/a2a_door.py)
+# RunEvents.look (application/views/run_resource.py): whether the run ended, and its records past a seq (None: no run)
+Look = Callable[[str, int], tuple[bool, list[dict[str, Any]]] | None]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+EVERY = 0.25  # seconds between looks at a recorded run that goes on
 
 
 def request_of(given: RunAgentInput) -> str | None:
@@ -68,6 +74,36 @@ def agui_routes(source: Source) -> list[BaseRoute]:
         return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
 
     return [Route("/agui", start, methods=["POST"])]
+
+
+async def recorded_stream(look: Look, run_id: str, *, most_seconds: float) -> AsyncIterator[str]:
+    """A recorded run's audit records as AG-UI server-sent events (AguiRecords), from its start until it ends, or
+    for `most_seconds` (then the stream stops without RUN_FINISHED: read it again to follow the run)."""
+    view, encoder, after = AguiRecords(run_id, run_id), EventEncoder(), -1
+    deadline = time.monotonic() + most_seconds
+    while True:
+        looked = await run_in_threadpool(look, run_id, after)
+        ended, fresh = looked if looked is not None else (True, [])
+        for record in fresh:
+            after = int(record.get("seq", after))
+            for mapped in view.of(record):
+                yield encoder.encode(_EVENT.validate_python(mapped))
+        if ended or time.monotonic() > deadline:
+            return
+        await asyncio.sleep(EVERY)
+
+
+def recorded_routes(look: Look, *, most_seconds: float) -> list[BaseRoute]:
+    """GET /runs/{id}/agui: a run on the record as an AG-UI stream (404 for a run not on it)."""
+
+    async def follow(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        if await run_in_threadpool(look, run_id, 1 << 62) is None:
+            return JSONResponse({"error": f"no run {run_id!r} on the record"}, 404)
+        stream = recorded_stream(look, run_id, most_seconds=most_seconds)
+        return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
+
+    return [Route("/runs/{run_id}/agui", follow, methods=["GET"])]
 
 
 def config_routes(config: Path | None) -> list[BaseRoute]:
