@@ -76,3 +76,15 @@ def test_a_call_waiting_for_approval_makes_the_task_input_required(isolated_env:
         done = asyncio.run(send(url, "approve", streaming=False, task_id=task.id))[-1].task
     assert done.status.state == TaskState.TASK_STATE_COMPLETED
     assert (tmp_path / "published.txt").read_text() == "news: Release 1.2 notes\n"
+
+
+def test_a_denial_in_reply_rejects_the_task_and_the_call_is_never_made(isolated_env: None, tmp_path: Path) -> None:
+    app = Starlette(routes=config_routes(CONFIG / "scripted-approval.yaml"))
+    with serve(lambda url: app) as url:
+        task = asyncio.run(send(url, "publish the release notes", streaming=False))[-1].task
+        again = asyncio.run(send(url, "perhaps", streaming=False, task_id=task.id))[-1].task
+        assert again.status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # neither approve nor deny: asked again
+        done = asyncio.run(send(url, "deny: not today", streaming=False, task_id=task.id))[-1].task
+    assert done.status.state == TaskState.TASK_STATE_REJECTED
+    assert "not today" in get_message_text(done.status.message)
+    assert not (tmp_path / "published.txt").exists()

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from aeon.application.errors import UsageError
 from aeon.application.results import RunEnded
 from aeon.application.runs.answers import answer
 from aeon.application.views.a2a import (
@@ -63,7 +64,9 @@ class RunExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.message is not None and context.task_id is not None and context.context_id is not None
         text = get_message_text(context.message)
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        # a reply to a task belongs to the task's context, whatever the message said
+        known = context.current_task
+        updater = TaskUpdater(event_queue, context.task_id, known.context_id if known else context.context_id)
         waiting = self._waiting.pop(context.task_id, None)
         if waiting is not None:
             await self._replied(waiting, text, updater)
@@ -82,7 +85,8 @@ class RunExecutor(AgentExecutor):
             return
         approved, reason = reply
         verdict = Verdict.APPROVE if approved else Verdict.DENY
-        answer(waiting.request, ApprovalDecision(verdict=verdict, by="a2a", reason=reason))
+        with contextlib.suppress(UsageError):  # no longer waiting (its approval timed out): the run says how it ended
+            answer(waiting.request, ApprovalDecision(verdict=verdict, by="a2a", reason=reason))
         await updater.start_work()
         await self._follow(waiting.events, updater)
 
