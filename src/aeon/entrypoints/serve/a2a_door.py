@@ -153,13 +153,27 @@ def card_of(tools: list[ToolSpec]) -> Callable[[str], dict[str, Any]]:
     return lambda url: agent_card(name="aeon", description=said, url=url, version=metadata.version("aeon"), tools=tools)
 
 
-def config_routes(config: Path | None) -> list[BaseRoute]:
-    """The A2A routes for the runs of `config` (aeon.stream's, each in-process), its tools listed once here."""
+def config_source(config: Path | None) -> Source:
+    """aeon.stream's runs of `config` (the run use case, in this process), each in the thread it is given once this
+    Aeon has threads (RunOptions.thread)."""
     from aeon.entrypoints.api import RunOptions, stream
+
+    threads = "thread" in RunOptions.__optional_keys__
+
+    def run(request: str, thread: str | None) -> Events:
+        options: dict[str, Any] = {"config": config} if config is not None else {}
+        if thread is not None and threads:
+            options["thread"] = thread
+        return stream(request, **options)
+
+    return run
+
+
+def config_routes(config: Path | None) -> list[BaseRoute]:
+    """The A2A routes for the runs of `config`, its tools listed once here (for the card)."""
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
 
     with tools_opened(build_container(load_settings(config))) as tools:
         specs = tools.list()
-    given: RunOptions = {"config": config} if config is not None else {}
-    return a2a_routes(lambda request, thread: stream(request, **given), card_of(specs))
+    return a2a_routes(config_source(config), card_of(specs))

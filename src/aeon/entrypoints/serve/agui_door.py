@@ -107,11 +107,10 @@ def recorded_routes(look: Look, *, most_seconds: float) -> list[BaseRoute]:
 
 
 def config_routes(config: Path | None) -> list[BaseRoute]:
-    """The AG-UI route for the runs of `config` (aeon.stream's, each in-process)."""
-    from aeon.entrypoints.api import RunOptions, stream
+    """The AG-UI route for the runs of `config` (a2a_door.config_source: each in the input's thread)."""
+    from aeon.entrypoints.serve.a2a_door import config_source
 
-    given: RunOptions = {"config": config} if config is not None else {}
-    return agui_routes(lambda request, thread: stream(request, **given))
+    return agui_routes(config_source(config))
 
 
 def _first(exc: ValidationError) -> str:
