@@ -60,6 +60,8 @@ def test_a_message_streams_its_task_to_completion(simple: str) -> None:
 def test_a_v0_3_client_sends_message_send(simple: str) -> None:
     message = {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "calculate the sum of 5 and 10"}]}
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+    card = httpx.get(f"{simple}/.well-known/agent-card.json", timeout=10).json()
+    assert card["url"] == f"{simple}/a2a" and card["protocolVersion"] == "0.3"  # what a v0.3 client reads
     answer = httpx.post(f"{simple}/a2a", json=body, timeout=60).json()
     assert answer["result"]["status"]["state"] == "completed"
     assert answer["result"]["artifacts"][0]["parts"][0]["text"] == "15"

@@ -16,7 +16,7 @@ from aeon.domain.approval import ApprovalRequest
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.tools import ToolSpec
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSIONS = ("1.0", "0.3")  # one endpoint answers both (the SDK's v0.3 compatibility)
 MAX_SKILL_DESCRIPTION = 400
 
 # A2A task states (the protocol's names) by how a run ended: a run awaiting a person's approval asks for input; one a
@@ -40,13 +40,15 @@ def task_state(status: RunStatus) -> str:
 
 
 def agent_card(*, name: str, description: str, url: str, version: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
-    """The agent card (JSON, the protocol's field names): one JSON-RPC interface at `url`, streaming, text in, text
-    or JSON out, one skill per tool (its name, its description's first line, its effect as a tag)."""
+    """The agent card (JSON, the protocol's field names): JSON-RPC at `url` (protocol 1.0 and 0.3), streaming, text
+    in, text or JSON out, one skill per tool (its name, its description's first line, its effect as a tag)."""
     return {
         "name": name,
         "description": description,
         "version": version,
-        "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": PROTOCOL_VERSION}],
+        "supportedInterfaces": [
+            {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": version} for version in PROTOCOL_VERSIONS
+        ],
         "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],

@@ -16,6 +16,7 @@ from a2a.helpers import get_message_text, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCard, Task, TaskState, TaskStatus
@@ -141,7 +142,8 @@ def a2a_routes(source: Source, card: Callable[[str], dict[str, Any]]) -> list[Ba
 
     async def served_card(request: Request) -> Response:
         url = str(request.base_url).rstrip("/") + RPC_PATH
-        return JSONResponse(card(url), headers={"cache-control": "no-store"})
+        shown = agent_card_to_dict(ParseDict(card(url), AgentCard()))  # with the fields v0.3 clients read
+        return JSONResponse(shown, headers={"cache-control": "no-store"})
 
     well_known = Route(AGENT_CARD_WELL_KNOWN_PATH, served_card, methods=["GET"])
     return [well_known, *create_jsonrpc_routes(handler, RPC_PATH, enable_v0_3_compat=True)]
