@@ -94,3 +94,22 @@ def test_a_recorded_run_streams_as_agui_events_from_its_records(isolated_env: No
     kinds = [e.type for e in events]
     assert kinds[0] is EventType.RUN_STARTED and kinds[-1] is EventType.RUN_FINISHED
     assert EventType.TOOL_CALL_RESULT in kinds
+
+
+def test_a_call_waiting_for_approval_interrupts_and_a_resume_carries_the_run_on(
+    isolated_env: None, tmp_path: Path
+) -> None:
+    app = Starlette(routes=config_routes(CONFIG / "scripted-approval.yaml"))
+    with serve(lambda base: app) as base:
+        first = streamed(base, run_input("publish the release notes"))
+        assert first[-1].type is EventType.RUN_FINISHED and first[-1].outcome.type == "interrupt"
+        (interrupt,) = first[-1].outcome.interrupts
+        assert interrupt.reason == "approval" and not (tmp_path / "published.txt").exists()
+        resume = run_input("publish the release notes") | {"runId": "r2"}
+        resume["resume"] = [{"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}]
+        second = streamed(base, resume)
+        again = httpx.post(f"{base}/agui", json=resume, timeout=10)  # answered already: nothing waits on it
+    assert second[0].type is EventType.RUN_STARTED and second[0].run_id == "r2"
+    assert second[-1].type is EventType.RUN_FINISHED and second[-1].outcome.type == "success"
+    assert (tmp_path / "published.txt").read_text() == "news: Release 1.2 notes\n"
+    assert again.status_code == 404

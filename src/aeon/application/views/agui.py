@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from aeon.application.results import RunEnded, RunResult, RunStatus
+from aeon.domain.approval import ApprovalRequest
 from aeon.domain.progress import (
     ApprovalRequested,
     PlanMade,
@@ -31,6 +32,11 @@ from aeon.domain.progress import (
 )
 
 Event = dict[str, Any]
+RESUME_SCHEMA = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+}
 FINISHED = {RunStatus.COMPLETED: "success", RunStatus.UNVERIFIED: "success", RunStatus.INTERRUPTED: "cancelled"}
 
 
@@ -77,6 +83,19 @@ class AguiEvents:
                 return [{"type": "CUSTOM", "name": "aeon.warning", "value": message}]
             case _:
                 return [self._custom(event)]
+
+    def interrupted(self, request: ApprovalRequest) -> Event:
+        """RUN_FINISHED with an interrupt: a call waits for a person, and a RunAgentInput whose `resume` names
+        `interrupt_id(request)` answers it (`payload`: {"approved": true} or {"approved": false, "reason": "…"})."""
+        interrupt = _interrupt(self.run_id, request.key, request.step_id, request.tool, request.reason)
+        interrupt["responseSchema"] = RESUME_SCHEMA
+        if request.step_id in self._calls:
+            interrupt["toolCallId"] = self._call_id(request.step_id)
+        said = {"status": str(RunStatus.AWAITING_APPROVAL), "answer": None}
+        return ending(self.run_id, self.thread_id, RunStatus.AWAITING_APPROVAL, said, error=None, interrupt=interrupt)
+
+    def interrupt_id(self, request: ApprovalRequest) -> str:
+        return f"{self.run_id}-{request.key}"
 
     def _call_id(self, step: str) -> str:
         return f"{self.run_id}-{step}-{self._calls.get(step, 0)}"

@@ -5,9 +5,11 @@ ag-ui-protocol's own types and encoded by its EventEncoder)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from aeon.application.errors import UsageError
 from aeon.application.results import RunEnded
+from aeon.application.runs.answers import answer
 from aeon.application.views.agui import AguiEvents, AguiRecords
+from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.errors import AeonError
-from aeon.domain.progress import ProgressEvent
+from aeon.domain.progress import ApprovalRequested, ProgressEvent
 
 Events = AsyncIterator[ProgressEvent | RunEnded]
 Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (entrypoints/serve/a2a_door.py)
@@ -43,34 +48,77 @@ def request_of(given: RunAgentInput) -> str | None:
     return None
 
 
-async def agui_stream(view: AguiEvents, events: Events) -> AsyncIterator[str]:
+@dataclass
+class _Paused:
+    """A run a stream left waiting for a person: its view, its events still to come, the call it waits on."""
+
+    view: AguiEvents
+    events: Events
+    request: ApprovalRequest
+
+
+async def agui_stream(view: AguiEvents, events: Events, paused: dict[str, _Paused]) -> AsyncIterator[str]:
     """`events` as AG-UI server-sent events: RUN_STARTED first, every event validated, RUN_ERROR when the run could
-    not start (its one-line cause) — the stream closed, and the run stopped, when the client goes."""
+    not start (its one-line cause). A call that waits for a person ends the stream with an interrupt, the run kept in
+    `paused` for the input that resumes it; otherwise the stream closed (the client gone) stops the run."""
     encoder = EventEncoder()
     for first in view.started():
         yield encoder.encode(_EVENT.validate_python(first))
+    kept = False
     try:
         async for event in events:
             for mapped in view.of(event):
                 yield encoder.encode(_EVENT.validate_python(mapped))
+            if isinstance(event, ApprovalRequested):
+                paused[view.interrupt_id(event.request)] = _Paused(view, events, event.request)
+                kept = True
+                yield encoder.encode(_EVENT.validate_python(view.interrupted(event.request)))
+                return
     except AeonError as exc:
         failed = {"type": "RUN_ERROR", "message": str(exc), "code": getattr(exc, "code", "AEON")}
         yield encoder.encode(_EVENT.validate_python(failed))
     finally:
-        await events.aclose()  # type: ignore[attr-defined]
+        if not kept:
+            await events.aclose()  # type: ignore[attr-defined]
+
+
+def _resumed(given: RunAgentInput, paused: dict[str, _Paused]) -> _Paused | None:
+    """The run `given.resume` answers, answered: approved when resolved with {"approved": true}, else denied."""
+    entry = given.resume[0] if given.resume else None
+    waiting = paused.pop(entry.interrupt_id, None) if entry is not None else None
+    if entry is None or waiting is None:
+        return None
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    approved = entry.status == "resolved" and payload.get("approved") is True
+    reason = (
+        None if approved else str(payload.get("reason") or ("cancelled" if entry.status == "cancelled" else "denied"))
+    )
+    decision = ApprovalDecision(verdict=Verdict.APPROVE if approved else Verdict.DENY, by="ag-ui", reason=reason)
+    with contextlib.suppress(UsageError):  # no longer waiting (timed out): the run says how it ended
+        answer(waiting.request, decision)
+    waiting.view.run_id = given.run_id  # the resumed part is a run of its own for the client
+    return waiting
 
 
 def agui_routes(source: Source) -> list[BaseRoute]:
+    paused: dict[str, _Paused] = {}
+
     async def start(request: Request) -> Response:
         try:
             given = RunAgentInput.model_validate_json(await request.body())
         except ValidationError as exc:
             return JSONResponse({"error": f"not an AG-UI RunAgentInput: {_first(exc)}"}, 422)
+        if given.resume:
+            waiting = _resumed(given, paused)
+            if waiting is None:
+                return JSONResponse({"error": "resume names no interrupt this server is waiting on"}, 404)
+            stream = agui_stream(waiting.view, waiting.events, paused)
+            return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
         asked = request_of(given)
         if not asked:
             return JSONResponse({"error": "the input has no user message: nothing to run"}, 400)
         view = AguiEvents(given.run_id, given.thread_id)
-        stream = agui_stream(view, source(asked, given.thread_id))
+        stream = agui_stream(view, source(asked, given.thread_id), paused)
         return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
 
     return [Route("/agui", start, methods=["POST"])]
