@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -41,17 +40,12 @@ from aeon.application.views.a2a import (
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.progress import ApprovalRequested, ProgressEvent
 from aeon.domain.tools import ToolSpec
+from aeon.entrypoints.serve.held import Held
 
 RPC_PATH = "/a2a"
 Events = AsyncIterator[ProgressEvent | RunEnded]
 # a run's events for a request in a context (the thread); the run use case behind it (aeon.stream's)
 Source = Callable[[str, str | None], Events]
-
-
-@dataclass
-class _Waiting:
-    events: Events
-    request: ApprovalRequest
 
 
 class RunExecutor(AgentExecutor):
@@ -60,7 +54,7 @@ class RunExecutor(AgentExecutor):
 
     def __init__(self, source: Source) -> None:
         self._source = source
-        self._waiting: dict[str, _Waiting] = {}
+        self._waiting: Held[ApprovalRequest] = Held()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.message is not None and context.task_id is not None and context.context_id is not None
@@ -68,9 +62,9 @@ class RunExecutor(AgentExecutor):
         # a reply to a task belongs to the task's context, whatever the message said
         known = context.current_task
         updater = TaskUpdater(event_queue, context.task_id, known.context_id if known else context.context_id)
-        waiting = self._waiting.pop(context.task_id, None)
+        waiting = self._waiting.take(context.task_id)
         if waiting is not None:
-            await self._replied(waiting, text, updater)
+            await self._replied(*waiting, text, updater)
             return
         task = Task(id=context.task_id, context_id=context.context_id, history=[context.message])
         task.status.CopyFrom(TaskStatus(state=TaskState.TASK_STATE_SUBMITTED))
@@ -78,18 +72,18 @@ class RunExecutor(AgentExecutor):
         await updater.start_work()
         await self._follow(self._source(text, context.context_id), updater)
 
-    async def _replied(self, waiting: _Waiting, text: str, updater: TaskUpdater) -> None:
+    async def _replied(self, events: Events, request: ApprovalRequest, text: str, updater: TaskUpdater) -> None:
         reply = approval_reply(text)
         if reply is None:  # neither: ask again, the run still waits
-            self._waiting[updater.task_id] = waiting
-            await updater.requires_input(_said(updater, approval_question(waiting.request)))
+            await self._waiting.keep(updater.task_id, events, request)
+            await updater.requires_input(_said(updater, approval_question(request)))
             return
         approved, reason = reply
         verdict = Verdict.APPROVE if approved else Verdict.DENY
         with contextlib.suppress(UsageError):  # no longer waiting (its approval timed out): the run says how it ended
-            answer(waiting.request, ApprovalDecision(verdict=verdict, by="a2a", reason=reason))
+            answer(request, ApprovalDecision(verdict=verdict, by="a2a", reason=reason))
         await updater.start_work()
-        await self._follow(waiting.events, updater)
+        await self._follow(events, updater)
 
     async def _follow(self, events: Events, updater: TaskUpdater) -> None:
         """The run's events as the task's updates, to its end, or to a call that waits for approval."""
@@ -100,7 +94,7 @@ class RunExecutor(AgentExecutor):
                     await _ended(event, updater)
                     return
                 if isinstance(event, ApprovalRequested):
-                    self._waiting[updater.task_id] = _Waiting(events, event.request)
+                    await self._waiting.keep(updater.task_id, events, event.request)
                     kept = True
                     await updater.requires_input(_said(updater, approval_question(event.request)))
                     return
@@ -112,9 +106,9 @@ class RunExecutor(AgentExecutor):
                     await events.aclose()  # type: ignore[attr-defined]
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        waiting = self._waiting.pop(context.task_id or "", None)
+        waiting = self._waiting.take(context.task_id or "")
         if waiting is not None:
-            await waiting.events.aclose()  # type: ignore[attr-defined]
+            await waiting[0].aclose()  # type: ignore[attr-defined]
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         await updater.cancel()
 

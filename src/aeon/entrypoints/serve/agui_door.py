@@ -9,7 +9,6 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from aeon.application.views.agui import AguiEvents, AguiRecords
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
 from aeon.domain.errors import AeonError
 from aeon.domain.progress import ApprovalRequested, ProgressEvent
+from aeon.entrypoints.serve.held import Held
 
 Events = AsyncIterator[ProgressEvent | RunEnded]
 Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (entrypoints/serve/a2a_door.py)
@@ -48,16 +48,10 @@ def request_of(given: RunAgentInput) -> str | None:
     return None
 
 
-@dataclass
-class _Paused:
-    """A run a stream left waiting for a person: its view, its events still to come, the call it waits on."""
-
-    view: AguiEvents
-    events: Events
-    request: ApprovalRequest
+Paused = Held[tuple[AguiEvents, ApprovalRequest]]  # by interrupt id: the run's view and the call it waits on
 
 
-async def agui_stream(view: AguiEvents, events: Events, paused: dict[str, _Paused]) -> AsyncIterator[str]:
+async def agui_stream(view: AguiEvents, events: Events, paused: Paused) -> AsyncIterator[str]:
     """`events` as AG-UI server-sent events: RUN_STARTED first, every event validated, RUN_ERROR when the run could
     not start (its one-line cause). A call that waits for a person ends the stream with an interrupt, the run kept in
     `paused` for the input that resumes it; otherwise the stream closed (the client gone) stops the run."""
@@ -70,7 +64,7 @@ async def agui_stream(view: AguiEvents, events: Events, paused: dict[str, _Pause
             for mapped in view.of(event):
                 yield encoder.encode(_EVENT.validate_python(mapped))
             if isinstance(event, ApprovalRequested):
-                paused[view.interrupt_id(event.request)] = _Paused(view, events, event.request)
+                await paused.keep(view.interrupt_id(event.request), events, (view, event.request))
                 kept = True
                 yield encoder.encode(_EVENT.validate_python(view.interrupted(event.request)))
                 return
@@ -82,12 +76,13 @@ async def agui_stream(view: AguiEvents, events: Events, paused: dict[str, _Pause
             await events.aclose()  # type: ignore[attr-defined]
 
 
-def _resumed(given: RunAgentInput, paused: dict[str, _Paused]) -> _Paused | None:
+def _resumed(given: RunAgentInput, paused: Paused) -> tuple[Events, AguiEvents] | None:
     """The run `given.resume` answers, answered: approved when resolved with {"approved": true}, else denied."""
     entry = given.resume[0] if given.resume else None
-    waiting = paused.pop(entry.interrupt_id, None) if entry is not None else None
+    waiting = paused.take(entry.interrupt_id) if entry is not None else None
     if entry is None or waiting is None:
         return None
+    events, (view, request) = waiting
     payload = entry.payload if isinstance(entry.payload, dict) else {}
     approved = entry.status == "resolved" and payload.get("approved") is True
     reason = (
@@ -95,13 +90,13 @@ def _resumed(given: RunAgentInput, paused: dict[str, _Paused]) -> _Paused | None
     )
     decision = ApprovalDecision(verdict=Verdict.APPROVE if approved else Verdict.DENY, by="ag-ui", reason=reason)
     with contextlib.suppress(UsageError):  # no longer waiting (timed out): the run says how it ended
-        answer(waiting.request, decision)
-    waiting.view.run_id = given.run_id  # the resumed part is a run of its own for the client
-    return waiting
+        answer(request, decision)
+    view.run_id = given.run_id  # the resumed part is a run of its own for the client
+    return events, view
 
 
 def agui_routes(source: Source) -> list[BaseRoute]:
-    paused: dict[str, _Paused] = {}
+    paused: Paused = Held()
 
     async def start(request: Request) -> Response:
         try:
@@ -112,7 +107,7 @@ def agui_routes(source: Source) -> list[BaseRoute]:
             waiting = _resumed(given, paused)
             if waiting is None:
                 return JSONResponse({"error": "resume names no interrupt this server is waiting on"}, 404)
-            stream = agui_stream(waiting.view, waiting.events, paused)
+            stream = agui_stream(waiting[1], waiting[0], paused)
             return StreamingResponse(stream, media_type=EventEncoder().get_content_type())
         asked = request_of(given)
         if not asked:
