@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from aeon.entrypoints.serve.held import Held
+from aeon.adapters.protocols.held import Held
 
 
 def test_past_its_bound_the_oldest_run_held_is_stopped_and_no_longer_held() -> None:
