@@ -5,6 +5,7 @@ person is an input-required task that the reply 'approve' carries on to completi
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def test_a_message_streams_its_task_to_completion(simple: str) -> None:
     assert artifacts == ["15"]
 
 
-def test_a_v0_3_client_sends_message_send(simple: str) -> None:
+def test_a_v0_3_client_sends_message_send_and_message_stream(simple: str) -> None:
     message = {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "calculate the sum of 5 and 10"}]}
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
     card = httpx.get(f"{simple}/.well-known/agent-card.json", timeout=10).json()
@@ -65,6 +66,11 @@ def test_a_v0_3_client_sends_message_send(simple: str) -> None:
     answer = httpx.post(f"{simple}/a2a", json=body, timeout=60).json()
     assert answer["result"]["status"]["state"] == "completed"
     assert answer["result"]["artifacts"][0]["parts"][0]["text"] == "15"
+    body["method"] = "message/stream"
+    with httpx.stream("POST", f"{simple}/a2a", json=body, timeout=60) as response:
+        events = [json.loads(x[5:])["result"] for x in response.iter_lines() if x.startswith("data:")]
+    assert events[-1]["kind"] == "status-update" and events[-1]["final"] is True
+    assert events[-1]["status"]["state"] == "completed"
 
 
 def test_a_call_waiting_for_approval_makes_the_task_input_required(isolated_env: None, tmp_path: Path) -> None:
