@@ -38,3 +38,16 @@ def test_a_state_changing_request_from_another_site_is_refused_and_one_from_the_
 def test_loopback_addresses_are_told_from_others() -> None:
     assert is_loopback("localhost") and is_loopback("127.0.0.2") and is_loopback("[::1]")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
+
+
+def test_a_server_keeping_only_hashed_tokens_takes_any_of_them_and_none_when_it_holds_none() -> None:
+    import hashlib
+
+    digest = hashlib.sha256(b"aeon_one").hexdigest()
+    kept = Access(token=None, hosts=None, cookie="aeon_serve", door="aeon serve", hashes=frozenset({digest}))
+    assert kept.decide(Asked(method="GET", host="h:1", authorization="Bearer aeon_one")) is None
+    assert kept.decide(Asked(method="GET", host="h:1", authorization=f"Bearer {digest}")) == Refused(
+        401, "this aeon serve needs its token: open the address it printed when it started"
+    )  # the hash itself is no token
+    empty = Access(token=None, hosts=None, cookie="aeon_serve", hashes=frozenset())
+    assert isinstance(empty.decide(Asked(method="GET", host="h:1", authorization="Bearer aeon_one")), Refused)

@@ -13,8 +13,8 @@ import pytest
 from rich.console import Console
 
 import aeon
+from aeon.adapters.console import Lines
 from aeon.domain.text import terminal_safe
-from aeon.entrypoints.render import Lines
 
 from cli_harness import DEMO_CONFIG, REQUEST
 

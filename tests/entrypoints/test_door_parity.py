@@ -1,22 +1,25 @@
 """One request, every front door, one outcome: the README's scripted demo ("calculate the sum of 5 and 10", a
 calculator step and an LLM step) run through `aeon run --no-durable`, `aeon run` (durable, the default), `aeon.run`,
-`aeon mcp` (through the official MCP client), `aeon batch` (a batch of one), and `aeon.run` and `aeon mcp` told
-`durable` false, ends the same — status, answer, steps — and leaves the same audit records in the JSONL log (ids,
-times and durations aside); and an unwritable log or a missing tools module is refused the same way at every door:
-the same error code and one-line message, exit 2, nothing else said, no run recorded. Each door runs in a fresh
-process in a folder of its own (its own system database), with none of the suite's AEON_* settings, so each door's
-own default applies. A difference of today is a strict xfail naming it: fixed, the case passes and pytest says so."""
+`aeon mcp` (through the official MCP client), `aeon batch` (a batch of one), `aeon serve` (POSTed over HTTP), and
+`aeon.run` and `aeon mcp` told `durable` false, ends the same — status, answer, steps — and leaves the same audit
+records in the JSONL log (ids, times and durations aside); and an unwritable log or a missing tools module is refused
+the same way at every door: the same error code and one-line message, exit 2, nothing else said, no run recorded.
+Each door runs in a fresh process in a folder of its own (its own system database), with none of the suite's AEON_*
+settings, so each door's own default applies. A difference of today is a strict xfail naming it: fixed, the case
+passes and pytest says so."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from durable_harness import AEON, env
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -37,6 +40,7 @@ DOORS = [
     "aeon batch",
     "aeon.run durable=False",
     "aeon mcp durable:false",
+    "aeon serve",
 ]
 IN_PROCESS = {"run --no-durable", "aeon.run durable=False", "aeon mcp durable:false"}
 REFERENCE = "run --no-durable"  # the shortest path: the one the others are held to
@@ -140,6 +144,29 @@ def run_mcp(folder: Path, config: Path, log_file: str | None = None, **durable: 
     return Door(None, doc, [], _records(folder, doc.get("correlation_id")))
 
 
+def run_serve(folder: Path, config: Path, log_file: str | None = None) -> Door:
+    """`aeon serve --config CONFIG` and the run POSTed to it, read back when it ended (GET /runs/{id}: the result as
+    `aeon run --json` gives it); a server that will not start (its stderr names why, exit 2) is a refusal."""
+    environ = {**env(folder), **({"AEON_LOG_FILE": log_file} if log_file else {})}  # the door has no flag
+    server = subprocess.Popen([*AEON, "serve", "--port", "0", "--config", str(config)], cwd=folder, env=environ,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert server.stderr is not None
+    said = server.stderr.readline()
+    if "serving on" not in said:
+        code = server.wait(60)
+        message = [line.removeprefix("aeon: ") for line in _lines(said + server.stderr.read())][-1]
+        return Door(code, {"status": "error", "error": {"code": None, "message": message}}, [], _records(folder, None))
+    try:
+        with httpx.Client(base_url=said.split("serving on ")[1].split()[0], timeout=60) as http:
+            run_id = http.post("runs", json={"request": REQUEST}).json()["run_id"]
+            while (doc := http.get(f"runs/{run_id}").json())["status"] in ("queued", "pending", "running"):
+                time.sleep(0.1)
+    finally:
+        server.send_signal(2)
+        server.communicate(timeout=60)
+    return Door(None, doc["result"], [], _records(folder, run_id))
+
+
 def through(door: str, folder: Path, config: Path, log_file: str | None = None) -> Door:
     if door == "run --no-durable":
         return run_cli(folder, config, "--no-durable", log_file=log_file)
@@ -147,6 +174,8 @@ def through(door: str, folder: Path, config: Path, log_file: str | None = None) 
         return run_cli(folder, config, log_file=log_file)
     if door.startswith("aeon.run"):
         return run_api(folder, config, log_file=log_file, **({"durable": False} if door in IN_PROCESS else {}))
+    if door == "aeon serve":
+        return run_serve(folder, config, log_file=log_file)
     if door.startswith("aeon mcp"):
         return run_mcp(folder, config, log_file=log_file, **({"durable": False} if door in IN_PROCESS else {}))
     return run_batch(folder, config, log_file=log_file)

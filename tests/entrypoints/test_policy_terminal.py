@@ -5,21 +5,22 @@ from __future__ import annotations
 import asyncio
 import io
 
+from aeon.adapters.approval import TerminalApprover
 from aeon.adapters.tools import ToolRegistry, register_builtins
 from aeon.application.kernel.run import RunSettings
 from aeon.application.redaction import NO_SECRETS
+from aeon.application.runs import edited_problem
 from aeon.domain.approval import ApprovalRequest
 from aeon.domain.budget import BudgetState
 from aeon.domain.plan import Plan, PlanStep, StepStatus
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.approval import TerminalApprover
 
 
 def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> None:
     registry = ToolRegistry()
     register_builtins(registry)
     out = io.StringIO()
-    approver = TerminalApprover(registry, NO_SECRETS, read=lambda: "d\n", out=out)
+    approver = TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: "d\n", out=out)
     request = ApprovalRequest(
         run_id="r",
         key="p2:s2",
@@ -38,12 +39,28 @@ def test_the_terminal_shows_why_the_policy_asks_and_the_provenance_chain() -> No
     assert "(from tool:fetch_page)" in out.getvalue()
 
 
-def test_an_edit_on_the_terminal_may_pass_an_earlier_output_by_reference() -> None:
+def _asking(*typed: str) -> tuple[TerminalApprover, io.StringIO]:
+    """A terminal approver over the built-in tools, read the lines `typed`; what it shows."""
     registry = ToolRegistry()
     register_builtins(registry)
-    out = io.StringIO()
-    typed = iter(["e\n", '{"text": {"$from": "s9"}}\n', "e\n", '{"text": {"$from": "s1"}}\n'])
-    approver = TerminalApprover(registry, NO_SECRETS, read=lambda: next(typed), out=out)
+    out, lines = io.StringIO(), iter(line + "\n" for line in typed)
+    return TerminalApprover(registry, NO_SECRETS, check=edited_problem, read=lambda: next(lines), out=out), out
+
+
+def test_edited_arguments_that_name_an_argument_twice_are_asked_for_again() -> None:
+    # json.loads would keep the last value silently: the terminal reads edits as aeon approve --args and aeon ui do
+    approver, out = _asking("e", '{"text": "a", "text": "b"}', "e", '{"text": "c"}')
+    request = ApprovalRequest(
+        run_id="r", key="p1:s1", step_id="s1", description="Echo", tool="echo", args={"text": "x"}, pass_number=1
+    )
+    state = RunState(correlation_id="r", request="q", started_at="t", budget=BudgetState.start(RunSettings().limits()))
+    decision = asyncio.run(approver.decide(request, state, wait_seconds=5))
+    assert decision is not None and decision.approved and decision.args == {"text": "c"}
+    assert "names 'text' twice: give each argument once: try again" in out.getvalue()
+
+
+def test_an_edit_on_the_terminal_may_pass_an_earlier_output_by_reference() -> None:
+    approver, out = _asking("e", '{"text": {"$from": "s9"}}', "e", '{"text": {"$from": "s1"}}')
     s1 = PlanStep(step_id="s1", description="Say hi", tool="echo", args={"text": "hi"})
     s1.status, s1.step_output = StepStatus.COMPLETE, "hi"
     s2 = PlanStep(step_id="s2", description="Say it again", tool="echo", args={"text": "bye"})

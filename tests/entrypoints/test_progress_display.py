@@ -7,9 +7,9 @@ import io
 
 import pytest
 
+from aeon.adapters.console import ConsoleProgress
 from aeon.domain.phases import Phase
 from aeon.domain.progress import LLMCallEnded, LLMCallStarted, PhaseEnded, ProgressEvent, SupervisorActed
-from aeon.entrypoints.progress import ConsoleProgress
 
 from progress_samples import SAMPLES
 

@@ -68,6 +68,7 @@ CONFIGURED = {k: v for k, v in PLANTED.items() if k.startswith(("provider key", 
 # produced reaches it whole (a request, a plan's arguments, a tool's output, a model's answer), configured secrets not.
 CALLER = {"run: stdout", "run --durable: stdout", "run --no-durable: stdout", "replay: stdout"}
 CALLER |= {"run (approve later): stdout", "run (deny later): stdout", "run (left waiting): stdout"}
+CALLER |= {"run --thread: stdout", "run --thread --no-durable: stdout"}
 _NAMES = ("env", "service", "config", "request", "args", "header", "text", "error", "model", "ghp", "pat", "akia", "sk")
 _NAMES += ("xoxb", "jwt", "url", "upper", "pg")
 S = dict(zip(_NAMES, PLANTED.values(), strict=True))
@@ -313,6 +314,52 @@ def _ui(audit: Audit) -> None:
         audit.streams["ui: stderr"] = said + rest
 
 
+def _serve(audit: Audit) -> None:
+    """`aeon serve`: a run POSTed with the secret in its request (the model plans the call with the key in its
+    arguments), read back whole over HTTP — the run, the list, its event stream from the start, the OpenAPI
+    document, the refusals of a key and of a value that does not fit — and the server's stderr."""
+    server = subprocess.Popen([*AEON, "serve", "--port", "0", "--config", str(audit.config)], cwd=audit.folder,
+                              env=audit.env(), stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert server.stderr is not None
+    said = server.stderr.readline()
+    try:
+        found = re.search(r"(http://\S+)/ ", said)
+        assert found is not None, said
+        with httpx.Client(base_url=found.group(1), timeout=60) as client:
+            run_id = client.post("/runs", json={"request": REQUEST}).json()["run_id"]
+            with client.stream("GET", f"/runs/{run_id}/events") as feed:
+                events = "".join(feed.iter_text())
+            pages = {"events": events, "run": client.get(f"/runs/{run_id}").text, "runs": client.get("/runs").text}
+            for field in ("api_key", "ttl"):  # refused naming the field, never quoting the value
+                pages[f"refused {field}"] = client.post("/runs", json={"request": REQUEST, field: S["args"]}).text
+            pages["openapi"] = client.get("/openapi.json").text
+        assert '"run_end"' in events and json.loads(pages["run"])["result"] is not None, pages["run"]
+        audit.streams |= {f"serve {name}": text for name, text in pages.items()}
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, rest = server.communicate(timeout=60)
+        audit.streams["serve: stderr"] = said + rest
+
+
+def _threads(audit: Audit) -> None:
+    """Runs of a thread, durable and not (each later one's prompts hold the earlier requests, answers and step
+    results: the thread's store in the system database), then the thread listed and shown."""
+    for name, extra in (("run --thread", ()), ("run --thread --no-durable", ("--no-durable",))):
+        audit.aeon(
+            name, "run", REQUEST, "--config", audit.config, "--thread", "audit", "--json", *extra, codes=(0, 3, 4)
+        )
+    assert "audit     2 turn(s)" in audit.aeon("threads", "threads", "--config", audit.config)
+    audit.aeon("threads show", "threads", "show", "audit", "--config", audit.config)
+    audit.aeon("threads show --json", "threads", "show", "audit", "--config", audit.config, "--json")
+
+
+def _schedule(audit: Audit) -> None:
+    """A schedule of the request: what it keeps of the run (its recorded input) and what the list shows."""
+    audit.aeon("schedule add", "schedule", "add", "0 7 * * *", REQUEST, "--name", "audit", "--config", audit.config)
+    audit.aeon("schedule list", "schedule", "list", "--config", audit.config)
+    audit.aeon("schedule list --json", "schedule", "list", "--config", audit.config, "--json")
+
+
 # Every command that shows or stores run data, in the order they run (later ones read what earlier ones wrote).
 SINKS: dict[str, Callable[[Audit], None]] = {
     "run": _run,
@@ -327,6 +374,9 @@ SINKS: dict[str, Callable[[Audit], None]] = {
     "validate": _validate,
     "mcp": _mcp,
     "ui": _ui,
+    "serve": _serve,
+    "threads": _threads,
+    "schedule": _schedule,
 }
 # Commands that write no run data, and why.
 NO_RUN_DATA = {

@@ -25,7 +25,7 @@ CONFIG = Path(__file__).parents[2] / "config"
 
 @pytest.fixture
 def simple(isolated_env: None) -> Iterator[str]:
-    app = Starlette(routes=config_routes(CONFIG / "scripted-simple-request.yaml"))
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-simple-request.yaml"))
     with serve(lambda url: app) as url:
         yield url
 
@@ -74,7 +74,7 @@ def test_a_v0_3_client_sends_message_send_and_message_stream(simple: str) -> Non
 
 
 def test_a_call_waiting_for_approval_makes_the_task_input_required(isolated_env: None, tmp_path: Path) -> None:
-    app = Starlette(routes=config_routes(CONFIG / "scripted-approval.yaml"))
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-approval.yaml"))
     with serve(lambda url: app) as url:
         first = asyncio.run(send(url, "publish the release notes", streaming=False))
         task = first[-1].task
@@ -87,7 +87,7 @@ def test_a_call_waiting_for_approval_makes_the_task_input_required(isolated_env:
 
 
 def test_a_denial_in_reply_rejects_the_task_and_the_call_is_never_made(isolated_env: None, tmp_path: Path) -> None:
-    app = Starlette(routes=config_routes(CONFIG / "scripted-approval.yaml"))
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-approval.yaml"))
     with serve(lambda url: app) as url:
         task = asyncio.run(send(url, "publish the release notes", streaming=False))[-1].task
         again = asyncio.run(send(url, "perhaps", streaming=False, task_id=task.id))[-1].task

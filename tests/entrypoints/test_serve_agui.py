@@ -18,6 +18,7 @@ import aeon
 from aeon.entrypoints.serve.agui_door import config_routes, recorded_routes
 
 from a2a_harness import serve
+from cli_harness import invoke
 
 CONFIG = Path(__file__).parents[2] / "config"
 EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
@@ -25,7 +26,7 @@ EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
 
 @pytest.fixture
 def url(isolated_env: None) -> Iterator[str]:
-    app = Starlette(routes=config_routes(CONFIG / "scripted-simple-request.yaml"))
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-simple-request.yaml"))
     with serve(lambda base: app) as base:
         yield base
 
@@ -82,7 +83,7 @@ def test_a_recorded_run_streams_as_agui_events_from_its_records(isolated_env: No
         mine = [r for r in records if r.get("correlation_id") == run]
         return (True, [r for r in mine if r["seq"] > after]) if mine else None
 
-    app = Starlette(routes=recorded_routes(look, most_seconds=30))
+    app = Starlette(routes=recorded_routes(look, most_seconds=30, most_records=10_000))
     with serve(lambda base: app) as base:
         events = []
         with httpx.stream("GET", f"{base}/runs/{run_id}/agui", timeout=60) as response:
@@ -94,12 +95,16 @@ def test_a_recorded_run_streams_as_agui_events_from_its_records(isolated_env: No
     kinds = [e.type for e in events]
     assert kinds[0] is EventType.RUN_STARTED and kinds[-1] is EventType.RUN_FINISHED
     assert EventType.TOOL_CALL_RESULT in kinds
+    few = Starlette(routes=recorded_routes(look, most_seconds=30, most_records=2))  # bounded: 2 records, no end
+    with serve(lambda base: few) as base, httpx.stream("GET", f"{base}/runs/{run_id}/agui", timeout=60) as response:
+        cut = [json.loads(x[6:])["type"] for x in response.iter_lines() if x.startswith("data: ")]
+    assert cut[0] == "RUN_STARTED" and "RUN_FINISHED" not in cut
 
 
 def test_a_call_waiting_for_approval_interrupts_and_a_resume_carries_the_run_on(
     isolated_env: None, tmp_path: Path
 ) -> None:
-    app = Starlette(routes=config_routes(CONFIG / "scripted-approval.yaml"))
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-approval.yaml"))
     with serve(lambda base: app) as base:
         first = streamed(base, run_input("publish the release notes"))
         assert first[-1].type is EventType.RUN_FINISHED and first[-1].outcome.type == "interrupt"
@@ -113,3 +118,13 @@ def test_a_call_waiting_for_approval_interrupts_and_a_resume_carries_the_run_on(
     assert second[-1].type is EventType.RUN_FINISHED and second[-1].outcome.type == "success"
     assert (tmp_path / "published.txt").read_text() == "news: Release 1.2 notes\n"
     assert again.status_code == 404
+
+
+def test_the_agui_thread_id_is_the_runs_thread(isolated_env: None, forget_imports: None) -> None:
+    app = Starlette(routes=config_routes(lambda: CONFIG / "scripted-thread.yaml"))
+    with serve(lambda base: app) as base:
+        body = run_input("multiply 6 by 7") | {"threadId": "calc"}
+        events = streamed(base, body)
+    assert events[-1].type is EventType.RUN_FINISHED and str(events[-1].result["answer"]) == "42"
+    shown = invoke("threads", "show", "calc")
+    assert "multiply 6 by 7" in shown.stdout, shown.stdout + shown.stderr

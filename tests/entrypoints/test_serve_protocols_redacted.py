@@ -35,7 +35,7 @@ def test_a_secret_a_tool_returns_reaches_no_a2a_or_agui_client(
     (tmp_path / "leaky_tools.py").write_text(TOOL, encoding="utf-8")
     plan = {"goal": "leak", "steps": [{"step_id": "s1", "description": "Get the token", "tool": "leak", "args": {}}]}
     config = scripted_config(tmp_path, [json.dumps(plan)] * 2, tools={"modules": ["leaky_tools"]})
-    app = Starlette(routes=[*a2a_routes(config), *agui_routes(config)])
+    app = Starlette(routes=[*a2a_routes(lambda: config), *agui_routes(lambda: config)])
     with serve(lambda url: app) as url:
         message = {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "leak it"}]}
         body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from aeon.adapters.console import ConsoleProgress
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import run_scope
-from aeon.entrypoints.progress import ConsoleProgress
 
 from cli_harness import REQUEST, assert_exit, invoke, plan_json, scripted_config
 

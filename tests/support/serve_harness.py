@@ -23,8 +23,8 @@ class Server:
     folder: Path
     lines: list[str]
 
-    def client(self, **kwargs: object) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=60, **kwargs)  # type: ignore[arg-type]
+    def client(self, base_url: str | None = None) -> httpx.Client:
+        return httpx.Client(base_url=base_url or self.url, timeout=60)
 
     def stop(self) -> str:
         """Stop it as Ctrl-C does; return what it said on stderr."""

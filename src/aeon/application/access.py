@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+from collections.abc import Collection
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 
@@ -58,20 +59,21 @@ class Welcome:
 class Access:
     """The rule of one server: `token` (None on a loopback address) must come with every request, as `?token=`
     once, then the cookie named `cookie`, or an `Authorization: Bearer` header; `hashes`: the SHA-256 (hex) of
-    other tokens any of which will do as well (`aeon serve`'s, kept hashed); `hosts`: the Host headers a loopback
-    server answers to (None: any); `door`: the server's name in its refusals."""
+    other tokens any of which will do as well (`aeon serve`'s, kept hashed; not None: a token is needed, even when
+    it is empty); `hosts`: the Host headers a loopback server answers to (None: any); `door`: the server's name in
+    its refusals."""
 
     token: str | None
     hosts: frozenset[str] | None
     cookie: str
     door: str = "aeon ui"
-    hashes: frozenset[str] = frozenset()
+    hashes: Collection[str] | None = None
 
     def decide(self, asked: Asked) -> Refused | Welcome | None:
         """None: the request may go on."""
         if self.hosts is not None and asked.host.lower() not in self.hosts:
             return Refused(421, f"this {self.door} answers only to its own loopback address")
-        if self.token is not None or self.hashes:
+        if self.token is not None or self.hashes is not None:
             if self.known(asked.query_token):
                 return Welcome()
             given = (cookie_value(asked.cookie, self.cookie), bearer(asked.authorization))
@@ -86,7 +88,7 @@ class Access:
         if given is None:
             return False
         digest = hashlib.sha256(given.encode()).hexdigest()
-        return (self.token is not None and same(given, self.token)) or any(same(digest, h) for h in self.hashes)
+        return (self.token is not None and same(given, self.token)) or any(same(digest, h) for h in self.hashes or ())
 
 
 def same(given: str | None, token: str) -> bool:

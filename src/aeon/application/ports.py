@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -13,6 +13,8 @@ from aeon.domain.log_records import LogRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.records import LostRecords
 from aeon.domain.run_state import RunState
+from aeon.domain.schedules import Schedule
+from aeon.domain.threads import Thread, ThreadContext, ThreadSummary
 from aeon.domain.tools import ToolResult, ToolSpec
 
 
@@ -183,6 +185,43 @@ class TracerPort(Protocol):
     def shutdown(self) -> None: ...
 
 
+@runtime_checkable
+class ThreadsPort(Protocol):
+    """Where threads are kept (the system database). `load` gives a thread or None; `create` makes an empty one
+    (or gives the one there); `update` applies `change` to the thread `name` (an empty one when it has none) in one
+    transaction, so that two runs ending at once both keep their turn; `list` gives every thread, the latest
+    updated first; `delete` removes a thread with everything it stored (False: there was none). Raises
+    SystemDatabaseUnavailable when the store cannot be opened."""
+
+    def load(self, name: str) -> Thread | None: ...
+
+    def create(self, name: str, at: str) -> Thread: ...
+
+    def update(self, name: str, at: str, change: Callable[[Thread], Thread]) -> Thread: ...
+
+    def list(self) -> list[ThreadSummary]: ...
+
+    def delete(self, name: str) -> bool: ...
+
+
+@runtime_checkable
+class SchedulesPort(Protocol):
+    """Schedules on the system database (DBOS's scheduled workflows). `add` makes schedule `name` run `spec` (a
+    durable run's recorded input, as JSON) at every tick of `cron`; `list` gives them by name; `pause`, `resume` and
+    `remove` change one. Raises InputError for a cron expression that is not one (its message one line), for a
+    name taken (`add`) or unknown (the others); SystemDatabaseUnavailable when the database cannot be opened."""
+
+    def add(self, name: str, cron: str, spec: str) -> Schedule: ...
+
+    def list(self) -> list[Schedule]: ...
+
+    def pause(self, name: str) -> None: ...
+
+    def resume(self, name: str) -> None: ...
+
+    def remove(self, name: str) -> None: ...
+
+
 Outcome_co = TypeVar("Outcome_co", covariant=True)
 Row_co = TypeVar("Row_co", covariant=True)
 
@@ -194,12 +233,13 @@ class DurableRuns(Protocol[Outcome_co, Row_co]):
     `start` runs `request` (its `plan` a JSON plan document, or None) as run `run_id`, rebuilt from `config` (a
     file path) and `overrides` in any process that executes it, and returns its outcome; `progress` and `approver`
     serve the execution in this process only; `leave_when_waiting` returns as soon as the run waits for a decision
-    nobody here can give. `resume` goes on with an interrupted run, `fork` starts a new run (`new_id`) from run
-    `run_id`'s checkpoint at pass `from_pass`, `answer` sends a decision on the call a run waits on (`go_on`: and
-    finishes the run here), `list` the most recent runs, newest first, `outcome` a finished run's outcome (None:
-    unfinished). Raises InputError for an unknown run, AlreadyDecided for a second decision, EventLogUnavailable
-    when the run's log takes no record (the run never started), SystemDatabaseUnavailable when the record cannot be
-    opened."""
+    nobody here can give; `thread`: the run belongs to that thread (its conversation so far, its memory) and
+    leaves its turn there when it ends. `resume` goes on with an interrupted run, `fork` starts a new run
+    (`new_id`) from run `run_id`'s checkpoint at pass `from_pass`, `answer` sends a decision on the call a run
+    waits on (`go_on`: and finishes the run here), `list` the most recent runs, newest first, `outcome` a finished
+    run's outcome (None: unfinished). Raises InputError for an unknown run, AlreadyDecided for a second decision,
+    EventLogUnavailable when the run's log takes no record (the run never started), SystemDatabaseUnavailable when
+    the record cannot be opened."""
 
     def start(
         self,
@@ -212,6 +252,7 @@ class DurableRuns(Protocol[Outcome_co, Row_co]):
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> Outcome_co: ...
 
     def resume(self, run_id: str, *, rerun_unsafe: bool = False) -> Outcome_co: ...

@@ -47,6 +47,7 @@ from aeon.domain.log_run import (
     RunForkedRecord,
     RunResumedRecord,
     RunStartRecord,
+    ServeStartRecord,
     TtlAllocatedRecord,
     TtlExpiredRecord,
     WarningRecord,
@@ -58,6 +59,7 @@ AnyRecord = (
     | RunEndRecord
     | RunForkedRecord
     | BatchStartRecord
+    | ServeStartRecord
     | WarningRecord
     | TtlAllocatedRecord
     | DepthDecisionRecord

@@ -47,6 +47,13 @@ class BatchStartRecord(LogRecord, tag="batch_start", kw_only=True):
     runs: int
 
 
+class ServeStartRecord(LogRecord, tag="serve_start", kw_only=True):
+    """`aeon serve` started: its name (the executor that runs its runs) and where it listens."""
+
+    server: str
+    address: str
+
+
 class WarningRecord(LogRecord, tag="warning", kw_only=True):
     message: str
 

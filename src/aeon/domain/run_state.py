@@ -18,6 +18,7 @@ from aeon.domain.plan import Plan, PlanStep
 from aeon.domain.profile import AdaptiveDepthConfiguration, TaskProfile
 from aeon.domain.provenance import TRUSTED, Label
 from aeon.domain.records import Counters, SupervisorAction, ToolCall
+from aeon.domain.threads import ThreadContext
 
 
 class RefinementLedger(msgspec.Struct, kw_only=True):
@@ -65,6 +66,8 @@ class RunState(msgspec.Struct, kw_only=True):
     approvals: list[ApprovalRecord] = msgspec.field(default_factory=list)  # every decision on a call, in order
     seen: Label = TRUSTED  # the join of every step output's label so far: what a prompt holding them all is
     labels: dict[str, Label] = msgspec.field(default_factory=dict)  # memory key → its writer's label (untrusted only)
+    # a run of a thread: the conversation so far, as the planner's prompt shows it (absent for any other run)
+    conversation: str | msgspec.UnsetType = msgspec.UNSET
 
     @property
     def profile(self) -> TaskProfile | None:
@@ -140,6 +143,13 @@ class RunState(msgspec.Struct, kw_only=True):
             self.labels[key] = label
         else:
             self.labels.pop(key, None)
+
+    def threaded(self, context: ThreadContext) -> None:
+        """The run follows earlier turns of a thread: their conversation, and the labels of what it quotes (an
+        untrusted earlier answer or memory value makes the run have seen untrusted data, as a tool output would)."""
+        self.conversation = context.conversation
+        self.labels.update(context.labels)
+        self.seen = self.seen.join(context.label)
 
     def tool_failed(self) -> None:
         self.counters.tool_errors += 1

@@ -24,7 +24,7 @@ from aeon.application.errors import InputError, UsageError
 from aeon.application.ports import LLMPort, ProgressPort
 from aeon.application.results import RunEnded, RunResult
 from aeon.application.runs import RunCommand, Runs, Starts, module_names, rebuildable
-from aeon.application.runs.answers import Answers
+from aeon.application.runs.answers import Answers, Feed
 from aeon.application.runs.answers import answer as answer  # aeon.answer
 from aeon.domain.errors import AeonError
 from aeon.domain.plan import Plan
@@ -68,6 +68,9 @@ class RunOptions(TypedDict, total=False):
     process can load again. aeon.run and aeon.arun only; the durable runs of one process take turns (DBOS is one per
     process). Default: the config's `durable.enabled` (true) for a run that can be rebuilt so — tools as modules,
     the model by name, not streamed; a run given tool functions or a model object runs in this process only."""
+    thread: str
+    """Run in this thread (its name): the run sees the thread's earlier requests, answers and memory, and leaves its
+    own turn there (`aeon threads show NAME`); kept in the system database (durable.database_url)."""
     approve: Callback
     """Decides on each tool call that needs approval (`@tool(requires_approval=True)`, config tools.approval, a plan
     step's requires_approval): called with the ApprovalRequest (step, tool, exact arguments), it returns True
@@ -126,7 +129,7 @@ async def stream(request: str, /, **options: Unpack[RunOptions]) -> AsyncIterato
     The keyword arguments are RunOptions'; the errors aeon.run raises come out of the first iteration."""
     queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
     with _typed_errors():
-        prepared = _prepare("aeon.stream", request, options, progress=_Feed(queue))
+        prepared = _prepare("aeon.stream", request, options, progress=Feed(queue))
     task = asyncio.create_task(_execute(prepared), name="aeon.stream run")
     task.add_done_callback(lambda _: queue.put_nowait(None))  # after every event the run put on the queue
     try:
@@ -137,16 +140,6 @@ async def stream(request: str, /, **options: Unpack[RunOptions]) -> AsyncIterato
         yield RunEnded(result=result)
     finally:
         await _stopped(task)
-
-
-class _Feed:
-    """The stream's ProgressPort: each event onto the stream's queue, never waiting (update is called in the run)."""
-
-    def __init__(self, queue: asyncio.Queue[ProgressEvent | None]) -> None:
-        self._queue = queue
-
-    def update(self, event: ProgressEvent) -> None:
-        self._queue.put_nowait(event)
 
 
 async def _stopped(task: asyncio.Task[RunResult]) -> None:
@@ -202,7 +195,8 @@ def _prepare(entry: str, request: str, options: RunOptions, *, progress: Progres
     approve = options.get("approve")
     # a stream's consumer answers the ApprovalRequested event (aeon.answer); without either, such a call is denied
     asker = CallbackApprover(approve) if approve is not None else Answers() if progress is not None else None
-    command = RunCommand(request, plan_of(options.get("plan"), tool_port), said, asker, on_record=False)
+    given_plan = plan_of(options.get("plan"), tool_port)
+    command = RunCommand(request, given_plan, said, asker, on_record=False, thread=options.get("thread"))
     configured = rebuildable(tools, model, said=said, streamed=progress is not None, entry=entry)
     configured = configured and settings.durable.enabled
     recorded: list[Starts] = []

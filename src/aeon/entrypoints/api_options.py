@@ -12,8 +12,8 @@ import msgspec
 from aeon.adapters.documents import read_document
 from aeon.adapters.llm.settings import model_overrides
 from aeon.application.errors import ConfigurationError, UsageError
-from aeon.application.plans.plan_documents import plan_from_document
 from aeon.application.ports import ToolPort
+from aeon.application.runs import plan_given, run_overrides
 from aeon.domain.plan import Plan
 
 PathLike = str | os.PathLike[str]
@@ -36,14 +36,11 @@ def config_of(config: PathLike | Mapping[str, Any] | None) -> tuple[Path | None,
 
 def overrides_of(options: Mapping[str, Any]) -> dict[str, Any]:
     """The keyword arguments as dotted settings, applied over the config as `aeon run`'s flags are."""
-    given: Mapping[str, Any] = options
-    out: dict[str, Any] = {f"run.{name}": given[name] for name in RUN_LIMITS if given.get(name) is not None}
-    if "run.ttl" in out:
-        out["run.ttl_given"] = True
+    log_file = options.get("log_file")
+    log = None if log_file is None else "" if log_file is False else os.fspath(log_file)
+    out = run_overrides(**{name: options.get(name) for name in RUN_LIMITS}, log_file=log)
     if isinstance(model := options.get("model"), str):
         out |= model_overrides(model)
-    if (log_file := options.get("log_file")) is not None:
-        out["log.path"] = "" if log_file is False else os.fspath(log_file)
     return out
 
 
@@ -51,11 +48,10 @@ def plan_of(plan: Plan | Mapping[str, Any] | PathLike | None, tools: ToolPort) -
     """The given plan, checked as `aeon run --plan` checks a file; a Plan is copied (the run changes its own)."""
     if plan is None:
         return None
-    known = {spec.name: spec for spec in tools.list()}
     if isinstance(plan, Plan):
-        return plan_from_document(msgspec.to_builtins(plan), source="(a Plan)", tools=known)
+        return plan_given(msgspec.to_builtins(plan), "(a Plan)", tools)
     if isinstance(plan, Mapping):
-        return plan_from_document(dict(plan), source="(a mapping)", tools=known)
+        return plan_given(dict(plan), "(a mapping)", tools)
     if isinstance(plan, str | os.PathLike):
-        return plan_from_document(read_document(Path(plan), what="plan"), source=os.fspath(plan), tools=known)
+        return plan_given(read_document(Path(plan), what="plan"), os.fspath(plan), tools)
     raise UsageError(f"plan must be a Plan, a mapping or a path to a plan file, not {type(plan).__name__}")

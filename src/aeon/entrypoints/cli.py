@@ -21,11 +21,14 @@ from aeon.entrypoints.run_command import (
     PlanOpt,
     QuietOpt,
     RequestArg,
+    ThreadOpt,
     TtlOpt,
 )
+from aeon.entrypoints.schedule import schedule_app
 from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.serve.command import serve_app
 from aeon.entrypoints.stdout import exit_now, guarded_stdout
+from aeon.entrypoints.threads import threads_app
 from aeon.entrypoints.ui.command import ui
 
 # Each command imports what it uses when it runs: `aeon --version` and `aeon --help` load typer and these few
@@ -84,6 +87,7 @@ def run(
     history: HistoryOpt = None,
     quiet: QuietOpt = False,
     durable: DurableOpt = None,
+    thread: ThreadOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Plan REQUEST (or load --plan), execute it step by step, and print every step's output.
@@ -97,11 +101,11 @@ def run(
     text stands in its place (result still printed), 6 awaiting approval (the run waits on the record), 7 denied (a
     person denied a tool call the run needed: which, by whom and why is printed).
     """
+    from aeon.adapters.console import ConsoleProgress
     from aeon.application.errors import InputError
     from aeon.application.runs import run_overrides
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.progress import ConsoleProgress
     from aeon.entrypoints.render import present
     from aeon.entrypoints.run_command import ran
 
@@ -117,7 +121,7 @@ def run(
         with tools_opened(container) as registry:
             result, received = ran(
                 container, registry, request=request, plan=plan, durable=durable, as_json=as_json, history=history,
-                config=config, overrides=overrides, progress=progress, status=status,
+                config=config, overrides=overrides, progress=progress, status=status, thread=thread,
             )  # fmt: skip
     present(result, as_json=as_json, history=history, received=received, redactor=container.redactor())
 
@@ -241,6 +245,8 @@ def mcp(
 
 register_durable_commands(app)
 app.add_typer(schema_app, name="schema")
+app.add_typer(threads_app, name="threads")
+app.add_typer(schedule_app, name="schedule")
 app.command()(ui)
 app.add_typer(serve_app, name="serve")
 

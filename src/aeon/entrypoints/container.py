@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import sys
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar, cast
 
 from aeon.adapters.clock import SystemClock
+from aeon.adapters.durable.settings import DurableSettings
 from aeon.adapters.eventlog.settings import open_event_log
 from aeon.adapters.llm.settings import build as build_llm
+from aeon.adapters.llm.settings import open_llm
 from aeon.adapters.memory.inmemory import InMemoryKV
 from aeon.adapters.telemetry.settings import open_tracer
 from aeon.adapters.tools.composite import CompositeTools
@@ -30,6 +31,7 @@ from aeon.application.ports import (
     TracerPort,
 )
 from aeon.application.redaction import Redactor
+from aeon.application.threads import Threads
 from aeon.entrypoints.config.schema import Settings, kernel_settings, tool_folders
 from aeon.entrypoints.secrets import run_secrets
 from aeon.entrypoints.unwired import containers, providers
@@ -38,24 +40,17 @@ T = TypeVar("T")
 __all__ = [
     "Container",
     "build_container",
-    "open_llm",
     "opened",
-    "preflight",
     "provided",
     "run_scope",
     "tools_opened",
 ]
 
 
-async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
-    """The model client chosen by llm.adapter, closed (connections, a local server) when the container shuts down.
+def _threads(durable: DurableSettings, redactor: Redactor) -> Threads:
+    from aeon.adapters.durable.threads import open_threads  # DBOS is imported only by a run of a thread
 
-    `log` only orders the shutdown: the client is closed before the log, which records it (a local server stopped).
-    """
-    try:
-        yield client
-    finally:
-        await client.aclose()
+    return open_threads(durable, redactor)
 
 
 class Container(containers.DeclarativeContainer):
@@ -102,6 +97,7 @@ class Container(containers.DeclarativeContainer):
     tracer = providers.Resource(open_tracer, settings.provided.otel, redactor)
 
     new_id: providers.Object[Callable[[], str]] = providers.Object(lambda: str(uuid.uuid4()))  # the run ids
+    threads = providers.Singleton(_threads, settings.provided.durable, redactor)  # in the system database
 
     orchestrator = providers.Factory(
         Orchestrator,
@@ -207,13 +203,3 @@ def build_container(
     }  # fmt: skip
     chosen = {name: providers.Object(value) for name, value in given.items() if value is not None}
     return Container(settings=providers.Object(settings), **chosen)
-
-
-def preflight(llm: LLMPort, *, calls_model: bool = True) -> str | None:
-    """A setup problem that stops the run before it starts, or None: a configured model file that is not there,
-    and — for a run that will ask the model something (`calls_model`) — the local model's extra not installed."""
-    local = sys.modules.get("aeon.adapters.llm.local")  # not loaded: the model is not the local one
-    if local is None or not isinstance(llm, local.LocalLlamaLLM):
-        return None
-    problem: str | None = llm.preflight() if calls_model else llm.config_problem()
-    return problem

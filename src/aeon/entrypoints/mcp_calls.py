@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import anyio
 from mcp.server.session import ServerSession
 
+from aeon.adapters.console import ConsoleProgress
 from aeon.domain.text import terminal_safe
-from aeon.entrypoints.progress import ConsoleProgress
 
 T = TypeVar("T")
 

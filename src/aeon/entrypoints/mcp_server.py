@@ -9,7 +9,7 @@ import contextlib
 import signal
 import sys
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
@@ -24,15 +24,15 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from aeon.application.errors import InputError
-from aeon.application.plans.plan_documents import plan_from_document
+from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
-from aeon.application.runs import RunCommand, Runs, capped, run_overrides
+from aeon.application.runs import RunCommand, Runs, capped, plan_given, run_overrides
 from aeon.application.views import mcp as v
+from aeon.application.views import mcp_arguments as a
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.text import request_problem
-from aeon.domain.tools import ToolSpec
 from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.container import Container, build_container, tools_opened
@@ -74,15 +74,15 @@ class AeonServer:
         self.redactor = redactor_for(settings)
         with tools_opened(build_container(settings)) as tools:  # MCP tool servers stop once listed
             specs = tools.list()
-        about = v.descriptions(specs)
+        about, plan = v.descriptions(specs), plan_schema([s.name for s in specs], max_steps=MAX_PLAN_STEPS)
         read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
         runs = types.ToolAnnotations(open_world_hint=True)  # it calls a model, and the configured tools
         again = types.ToolAnnotations(idempotent_hint=True, open_world_hint=True)  # a finished run: its record
         self.tools = [
-            self._tool("run", about, t.RunArgs, v.RESULT_SCHEMA, runs, specs),
-            self._tool("validate", about, t.ValidateArgs, v.VALIDATE_SCHEMA, read_only, specs),
-            self._tool("runs", about, t.RunsArgs, t.RUNS_SCHEMA, read_only, specs),
-            self._tool("resume", about, t.ResumeArgs, v.RESULT_SCHEMA, again, specs),
+            self._tool("run", about, a.RunArgs, v.RESULT_SCHEMA, runs, plan),
+            self._tool("validate", about, a.ValidateArgs, v.VALIDATE_SCHEMA, read_only, plan),
+            self._tool("runs", about, a.RunsArgs, t.RUNS_SCHEMA, read_only, plan),
+            self._tool("resume", about, a.ResumeArgs, v.RESULT_SCHEMA, again, plan),
         ]
         self._handlers: dict[str, Handler] = {
             "run": self._run,
@@ -109,15 +109,15 @@ class AeonServer:
     def _tool(
         name: str,
         about: dict[str, str],
-        args: type[t.ToolArguments],
+        args: type[a.ToolArguments],
         output: dict[str, Any],
         hints: types.ToolAnnotations,
-        specs: Sequence[ToolSpec],
+        plan: dict[str, Any],
     ) -> types.Tool:
         return types.Tool(
             name=name,
             description=about[name],
-            input_schema=t.input_schema(args, specs),
+            input_schema=a.input_schema(args, plan),
             output_schema=output,
             annotations=hints,
         )
@@ -173,7 +173,7 @@ class AeonServer:
 
     # -- the tools ----------------------------------------------------------------------------------------------
     async def _run(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        args: t.RunArgs = t.arguments(t.RunArgs, given, "run")
+        args: a.RunArgs = a.arguments(a.RunArgs, given, "run")
         if (bad := request_problem(args.request)) is not None:
             raise InputError(bad)
         ready = await asyncio.to_thread(self._prepare, args, relay)
@@ -184,7 +184,7 @@ class AeonServer:
         result.warnings.extend(ready.notes)
         return self._run_result(result, ready.container.redactor())
 
-    def _prepare(self, args: t.RunArgs, relay: Relay) -> _Prepared:
+    def _prepare(self, args: a.RunArgs, relay: Relay) -> _Prepared:
         """The call's settings (its caps never above the config's), container, tools and plan: what `aeon run`
         does before the run starts. In a thread: a tools module may take seconds to import."""
         base, notes = load_settings(self.config).run, list[str]()
@@ -194,10 +194,7 @@ class AeonServer:
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)
         registry = container.tools()  # a broken tools module is bad input before the run
-        plan = None
-        if args.plan is not None:
-            known = {spec.name: spec for spec in registry.list()}
-            plan = plan_from_document(t.plan_document(args.plan), source="the plan argument", tools=known)
+        plan = plan_given(t.plan_document(args.plan), "the plan argument", registry) if args.plan is not None else None
         durable = partial(self.durable.start, container, overrides, relay.status)
         forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
         runs = runs_for(container, args.request, durable=durable, status=relay.status, forced=forced)
@@ -205,18 +202,18 @@ class AeonServer:
         return _Prepared(container, runs, RunCommand(args.request, plan, args.durable, progress=relay.display), notes)
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        args: t.ValidateArgs = t.arguments(t.ValidateArgs, given, "validate")
+        args: a.ValidateArgs = a.arguments(a.ValidateArgs, given, "validate")
         doc = t.plan_document(args.plan)
         problems = await asyncio.to_thread(plan_problems, load_settings(self.config), doc)
         return _result({"valid": not problems, "problems": problems}, v.problems_text(problems))
 
     async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        args: t.RunsArgs = t.arguments(t.RunsArgs, given, "runs")
-        rows = await self.durable.runs(args.status, args.limit, most=t.MOST_RUNS)
+        args: a.RunsArgs = a.arguments(a.RunsArgs, given, "runs")
+        rows = await self.durable.runs(args.status, args.limit, most=a.MOST_RUNS)
         return _result({"runs": msgspec.to_builtins(rows)}, t.runs_text(rows))
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
-        args: t.ResumeArgs = t.arguments(t.ResumeArgs, given, "resume")
+        args: a.ResumeArgs = a.arguments(a.ResumeArgs, given, "resume")
         outcome = await guarded(self.durable.resume(args.run_id, relay))
         if not isinstance(outcome, RunResult):  # a tool call cut off in flight: a person checks its effect first
             return self._error(outcome.code, outcome.message)

@@ -1,17 +1,17 @@
-"""Human rendering: live progress on stderr and the final result on stdout."""
+"""Human rendering: the final result (or its JSON document) on stdout, the tools table, and the exit codes."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import msgspec
 import typer
 
+from aeon.adapters.console import Lines
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult, RunStatus
 from aeon.application.views.result import result_document, result_lines
@@ -28,48 +28,6 @@ from aeon.entrypoints.failures import (
     EXIT_UNVERIFIED,
 )
 from aeon.entrypoints.secrets import redactor_for
-
-# What a human sees first on each line decides its colour; a pipe or NO_COLOR gets plain text (rich decides).
-_STYLES = {"✓": "green", "✗": "red", "⊘": "yellow", "⚠": "yellow", "⏳": "yellow", "↻": "cyan", "⤷": "yellow"}
-
-
-class Lines:
-    """Writes whole lines to a stream, coloured on a terminal and plain everywhere else.
-
-    Where rich would add no colour (a pipe or a file, no FORCE_COLOR or TTY_COMPATIBLE, no notebook) a line is
-    written as rich writes it there, tabs expanded to columns of 8, and rich is not even imported: it costs a run's
-    start about as much as the rest of the display. A line whose tabs sit among non-ASCII characters (rich expands
-    them by terminal cells) still goes through rich.
-    """
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._console: Any = _console(stream) if _may_colour(stream) else None
-
-    def __call__(self, text: str, style: str | None = None) -> None:
-        shown = terminal_safe(text)
-        if self._console is None and ("\t" not in shown or shown.isascii()):
-            self._stream.write(shown.expandtabs() + "\n")
-            self._stream.flush()
-            return
-        self._console = self._console or _console(self._stream)
-        self._console.print(shown, style=style or _STYLES.get(text.lstrip()[:1]))
-
-
-def _may_colour(stream: TextIO) -> bool:
-    """Whether rich could colour this stream (its own test, give or take: when in doubt, rich decides)."""
-    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ or "IPython" in sys.modules:
-        return True
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # no isatty, or a closed stream: rich says no terminal too
-        return False
-
-
-def _console(stream: TextIO) -> Any:
-    from rich.console import Console
-
-    return Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:

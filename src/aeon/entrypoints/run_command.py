@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -44,6 +45,10 @@ HistoryOpt = Annotated[
     Path | None, typer.Option("--history", help="Write the execution history (every pass) as JSON here.")
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No live progress on stderr.")]
+ThreadOpt = Annotated[
+    str | None,
+    typer.Option("--thread", help="Run in this thread: the run sees its earlier requests, answers and memory."),
+]
 DurableOpt = Annotated[
     bool | None,
     typer.Option(
@@ -68,6 +73,7 @@ def ran(
     overrides: dict[str, Any],
     progress: ProgressPort | None,
     status: Callable[[str], None] | None,
+    thread: str | None = None,
 ) -> tuple[RunResult, list[int]]:
     """`aeon run` once its settings are loaded and its tools registered: who asks about tool calls on this terminal
     (nobody with --json or without a terminal), the plan read against the tools, then the run use case. Returns the
@@ -75,18 +81,19 @@ def ran(
     import asyncio
     from functools import partial
 
-    from aeon.application.runs import NEEDS_RECORD, RunCommand
-    from aeon.entrypoints.approval import asks_here, terminal_approver
+    from aeon.adapters.approval import terminal_approver
+    from aeon.application.runs import NEEDS_RECORD, RunCommand, edited_problem
     from aeon.entrypoints.session import runs_for
 
     received: list[int] = []
-    asker = terminal_approver(registry, container.redactor()) if asks_here(as_json=as_json) else None
+    asks_here = not as_json and sys.stdin.isatty() and sys.stderr.isatty()  # a person at a terminal, no --json
+    asker = terminal_approver(registry, container.redactor(), edited_problem) if asks_here else None
     durable_port = partial(_durable, container, registry, config, overrides, as_json=as_json, history=history)
     runs = runs_for(
         container, request, durable=durable_port, status=status, forced=lambda: say(f"durable: {NEEDS_RECORD}"),
         around=partial(_guarded, received=received),
     )  # fmt: skip
-    command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress)
+    command = RunCommand(request, _plan(plan, registry), durable, approver=asker, progress=progress, thread=thread)
     return runs.run(command, run_async=asyncio.run), received
 
 
@@ -115,12 +122,9 @@ def _durable(
 def _plan(plan: Path | None, registry: CompositeTools) -> Plan | None:
     """The hand-written plan given (--plan), checked against the registered tools."""
     from aeon.adapters.documents import read_document
-    from aeon.application.plans.plan_documents import plan_from_document
+    from aeon.application.runs import plan_given
 
-    if plan is None:
-        return None
-    known = {spec.name: spec for spec in registry.list()}
-    return plan_from_document(read_document(plan, what="plan"), source=str(plan), tools=known)
+    return plan_given(read_document(plan, what="plan"), str(plan), registry) if plan is not None else None
 
 
 async def _guarded(run: Awaitable[RunResult], *, received: list[int]) -> RunResult:

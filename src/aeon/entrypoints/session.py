@@ -9,10 +9,10 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from aeon.adapters.llm.settings import preflight
 from aeon.application.errors import ConfigurationError
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.sections import policy_of
-from aeon.application.plans.plan_documents import flow_warnings, validate_document
 from aeon.application.ports import ApproverPort, LLMPort, ProgressPort
 from aeon.application.results import RunResult
 from aeon.application.runs import (
@@ -25,9 +25,11 @@ from aeon.application.runs import (
     plan_of,
     said_model,
 )
+from aeon.application.runs.rule import plan_report as report
 from aeon.domain.plan import Plan
+from aeon.domain.threads import ThreadContext
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.container import Container, build_container, opened, preflight, provided, tools_opened
+from aeon.entrypoints.container import Container, build_container, opened, provided, tools_opened
 from aeon.entrypoints.secrets import redactor_for
 
 # what runs an in-process run's coroutine (the CLI: with SIGINT and SIGTERM cancelling it)
@@ -77,11 +79,17 @@ def in_process(container: Container, around: Around | None = None) -> InProcessR
     approver as its constructor argument, inside `around` (the CLI's signal handling)."""
 
     async def execute(
-        run_id: str, request: str, plan: str | None, progress: ProgressPort | None, approver: ApproverPort | None
+        run_id: str,
+        request: str,
+        plan: str | None,
+        progress: ProgressPort | None,
+        approver: ApproverPort | None,
+        thread: ThreadContext | None = None,
+        /,
     ) -> RunResult:
         made: Any = container.orchestrator(approver=approver) if approver is not None else container.orchestrator()
         orchestrator: Orchestrator = await made if inspect.isawaitable(made) else made
-        run = orchestrator.run(request, plan=plan_of(plan), correlation_id=run_id)
+        run = orchestrator.run(request, plan=plan_of(plan), correlation_id=run_id, thread=thread)
         return await (around(run) if around is not None else run)
 
     return InProcessRuns(execute)
@@ -101,7 +109,8 @@ def runs_for(
     `configured`: whether the run is durable when nothing is said (default: the config's durable.enabled)."""
     enabled = container.settings().durable.enabled if configured is None else configured
     preflight = checks(container, request, status)
-    return Runs(container.tools(), enabled, preflight, in_process(container, around), durable, forced)
+    made = in_process(container, around)
+    return Runs(container.tools(), enabled, preflight, made, durable, forced, threads=container.threads)
 
 
 def plan_problems(settings: Settings, doc: Any) -> list[str]:
@@ -111,11 +120,7 @@ def plan_problems(settings: Settings, doc: Any) -> list[str]:
 
 
 def plan_report(settings: Settings, doc: Any) -> tuple[list[str], list[str]]:
-    """The plan document's problems, and the policy's warnings on its data flow (flow_warnings), redacted."""
+    """The plan document's problems, and the policy's warnings on its data flow (runs.plan_report), redacted."""
     with tools_opened(build_container(settings)) as tools:  # its MCP servers stop once they have listed theirs
         specs = tools.list()
-    by_name = {t.name: t for t in specs}
-    found = validate_document(doc, by_name)
-    warnings = flow_warnings(doc, by_name, policy_of(settings.policy))
-    redactor = redactor_for(settings)
-    return [redactor.text(str(p)) for p in found], [redactor.text(w) for w in warnings]
+    return report(doc, specs, policy_of(settings.policy), redactor_for(settings))

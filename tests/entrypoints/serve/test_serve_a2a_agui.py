@@ -42,3 +42,16 @@ def test_agui_in_aeon_serve_streams_a_run(served: Server) -> None:
         events = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
     parsed = [TypeAdapter(Event).validate_python(e) for e in events]
     assert parsed[0].type is EventType.RUN_STARTED and parsed[-1].type is EventType.RUN_FINISHED
+
+
+def test_a_queued_run_streams_as_agui_events_from_the_record(served: Server) -> None:
+    with served.client() as http:
+        run_id = http.post("/runs", json={"request": REQUEST}).json()["run_id"]
+        with http.stream("GET", f"/runs/{run_id}/agui") as response:
+            assert response.status_code == 200
+            lines = [json.loads(x[6:]) for x in response.iter_lines() if x.startswith("data: ")]
+        assert http.get("/runs/no-such-run/agui").status_code == 404
+    events = [TypeAdapter(Event).validate_python(e) for e in lines]
+    assert events[0].type is EventType.RUN_STARTED and events[0].run_id == run_id
+    assert events[-1].type is EventType.RUN_FINISHED and events[-1].outcome.type == "success"
+    assert EventType.TOOL_CALL_RESULT in [e.type for e in events]

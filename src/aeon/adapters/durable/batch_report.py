@@ -76,3 +76,23 @@ def awaiting_line(line: int, run_id: str, pending: Pending) -> dict[str, Any]:
     """A batch result for a run that waits for a person's decision: the call it waits on."""
     request = msgspec.to_builtins(pending.request)
     return {"line": line, "run_id": run_id, "status": "awaiting_approval", "pending_approval": request}
+
+
+def queued_lines(name: str, count: int, queue: str, reused: int, going_on: int, file: Path) -> list[str]:
+    """What a batch says once its runs are on the queue: how many, and how many a start before already finished (their
+    results reused) or began (they go on where they stopped)."""
+    lines = [f"batch {name}: {count} runs on queue {queue}"]
+    if reused:
+        lines.append(
+            f"batch {name}: {reused} of {count} runs already finished when this file ran before: their "
+            f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
+        )
+    if going_on:
+        lines.append(f"batch {name}: {going_on} runs started before go on where they stopped")
+    return lines
+
+
+def stays(name: str, *, fresh: bool) -> str:
+    """What a batch stopped by Ctrl-C or SIGTERM leaves: itself on the record, and how to go on."""
+    again = "again without --fresh" if fresh else "the same command again"
+    return f"batch {name} is on the record; start {again} to go on"

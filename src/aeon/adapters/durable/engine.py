@@ -125,6 +125,7 @@ class DurableEngine:
             "executor_id": self.executor_id,
             "log_level": "ERROR",
             "notification_listener_polling_interval_sec": 0.1,
+            "scheduler_polling_interval_sec": 5.0,  # a schedule added, paused or removed is seen within 5 s
         }
         _console_to_stderr()
         DBOS(config=config)

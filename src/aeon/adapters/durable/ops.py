@@ -15,6 +15,7 @@ from dbos import DBOS, SetWorkflowID
 
 from aeon.adapters.durable.approval import Decided, waiting_on
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.given import Given
 from aeon.adapters.durable.runtime import (
     MARK_DONE_SUFFIX,
     MARK_DONE_TOPIC,
@@ -123,12 +124,6 @@ class Settled:
             raise self._box["error"]
         pending, state = self._box["awaiting"]
         return Outcome(awaiting=pending, state=state)
-
-
-class Given(msgspec.Struct, frozen=True):
-    """The output an operator gives for a cut-off tool call they found had its effect (`--mark-done`)."""
-
-    output: Any
 
 
 def resume(engine: DurableEngine, run_id: str, *, rerun_unsafe: bool, given: Given | None = None) -> Outcome:

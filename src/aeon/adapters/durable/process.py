@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+import aeon.adapters.durable.schedules
 import aeon.adapters.durable.workflow  # noqa: F401 — registers the run workflow before any engine launches
 from aeon.adapters.durable import batch as queued
 from aeon.adapters.durable.awaiting import awaiting_result, recorded_request
@@ -20,8 +21,10 @@ from aeon.adapters.durable.engine import BATCH_QUEUE, DurableEngine, QueueLimits
 from aeon.adapters.durable.ops import executor_name
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import DurableRuntime, Outcome, RunSpec, register
+from aeon.adapters.durable.schedules import DbosSchedules
 from aeon.application.results import RunResult
 from aeon.domain.plan import Plan
+from aeon.domain.threads import ThreadContext
 
 
 class DbosProcess:
@@ -89,6 +92,19 @@ class DbosProcess:
         with self.composer.lent_tools(settings, tools), self.runs(settings, "run") as runs:
             yield runs
 
+    @contextlib.contextmanager
+    def schedules(self, settings: Any) -> Iterator[DbosSchedules]:
+        """The schedules on the configured system database, through an engine of this process open meanwhile."""
+        with self.engine(settings, "schedule") as engine:
+            yield DbosSchedules(engine.client)
+
+    def recorded_spec(self, settings: Any, config: Path | None, request: str) -> str:
+        """The recorded input (redacted, paths absolute) of a run of `request` with `settings`, loaded from
+        `config`: what a schedule's every firing runs."""
+        spec = spec_for(request, config, {}, log_path=self.factory.log_file(settings)[0], plan=None, run_id="-")
+        self.composer.settle(spec, settings)
+        return self.composer.recorded_input(spec)
+
     def awaiting(
         self, runs: DbosRuns, run_id: str, outcome: Outcome, settings: Any = None, request: str | None = None
     ) -> RunResult:
@@ -112,8 +128,11 @@ class QueueOf:
     def __init__(self, config: Path | None, log_path: Path | None) -> None:
         self._config, self._log = config, log_path
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None:
-        spec = spec_for(request, self._config, dict(overrides), log_path=self._log, plan=None, run_id=run_id)
+    def submit(
+        self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: ThreadContext | None = None
+    ) -> None:
+        overrides, log, config = dict(overrides), self._log, self._config
+        spec = spec_for(request, config, overrides, log_path=log, plan=None, run_id=run_id, thread=thread)
         queued.enqueue_spec(spec)
 
 
@@ -125,6 +144,7 @@ def spec_for(
     log_path: Path | None,
     plan: Plan | str | None,
     run_id: str | None = None,
+    thread: ThreadContext | None = None,
 ) -> RunSpec:
     """Run `run_id`'s recorded input (a new id when None): paths made absolute, so any process in any folder can
     execute it."""
@@ -140,4 +160,5 @@ def spec_for(
         config=str(config.resolve()) if config is not None else None,
         overrides=fixed,
         plan=plan,
+        thread=thread,
     )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aeon.adapters.durable import ops
 from aeon.adapters.durable.batch import Tally, enqueue
 from aeon.adapters.durable.engine import DurableEngine
+from aeon.adapters.durable.given import Given
 from aeon.adapters.durable.rows import RunRow
 from aeon.adapters.durable.runtime import (
     MARK_DONE_SUFFIX,
@@ -25,6 +26,7 @@ from aeon.adapters.durable.runtime import (
 from aeon.application.ports import ApproverPort, DurableRuns, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
+from aeon.domain.threads import ThreadContext
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.status import Recorded
@@ -51,6 +53,7 @@ class DbosRuns:
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> Outcome:
         spec = RunSpec(
             run_id=run_id,
@@ -59,6 +62,7 @@ class DbosRuns:
             config=config,
             overrides=dict(overrides or {}),
             plan=plan,
+            thread=thread,
         )
         return ops.start(spec, progress, inline=approver, leave_when_waiting=leave_when_waiting)
 
@@ -67,7 +71,7 @@ class DbosRuns:
         run_id: str,
         *,
         rerun_unsafe: bool = False,
-        given: ops.Given | None = None,
+        given: Given | None = None,
         progress: ProgressPort | None = None,
     ) -> Outcome:
         """`given`: the output of a cut-off tool call (`--mark-done`); `progress`: shown while it executes here."""

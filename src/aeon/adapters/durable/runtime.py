@@ -21,6 +21,7 @@ from aeon.application.results import RunResult
 from aeon.domain.approval import ApprovalDecision, Pending
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
+from aeon.domain.threads import ThreadContext
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.engine import DurableEngine
@@ -43,7 +44,8 @@ class RunSpec(msgspec.Struct, kw_only=True):
     process that executes the run. `source` and `from_pass` make a replay: a fork of run `source` at that pass.
     `direct`: started at once by the process that made it (aeon run, the Python API, aeon mcp), not from a queue —
     that first execution knows it is one, defers what it may from its first call and writes its log as it goes, so
-    any later execution of it reads the log for what it holds."""
+    any later execution of it reads the log for what it holds. `thread`: the thread the run belongs to, as it stood
+    when the run started (what its prompts show), where the run leaves its turn when it ends."""
 
     run_id: str
     request: str
@@ -54,6 +56,7 @@ class RunSpec(msgspec.Struct, kw_only=True):
     source: str | None = None
     from_pass: int | None = None
     direct: bool = False
+    thread: ThreadContext | None = None
 
 
 class Stopped(msgspec.Struct, kw_only=True):
@@ -93,6 +96,7 @@ class Orchestrating(Protocol):
         plan: Plan | None = None,
         correlation_id: str | None = None,
         started_at: str | None = None,
+        thread: ThreadContext | None = None,
     ) -> RunResult: ...
 
     async def resume(self, state: RunState) -> RunResult: ...

@@ -21,6 +21,7 @@ from aeon.adapters.durable.runtime import Outcome, RunSpec
 from aeon.adapters.durable.served import ServedRuns
 from aeon.application.ports import ApproverPort, ProgressPort
 from aeon.application.results import RunResult
+from aeon.domain.threads import ThreadContext
 
 # DBOS is one per process, launched and destroyed around each direct run: such runs take turns
 _ONE_ENGINE = threading.Lock()
@@ -38,9 +39,12 @@ class Recorded:
     container: Any | None = None
     tools: ToolRegistry | None = None
 
-    def spec(self, process: DbosProcess, run_id: str, request: str, plan: str | None) -> RunSpec:
+    def spec(
+        self, process: DbosProcess, run_id: str, request: str, plan: str | None, thread: ThreadContext | None = None
+    ) -> RunSpec:
         log_path, _ = process.factory.log_file(self.settings)
-        return spec_for(request, self.config, dict(self.overrides), log_path=log_path, plan=plan, run_id=run_id)
+        overrides = dict(self.overrides)
+        return spec_for(request, self.config, overrides, log_path=log_path, plan=plan, run_id=run_id, thread=thread)
 
 
 def _nothing(run_id: str) -> AbstractContextManager[None]:
@@ -74,9 +78,10 @@ class DurableStart:
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> Any:
         """The run's RunResult (an awaitable of it at an async door), or the run shown as waiting for approval."""
-        spec = self.recorded.spec(self.process, run_id, request, plan)
+        spec = self.recorded.spec(self.process, run_id, request, plan, thread)
         shown = Announcing(run_id, progress, say=self.say) if self.say is not None else progress
         if self.served is not None:
             return self._served(self.served, spec, shown)
@@ -118,5 +123,5 @@ def _started(
 ) -> Outcome:
     return runs.start(
         spec.run_id, spec.request, plan=spec.plan, config=spec.config, overrides=spec.overrides,
-        progress=progress, approver=approver, leave_when_waiting=leave,
+        progress=progress, approver=approver, leave_when_waiting=leave, thread=spec.thread,
     )  # fmt: skip

@@ -21,8 +21,10 @@ from aeon.adapters.durable.runtime import (
     held,
 )
 from aeon.adapters.durable.steps import UNSAFE_CODE, UnsafeToolInFlight, checkpoint_passes, recorded_outputs
+from aeon.adapters.durable.threads import store_for
 from aeon.application.errors import EventLogUnavailable, InputError
 from aeon.application.results import RunResult
+from aeon.application.threads import Threads
 from aeon.domain.log_run import RunForkedRecord
 from aeon.domain.plan import Plan
 from aeon.domain.run_state import RunState
@@ -49,7 +51,7 @@ async def run_workflow(spec_json: str) -> str:
             else:
                 plan = msgspec.json.decode(spec.plan, type=Plan) if spec.plan else None
                 result = await built.orchestrator.run(
-                    spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at
+                    spec.request, plan=plan, correlation_id=spec.run_id, started_at=spec.started_at, thread=spec.thread
                 )
             carried = await built.recorder.finish()
     except UnsafeToolInFlight as exc:
@@ -64,6 +66,9 @@ async def run_workflow(spec_json: str) -> str:
     if spec.run_id in runtime.results:  # the caller waits in this process: its copy, the record's fully redacted
         runtime.results[spec.run_id] = result
     stored = built.orchestrator.redactor.struct(result, RunResult)
+    if spec.thread is not None:  # idempotent by run id: a run executed again after a crash leaves one turn
+        threads = Threads(store_for(runtime.opened().url), built.orchestrator.redactor)
+        await asyncio.to_thread(threads.record, spec.thread.name, stored)
     return msgspec.json.encode(Outcome(result=stored, carried=carried)).decode()
 
 

@@ -7,10 +7,11 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import Any, cast
 
 import msgspec
 
-from aeon.domain.audit_log import ReadRecord, decode_record
+from aeon.domain.audit_log import ReadRecord, as_plain, decode_record
 
 _KEY = b'"correlation_id":'
 _BLOCK = 8 * 1024 * 1024  # bytes read at a time while indexing
@@ -126,3 +127,19 @@ def _read_at(path: Path, spots: list[tuple[int, int]]) -> list[ReadRecord]:
     except OSError:
         return out
     return out
+
+
+class Logs:
+    """The records of runs in any number of logs: each log indexed once (a LogIndex) and followed as it grows."""
+
+    def __init__(self, *, keep: int = 5) -> None:
+        self._keep, self._index, self._lock = keep, cast(dict[Path, LogIndex], {}), threading.Lock()
+
+    def records(self, log: Path, run_id: str) -> list[ReadRecord]:
+        with self._lock:
+            index = self._index.setdefault(log, LogIndex(log, keep=self._keep))
+        return index.records(run_id)
+
+    def plain(self, log: Path, run_id: str) -> list[dict[str, Any]]:
+        """The records as the JSON objects their lines hold."""
+        return [as_plain(r) for r in self.records(log, run_id)]

@@ -1,10 +1,12 @@
-"""The `llm:` and `keys:` settings sections, and `build`: the model client the provider registry names, from them.
-Their defaults are adapters/llm/defaults.py's; which providers exist (and with them the keys section) providers.py's."""
+"""The `llm:` and `keys:` settings sections, and `build`: the model client the provider registry names, from them
+(`open_llm`: as a container resource; `preflight`: what stops a run before it starts). Their defaults are
+adapters/llm/defaults.py's; which providers exist (and with them the keys section) providers.py's."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -137,3 +139,24 @@ def build(llm: LLMSettings, *, logger: LoggerPort, status: Status) -> LLMPort:
     module, _, function = PROVIDERS[llm.adapter].builder.partition(":")
     builder: Builder = getattr(importlib.import_module(module), function)
     return builder(llm, logger=logger, status=status)
+
+
+async def open_llm(client: LLMPort, log: LoggerPort) -> AsyncIterator[LLMPort]:
+    """The model client chosen by llm.adapter, closed (connections, a local server) when the container shuts down.
+
+    `log` only orders the shutdown: the client is closed before the log, which records it (a local server stopped).
+    """
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+def preflight(llm: LLMPort, *, calls_model: bool = True) -> str | None:
+    """A setup problem that stops the run before it starts, or None: a configured model file that is not there,
+    and — for a run that will ask the model something (`calls_model`) — the local model's extra not installed."""
+    local = sys.modules.get("aeon.adapters.llm.local")  # not loaded: the model is not the local one
+    if local is None or not isinstance(llm, local.LocalLlamaLLM):
+        return None
+    problem: str | None = llm.preflight() if calls_model else llm.config_problem()
+    return problem

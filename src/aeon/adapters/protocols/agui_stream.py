@@ -90,18 +90,18 @@ def resumed(given: RunAgentInput, paused: Paused, answer: Answer) -> tuple[Event
     return events, view
 
 
-async def recorded_stream(look: Look, run_id: str, *, most_seconds: float) -> AsyncIterator[str]:
+async def recorded_stream(look: Look, run_id: str, *, most_seconds: float, most_records: int) -> AsyncIterator[str]:
     """A recorded run's audit records as AG-UI server-sent events (AguiRecords), from its start until it ends, or
-    for `most_seconds` (then the stream stops without RUN_FINISHED: read it again to follow the run)."""
-    view, encoder, after = AguiRecords(run_id, run_id), EventEncoder(), -1
+    for `most_seconds` or `most_records` (then the stream stops without RUN_FINISHED: read it again to follow it)."""
+    view, encoder, after, seen = AguiRecords(run_id, run_id), EventEncoder(), -1, 0
     deadline = time.monotonic() + most_seconds
     while True:
         looked = await asyncio.to_thread(look, run_id, after)
         ended, fresh = looked if looked is not None else (True, [])
-        for record in fresh:
-            after = int(record.get("seq", after))
+        for record in fresh[: most_records - seen]:
+            after, seen = int(record.get("seq", after)), seen + 1
             for mapped in view.of(record):
                 yield encoder.encode(_EVENT.validate_python(mapped))
-        if ended or time.monotonic() > deadline:
+        if ended or seen >= most_records or time.monotonic() > deadline:
             return
         await asyncio.sleep(EVERY)

@@ -14,7 +14,9 @@ from typing import Any
 from aeon.application.judges.convergence import CONVERGENCE_SCHEMA, converge, convergence_problems
 from aeon.application.judges.grounding import grounding_issues
 from aeon.application.llm.prompt_budget import Part, PromptBudget
+from aeon.application.llm.prompts import PromptTemplate
 from aeon.application.llm.prompts.evaluation import EVALUATE
+from aeon.application.llm.prompts.templates import in_thread
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.semantic_validation import (
     VALIDATION_SCHEMA,
@@ -81,15 +83,20 @@ class Evaluator:
         plan: Plan,
         results: Mapping[str, StepResult],
         tool_calls: Sequence[ToolCall],
+        conversation: str | None = None,
     ) -> tuple[SemanticValidationReport, ConvergenceAssessment]:
+        """The pass judged; `conversation`: a thread's conversation so far, shown before the request (a follow-up
+        such as "and now divide that by 3" is judged against what "that" was)."""
         answer = final_answer(plan, results)
         grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
         facts = deterministic_issues(plan, self._tools)
         known = [f"- {g}" for g in grounding] + [f"- {f.severity.value} {f.type.value}: {f.description}" for f in facts]
-        values = self._values(request, profile_text, plan, results, answer, "\n".join(known) or "(none)")
+        template = in_thread(EVALUATE) if conversation else EVALUATE
+        asked = {"request": request, "conversation": conversation} if conversation else {"request": request}
+        values = self._values(template, asked, profile_text, plan, results, answer, "\n".join(known) or "(none)")
         judged = await self._supervisor.ask_json(
             "evaluate",
-            EVALUATE,
+            template,
             values,
             schema=EVALUATION_SCHEMA,
             target="evaluation",
@@ -106,7 +113,8 @@ class Evaluator:
 
     def _values(
         self,
-        request: str,
+        template: PromptTemplate,
+        asked: dict[str, str],
         profile_text: str,
         plan: Plan,
         results: Mapping[str, StepResult],
@@ -127,11 +135,11 @@ class Evaluator:
             said = fence(texts[ANSWER], "the final answer") if ANSWER in texts else "(empty)"  # measured fenced
             shown = "(no step completed)" if answer is None else said
             return {
-                "request": request,
+                **asked,
                 "profile": profile_text or "(none)",
                 "plan": render_plan(plan, results, texts, notes=shown_once),
                 "answer": shown,
                 "issues": known,
             }
 
-        return slots(self._budget.fit("evaluate", parts, lambda texts: EVALUATE.fill(slots(texts))))
+        return slots(self._budget.fit("evaluate", parts, lambda texts: template.fill(slots(texts))))

@@ -117,21 +117,25 @@ class Refiner:
         plan: Plan,
         problems: Sequence[str],
         issues: Sequence[ValidationIssue],
+        conversation: str | None = None,
     ) -> list[RefinementAction]:
+        """The refinement actions asked for; `conversation`: a thread's conversation so far, before the request."""
         # every step output whole within the prompt budget, newest first when it must clip
+        template = templates.in_thread(templates.REFINE) if conversation else templates.REFINE
+        asked = {"request": request, "conversation": conversation} if conversation else {"request": request}
         parts = [Part(s.step_id, one_line(s.step_output)) for s in reversed(plan.steps) if s.step_output is not None]
 
         def slots(texts: Mapping[str, str]) -> dict[str, str]:
             return {
-                "request": request,
+                **asked,
                 "profile": profile_text,
                 "plan": plan_lines(plan, texts),
                 "problems": "; ".join(problems) or "the evaluation did not converge",
             }
 
-        values = slots(self._budget.fit("refine", parts, lambda texts: templates.REFINE.fill(slots(texts))))
+        values = slots(self._budget.fit("refine", parts, lambda texts: template.fill(slots(texts))))
         obj = await self._supervisor.ask_json(
-            "refine", templates.REFINE, values, schema=self.schema, target="refinement", validate=self.problems
+            "refine", template, values, schema=self.schema, target="refinement", validate=self.problems
         )
         actions = [self._action(a, issues) for a in obj["actions"]]
         for action in actions:  # the steps this prompt wrote: labelled with the untrusted tool descriptions it held

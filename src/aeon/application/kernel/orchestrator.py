@@ -48,6 +48,7 @@ from aeon.domain.log_run import RunResumedRecord, RunStartRecord
 from aeon.domain.phases import Halt, Phase, Stage
 from aeon.domain.plan import Plan, StepStatus
 from aeon.domain.run_state import RunState
+from aeon.domain.threads import ThreadContext
 
 __all__ = ["Orchestrator", "RunSettings"]
 
@@ -84,9 +85,11 @@ class Orchestrator:
         plan: Plan | None = None,
         correlation_id: str | None = None,
         started_at: str | None = None,
+        thread: ThreadContext | None = None,
     ) -> RunResult:
         """Run `request` (or the given plan). A durable runner passes the run's id and start time, so that a run
-        re-executed after a crash asks the model exactly what it asked the first time."""
+        re-executed after a crash asks the model exactly what it asked the first time. A run of a `thread` starts
+        with its conversation so far and its memory (domain/threads)."""
         state = RunState(
             correlation_id=correlation_id or self.new_id(),
             request=request,
@@ -94,6 +97,10 @@ class Orchestrator:
             budget=BudgetState.start(self.settings.limits()),
             plan_given=plan is not None,
         )
+        if thread is not None:
+            state.threaded(thread)
+            for key, value in thread.memory.items():
+                await self.memory.write(key, value)
         return await self._drive(state, given=plan)
 
     async def resume(self, state: RunState) -> RunResult:

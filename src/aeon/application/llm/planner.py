@@ -9,7 +9,7 @@ from typing import Any
 from aeon.application.errors import OutputFault, OutputProblem, UnrecoverableOutput, missing_field
 from aeon.application.llm.lax_plan import Coerced, coerce_plan
 from aeon.application.llm.profiler import PROFILE_SCHEMA, build_profile, profile_problems
-from aeon.application.llm.prompts import templates
+from aeon.application.llm.prompts import PromptTemplate, templates
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import build_plan, plan_schema, structural_problems
 from aeon.domain.plan import Plan
@@ -30,6 +30,13 @@ def _within(half: str, problems: Sequence[str]) -> list[str]:
     return [
         OutputProblem(f"{half}: {p}", p.kind if isinstance(p, OutputProblem) else OutputFault.INVALID) for p in problems
     ]
+
+
+def _asked(template: PromptTemplate, request: str, conversation: str | None) -> tuple[PromptTemplate, dict[str, str]]:
+    """The template and slot values for `request`, after a thread's `conversation` when there is one."""
+    if not conversation:
+        return template, {"request": request}
+    return templates.in_thread(template), {"request": request, "conversation": conversation}
 
 
 class Planner:
@@ -56,12 +63,14 @@ class Planner:
             message += f" (run.max_plan_steps is {self._max_steps}: raise it in the config's run section)"
         return UnrecoverableOutput(message, target=target, errors=exc.errors, llm_repairs=exc.llm_repairs)
 
-    async def plan(self, request: str) -> Plan:
+    async def plan(self, request: str, conversation: str | None = None) -> Plan:
+        """The plan for `request`; `conversation`: a thread's conversation so far, shown before it."""
+        template, values = _asked(templates.PLAN, request, conversation)
         try:
             obj = await self._supervisor.ask_json(
                 "plan",
-                templates.PLAN,
-                {"request": request},
+                template,
+                values,
                 schema=self._schema,
                 target="plan",
                 validate=self._plan_problems,
@@ -71,7 +80,7 @@ class Planner:
             raise self._setting_named(exc, exc.target) from exc
         return self._written(build_plan(obj))
 
-    async def profile_and_plan(self, request: str) -> tuple[TaskProfile, Plan]:
+    async def profile_and_plan(self, request: str, conversation: str | None = None) -> tuple[TaskProfile, Plan]:
         """Phase A in one call: the task profile (version 1) and the plan, asked together and checked half by half.
 
         Raises UnrecoverableOutput with target `task_profile` when, after repair, the profile half is still
@@ -94,11 +103,12 @@ class Planner:
             lax = self._coerce(obj.get("plan")) if isinstance(obj, dict) else None
             return None if lax is None else Coerced({**obj, "plan": lax.value}, lax.changes)
 
+        template, values = _asked(templates.PROFILE_AND_PLAN, request, conversation)
         try:
             obj = await self._supervisor.ask_json(
                 "profile_and_plan",
-                templates.PROFILE_AND_PLAN,
-                {"request": request},
+                template,
+                values,
                 schema=self._both_schema,
                 target="profile_and_plan",
                 validate=validate,

@@ -1,5 +1,6 @@
 """The run use case every front door calls (Runs in use_case.py), the rules it follows (rule.py), the DurableRuns
-port without a record (in_process.py) and the approver a caller answers in its own code (answers.py)."""
+port without a record (in_process.py), the approver a caller answers in its own code (answers.py), a page's
+decisions on runs that wait (decisions.py) and `aeon batch`'s queue (batch.py)."""
 
 from aeon.application.plans.edits import edited_problem
 from aeon.application.runs.in_process import Execute, InProcessRuns
@@ -12,6 +13,7 @@ from aeon.application.runs.rule import (
     durable_wanted,
     may_need_approval,
     module_names,
+    plan_given,
     rebuildable,
     run_overrides,
     said_model,
@@ -39,6 +41,7 @@ __all__ = [
     "edited_problem",
     "may_need_approval",
     "module_names",
+    "plan_given",
     "plan_of",
     "plan_text",
     "rebuildable",

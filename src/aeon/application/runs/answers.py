@@ -1,4 +1,5 @@
-"""The approver a caller answers in its own code: aeon.stream's ApprovalRequested event, answered with `aeon.answer`."""
+"""What aeon.stream hands its caller: the run's events on a queue (Feed), and the approver the caller answers in its
+own code (Answers): the ApprovalRequested event, answered with `aeon.answer`."""
 
 from __future__ import annotations
 
@@ -6,10 +7,21 @@ import asyncio
 
 from aeon.application.errors import UsageError
 from aeon.domain.approval import ApprovalDecision, ApprovalRequest, Verdict
+from aeon.domain.progress import ProgressEvent
 from aeon.domain.run_state import RunState
 
 # The stream's open approval requests, by run and request key: aeon.answer resolves them.
 _WAITING: dict[tuple[str, str], asyncio.Future[ApprovalDecision]] = {}
+
+
+class Feed:
+    """The stream's ProgressPort: each event onto the stream's queue, never waiting (update is called in the run)."""
+
+    def __init__(self, queue: asyncio.Queue[ProgressEvent | None]) -> None:
+        self._queue = queue
+
+    def update(self, event: ProgressEvent) -> None:
+        self._queue.put_nowait(event)
 
 
 class Answers:

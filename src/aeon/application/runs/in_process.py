@@ -3,17 +3,32 @@ runs, tests)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort
 from aeon.domain.approval import ApprovalDecision
+from aeon.domain.threads import ThreadContext
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
-# (run id, request, plan document, progress, approver) -> the run's outcome (a result, or one to await)
-Execute = Callable[[str, str, str | None, ProgressPort | None, ApproverPort | None], T]
+
+class Execute(Protocol[T_co]):
+    """(run id, request, plan document, progress, approver[, thread]) -> the run's outcome (a result, or one to
+    await); `thread` is passed only to a run of a thread."""
+
+    def __call__(
+        self,
+        run_id: str,
+        request: str,
+        plan: str | None,
+        progress: ProgressPort | None,
+        approver: ApproverPort | None,
+        thread: ThreadContext | None = None,
+        /,
+    ) -> T_co: ...
 
 
 class InProcessRuns(Generic[T]):
@@ -36,8 +51,10 @@ class InProcessRuns(Generic[T]):
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> T:
-        result = self._execute(run_id, request, plan, progress, approver)
+        given = (thread,) if thread is not None else ()
+        result = self._execute(run_id, request, plan, progress, approver, *given)
         self._done[run_id] = result
         return result
 

@@ -3,9 +3,12 @@ allows it, checked, then one call on a queue any process serving it takes the ru
 
 from __future__ import annotations
 
+import secrets
+import threading
+import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -13,12 +16,15 @@ from pydantic import ValidationError
 from aeon.application.errors import InputError
 from aeon.application.kernel.sections import RunSection
 from aeon.domain.text import request_problem
+from aeon.domain.threads import ThreadContext
 
 
 class Queue(Protocol):
     """Where a queued run waits for a process to take it (DbosRuns on the durable queue)."""
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None: ...
+    def submit(
+        self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: ThreadContext | None = None
+    ) -> None: ...
 
 
 def client_overrides(options: Mapping[str, Any], allowed: Collection[str]) -> dict[str, Any]:
@@ -39,6 +45,20 @@ def client_overrides(options: Mapping[str, Any], allowed: Collection[str]) -> di
     return overrides
 
 
+_last = [0]
+_ids = threading.Lock()
+
+
+def ordered_id() -> str:
+    """A new run id that sorts after every one made before in this process (a UUIDv7: milliseconds, then random), so
+    that runs queued within the same second, as the record dates them, list newest first all the same."""
+    with _ids:
+        now = max(time.time_ns() // 1_000_000, _last[0] + 1)  # one millisecond per id at most: strictly increasing
+        _last[0] = now
+    value = (now << 80) | (0x7 << 76) | (secrets.randbits(12) << 64) | (0b10 << 62) | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
+
+
 @dataclass(frozen=True)
 class QueuedRuns:
     """`submit(request, options)`: the request checked, the options the server `allowed` turned into overrides, the
@@ -46,14 +66,17 @@ class QueuedRuns:
 
     queue: Queue
     allowed: Collection[str]
-    new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    new_id: Callable[[], str] = ordered_id
+    queued: Callable[[str], None] = lambda _: None  # told each run id queued (the webhook watches it)
 
-    def submit(self, request: Any, options: Mapping[str, Any]) -> str:
+    def submit(self, request: Any, options: Mapping[str, Any], thread: ThreadContext | None = None) -> str:
+        """The queued run's id; `thread`: the context of the thread it belongs to (Threads.context)."""
         if not isinstance(request, str):
             raise InputError("'request' must be a string: what you want done")
         if (problem := request_problem(request)) is not None:
             raise InputError(problem)
         overrides = client_overrides(options, self.allowed)
         run_id = self.new_id()
-        self.queue.submit(run_id, request, overrides=overrides)
+        self.queue.submit(run_id, request, overrides=overrides, thread=thread)
+        self.queued(run_id)
         return run_id

@@ -50,6 +50,20 @@ def denial(by: str | None, reason: str, *, hint: str = "") -> ApprovalDecision:
     return ApprovalDecision(verdict=Verdict.DENY, by=(by or "").strip() or user_name(), reason=reason.strip())
 
 
+def decision_of(body: dict[str, Any]) -> ApprovalDecision:
+    """A decision sent as JSON: {"verdict": "approve", "args"?: {...}} or {"verdict": "deny", "reason": "..."},
+    `by` who decides; InputError naming what does not fit."""
+    verdict, by, args, reason = (body.get(k) for k in ("verdict", "by", "args", "reason"))
+    by = by if isinstance(by, str) else None
+    if verdict == "approve":
+        if args is not None and not isinstance(args, dict):
+            raise InputError("'args' must be a JSON object: the call's arguments, edited")
+        return approval(by, args)
+    if verdict == "deny":
+        return denial(by, reason if isinstance(reason, str) else "", hint=" ('reason')")
+    raise InputError('\'verdict\' must be "approve" or "deny"')
+
+
 @dataclass(frozen=True)
 class RecordedRuns(Generic[Done]):
     """`resume`, `fork` and `answer` on `port`, a fork's id by `new_id`: `aeon resume/replay/approve/deny`, `aeon

@@ -9,7 +9,10 @@ from types import ModuleType
 from typing import Any
 
 from aeon.application.errors import InputError, UsageError
-from aeon.application.ports import LLMPort
+from aeon.application.plans.plan_documents import flow_warnings, plan_from_document, validate_document
+from aeon.application.policy import Policy
+from aeon.application.ports import LLMPort, ToolPort
+from aeon.application.redaction import Redactor
 from aeon.domain.llm import ModelInfo
 from aeon.domain.plan import Plan
 from aeon.domain.tools import ToolSpec
@@ -39,6 +42,21 @@ def may_need_approval(specs: Sequence[ToolSpec], plan: Plan | None) -> bool:
     )
 
 
+def plan_given(doc: Any, source: str, tools: ToolPort) -> Plan:
+    """A plan a caller gives (a file, a mapping, a tool argument: `source` names it), checked as a run checks it
+    against the registered `tools` (InputError naming each problem)."""
+    return plan_from_document(doc, source=source, tools={spec.name: spec for spec in tools.list()})
+
+
+def plan_report(doc: Any, specs: Sequence[ToolSpec], policy: Policy, redactor: Redactor) -> tuple[list[str], list[str]]:
+    """What `aeon validate` and `aeon mcp`'s validate report on a plan document: every problem a run would find
+    against the tools `specs`, and the `policy`'s warnings on its data flow (flow_warnings), redacted (a problem may
+    quote an argument)."""
+    by_name = {spec.name: spec for spec in specs}
+    found, warnings = validate_document(doc, by_name), flow_warnings(doc, by_name, policy)
+    return [redactor.text(str(p)) for p in found], [redactor.text(w) for w in warnings]
+
+
 def calls_model(plan: Plan | None, *, evaluate: bool) -> bool:
     """Whether the run will ask the model something, decided simply: it will, unless evaluation is off
     (run.evaluate: false: no profile, no evaluation, no refinement) and a plan is given whose steps all name a tool
@@ -66,18 +84,15 @@ def run_overrides(
     *,
     ttl: int | None = None,
     max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
     max_cost: float | None = None,
+    max_seconds: float | None = None,
     log_file: str | None = None,
 ) -> dict[str, Any]:
     """The settings a run's own options override (an option not given overrides nothing)."""
-    overrides: dict[str, Any] = {}
-    if ttl is not None:
-        overrides["run.ttl"] = ttl
-        overrides["run.ttl_given"] = True
-    if max_llm_calls is not None:
-        overrides["run.max_llm_calls"] = max_llm_calls
-    if max_cost is not None:
-        overrides["run.max_cost"] = max_cost
+    caps = {"max_llm_calls": max_llm_calls, "max_tokens": max_tokens, "max_cost": max_cost, "max_seconds": max_seconds}
+    overrides: dict[str, Any] = {"run.ttl": ttl, "run.ttl_given": True} if ttl is not None else {}
+    overrides |= {f"run.{name}": value for name, value in caps.items() if value is not None}
     if log_file is not None:
         overrides["log.path"] = log_file
     return overrides

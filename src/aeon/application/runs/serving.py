@@ -3,8 +3,6 @@ what a client sends and reads, the optional webhook called when a run ends, and 
 
 from __future__ import annotations
 
-import hashlib
-
 from pydantic import Field, SecretStr, field_validator
 
 from aeon.application.settings_section import Section
@@ -12,11 +10,6 @@ from aeon.application.settings_section import Section
 # What a client of `aeon serve` may ever be allowed to set (serve.options picks among them): the run's own bounds.
 # Never the tools, the model, its address or its key: those are the server's config alone.
 CLIENT_OPTIONS = ("ttl", "max_llm_calls", "max_cost", "max_seconds", "max_tokens", "evaluate")
-
-
-def token_hash(token: str) -> str:
-    """How a token is stored: its SHA-256, hex (the token itself is shown once, when made)."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class WebhookSettings(Section):

@@ -12,11 +12,14 @@ from typing import Any, Protocol
 
 import msgspec
 
+from aeon.application.errors import InputError
 from aeon.application.ports import ApproverPort, ProgressPort, ToolPort
 from aeon.application.results import RunResult
 from aeon.application.runs.rule import durable_wanted, may_need_approval
+from aeon.application.threads import Threads
 from aeon.domain.plan import Plan
 from aeon.domain.records import LostRecords
+from aeon.domain.threads import ThreadContext
 
 
 def plan_text(plan: Plan | None) -> str | None:
@@ -34,7 +37,8 @@ class RunCommand:
     """One run as a front door asks for it. `durable`: what the caller said (None: the config decides);
     `approver`: who decides here on a tool call that needs approval (a terminal, a callback), None: nobody here;
     `on_record`: such a call nobody here can decide waits on the record (False: it is denied — aeon.run without
-    approve=); `progress`: this process's display of the run."""
+    approve=); `progress`: this process's display of the run; `thread`: the thread the run belongs to (it sees the
+    thread's conversation so far and memory, and leaves its turn there)."""
 
     request: str
     plan: Plan | None = None
@@ -42,6 +46,7 @@ class RunCommand:
     approver: ApproverPort | None = None
     progress: ProgressPort | None = None
     on_record: bool = True
+    thread: str | None = None
 
 
 @dataclass
@@ -66,6 +71,7 @@ class Starts(Protocol):
         progress: ProgressPort | None = None,
         approver: ApproverPort | None = None,
         leave_when_waiting: bool = False,
+        thread: ThreadContext | None = None,
     ) -> Any: ...
 
 
@@ -79,8 +85,10 @@ class Runs:
     """The run use case: `start(command)` decides durable-or-not by the one rule (durable_wanted; `configured` is
     the config's durable.enabled, for a run another process can rebuild), makes the checks of `preflight`, then
     starts the run on `durable()` or `in_process`, as run `new_id()`, and returns its result with the checks' note
-    among its warnings. `forced` is told when the rule makes a run durable that the config did not. Raises what the
-    checks and the port raise (InputError, ConfigurationError, EventLogUnavailable …) before the run starts."""
+    among its warnings. `forced` is told when the rule makes a run durable that the config did not. A run of a thread
+    is given the thread's context by `threads`; an in-process run leaves its turn there once it ends (a durable run
+    does so where it ends: adapters/durable/workflow). Raises what the checks and the port raise (InputError,
+    ConfigurationError, EventLogUnavailable …) before the run starts."""
 
     tools: ToolPort
     configured: bool
@@ -89,6 +97,7 @@ class Runs:
     durable: Callable[[], Starts]
     forced: Callable[[], None] = lambda: None
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    threads: Callable[[], Threads] | None = None
 
     def durable_for(self, command: RunCommand) -> bool:
         nobody = command.approver is None and command.on_record
@@ -103,9 +112,12 @@ class Runs:
 
     async def started(self, command: RunCommand, *, durable: bool) -> RunResult:
         """`start` once durable-or-not is decided."""
+        context = self._context(command)
         async with self.preflight(command.plan, durable) as checked:
-            outcome = self._start(command, durable=durable)
+            outcome = self._start(command, durable=durable, thread=context)
             result: RunResult = await outcome if inspect.isawaitable(outcome) else outcome
+        if not durable:
+            self._remember(command, result)
         return _noted(result, checked)
 
     def run(self, command: RunCommand, *, run_async: Callable[[Coroutine[Any, Any, Any]], Any]) -> RunResult:
@@ -115,15 +127,28 @@ class Runs:
         if not durable:
             result: RunResult = run_async(self.started(command, durable=False))
             return result
+        context = self._context(command)
         checked: Checked = run_async(self._checked(command.plan))
-        return _noted(self._start(command, durable=True), checked)
+        return _noted(self._start(command, durable=True, thread=context), checked)
 
     async def _checked(self, plan: Plan | None) -> Checked:
         async with self.preflight(plan, True) as checked:
             return checked
 
-    def _start(self, command: RunCommand, *, durable: bool) -> Any:
+    def _context(self, command: RunCommand) -> ThreadContext | None:
+        if command.thread is None:
+            return None
+        if self.threads is None:
+            raise InputError("threads are not available at this door")
+        return self.threads().context(command.thread)
+
+    def _remember(self, command: RunCommand, result: RunResult) -> None:
+        if command.thread is not None and self.threads is not None:
+            self.threads().record(command.thread, result)
+
+    def _start(self, command: RunCommand, *, durable: bool, thread: ThreadContext | None) -> Any:
         port = self.durable() if durable else self.in_process
+        given = {"thread": thread} if thread is not None else {}  # a door's port that knows no thread still serves
         return port.start(
             self.new_id(),
             command.request,
@@ -131,6 +156,7 @@ class Runs:
             progress=command.progress,
             approver=command.approver,
             leave_when_waiting=command.approver is None and command.on_record,
+            **given,
         )
 
 

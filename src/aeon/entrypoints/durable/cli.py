@@ -5,9 +5,8 @@ DBOS is imported only when one of them runs, so the other commands start as fast
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 import typer
@@ -92,43 +91,15 @@ def resume(
     Exit codes as for aeon run; 4 with a structured error when a non-idempotent tool call was in flight: check its
     effect, then --rerun-unsafe (it did not happen) or --mark-done --output JSON (it did; recorded as operator-given).
     """
+    from aeon.adapters.durable.given import operator_output
+
     with reported(as_json=as_json, debug=debug):
-        given = _given(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
+        given = operator_output(mark_done, output, output_file, rerun_unsafe=rerun_unsafe)
 
     def resumed(runs: RecordedRuns[Outcome]) -> Outcome:
         return runs.resume(run_id, rerun_unsafe=rerun_unsafe, given=given)
 
     on_record(run_id, resumed, config=config, kind="resume", as_json=as_json, history=history, debug=debug)
-
-
-def _given(mark_done: bool, output: str | None, output_file: Path | None, *, rerun_unsafe: bool) -> Any:
-    """The operator's output for `--mark-done` (a durable_ops.Given), or None; InputError for a bad combination."""
-    from aeon.adapters.durable.ops import Given
-    from aeon.application.errors import InputError
-
-    if not mark_done:
-        if output is not None or output_file is not None:
-            raise InputError("--output and --output-file go with --mark-done")
-        return None
-    if rerun_unsafe:
-        raise InputError("--mark-done and --rerun-unsafe are the two answers to one question: give one")
-    if (output is None) == (output_file is None):
-        raise InputError("--mark-done needs the tool's output: --output JSON or --output-file FILE (one of them)")
-    where, text = "--output", output
-    if output_file is not None:
-        where = str(output_file)
-        try:
-            text = output_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read {output_file}: {getattr(exc, 'strerror', None) or exc}") from exc
-    try:
-        return Given(output=json.loads(text or ""))
-    except RecursionError as exc:
-        raise InputError(f"{where} is nested too deeply to read as JSON") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{where} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); a text is quoted: '\"done\"'"
-        ) from exc
 
 
 def replay(

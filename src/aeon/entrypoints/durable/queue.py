@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     import contextlib
 
     from aeon.adapters.durable.batch import Tally
-    from aeon.adapters.durable.runs import DbosRuns
+    from aeon.adapters.durable.engine import DurableEngine
+    from aeon.application.runs.batch import Batch
     from aeon.entrypoints.config.schema import Settings
 
 from aeon.entrypoints.durable.options import ConfigOpt, DebugOpt, _settings, leave_pending, stoppable
@@ -62,27 +63,24 @@ def batch(
     import contextlib
 
     from aeon.adapters.documents import read_requests
-    from aeon.adapters.durable.batch_report import batch_id
+    from aeon.adapters.durable.batch_report import batch_id, queued_lines, stays
     from aeon.adapters.durable.engine import BATCH_QUEUE
-    from aeon.adapters.durable.process import spec_for
-    from aeon.adapters.durable.runs import DbosRuns
     from aeon.entrypoints.durable.factory import process
 
     with reported(as_json=as_json, debug=debug):
-        settings, durable = _settings(config), process()
-        requests = read_requests(file)
+        settings, requests = _settings(config), read_requests(file)
         target = out or file.with_name(file.stem + ".results.jsonl")
-        bid = batch_id(file, requests)
-        name, reused, going_on = durable.batch_name(settings, bid, len(requests), fresh=fresh)
+        name, reused, going_on = process().batch_name(settings, batch_id(file, requests), len(requests), fresh=fresh)
         with contextlib.ExitStack() as stack:
             _checked(stack, settings, name, len(requests))
-            engine = durable.batch_engine(settings, name, concurrency=concurrency, rate=rate, serve=serve)
-            runs = DbosRuns(stack.enter_context(engine))
-            stack.enter_context(stoppable(_stays(name, fresh=fresh)))
-            log = settings.log.path
-            ids = runs.enqueue(name, requests, lambda r: spec_for(r, config, {}, log_path=log, plan=None))
-            _say_queued(name, len(ids), f"{BATCH_QUEUE} (concurrency {concurrency})", reused, going_on, file)
-            tally = _tallied(runs, ids, target)
+            engine = process().batch_engine(settings, name, concurrency=concurrency, rate=rate, serve=serve)
+            runs = _batch(stack.enter_context(engine), settings, config)
+            stack.enter_context(stoppable(stays(name, fresh=fresh)))
+            ids = runs.queue(name, requests)
+            queue = f"{BATCH_QUEUE} (concurrency {concurrency})"
+            for line in queued_lines(name, len(ids), queue, reused, going_on, file):
+                say(line)
+            tally = _followed(runs, engine, ids, target)
         say(f"{len(ids)} results in {target}")
     if as_json:
         summary = {"batch": name, "runs": len(ids), "failed": tally.failed, "reused": reused, "results": str(target)}
@@ -90,50 +88,57 @@ def batch(
     raise typer.Exit(EXIT_OK if not tally.failed else EXIT_ERROR)
 
 
-def _checked(stack: contextlib.ExitStack, settings: Settings, name: str, runs: int) -> None:
-    """The tools load (their MCP servers start) and the model and log are checked before anything is queued or
-    taken from the queue; the runs executed here use those tools (lent for as long as `stack` holds)."""
-    import asyncio
+def _batch(engine: DurableEngine, settings: Settings, config: Path | None) -> Batch[Tally]:
+    """The batch use case on `engine`'s runs, each run recorded with the batch's config and log (made absolute)."""
+    from functools import partial
 
-    from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.durable.batch import checked
-    from aeon.entrypoints.durable.factory import process
+    from aeon.adapters.durable.process import spec_for
+    from aeon.adapters.durable.runs import DbosRuns
+    from aeon.application.runs.batch import Batch
 
-    container = build_container(settings)
-    registry = stack.enter_context(tools_opened(container))
-    stack.enter_context(process().composer.lent_tools(settings, registry))
-    asyncio.run(checked(container, name, runs))
+    return Batch(
+        DbosRuns(engine), partial(spec_for, config=config, overrides={}, log_path=settings.log.path, plan=None)
+    )
 
 
-def _tallied(runs: DbosRuns, ids: list[str], target: Path) -> Tally:
-    """Watch the batch's runs until each has ended or waits for a person, and write their results to `target`."""
+def _followed(runs: Batch[Tally], engine: DurableEngine, ids: list[str], target: Path) -> Tally:
+    """The batch's runs followed until each has ended or waits for a person, their results written to `target`."""
     from aeon.adapters.durable.batch_report import watch, write_results
-    from aeon.application.views.result import result_document
 
-    tally = runs.tally(ids, result_document)
-    watch(tally, sys.stderr)
+    tally = runs.follow(ids, lambda tally: watch(tally, sys.stderr))
     write_results(tally, target)
     if tally.awaiting:  # they wait on the record: leave without shutting the engine down (it would cancel them)
         say(f"{len(ids)} results in {target}; {len(tally.awaiting)} runs await approval")
-        runs.engine.leave()
+        engine.leave()
         leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
     return tally
 
 
-def _stays(name: str, *, fresh: bool) -> str:
-    again = "again without --fresh" if fresh else "the same command again"
-    return f"batch {name} is on the record; start {again} to go on"
+def _checked(stack: contextlib.ExitStack, settings: Settings, name: str, runs: int) -> None:
+    """The tools load (their MCP servers start) and the model and log are checked before anything is queued or
+    taken from the queue; the runs executed here use those tools (lent for as long as `stack` holds). The checks are
+    every front door's (session.ready: the model can run, the log can be opened), and the log's first record —
+    `batch_start`, naming the batch and its number of runs — written, so that a log that takes no record (a full
+    device) stops the batch before anything is spent. A queued run cannot prove it: it holds its records until its
+    first step, an LLM call, is on the record."""
+    import asyncio
 
+    from aeon.domain.log_run import BatchStartRecord
+    from aeon.entrypoints.container import build_container, opened, tools_opened
+    from aeon.entrypoints.durable.factory import process
+    from aeon.entrypoints.session import ready
 
-def _say_queued(name: str, count: int, queue: str, reused: int, going_on: int, file: Path) -> None:
-    say(f"batch {name}: {count} runs on queue {queue}")
-    if reused:
-        say(
-            f"batch {name}: {reused} of {count} runs already finished when this file ran before: their "
-            f"results are reused, not run again (to run the file again: aeon batch {file} --fresh)"
-        )
-    if going_on:
-        say(f"batch {name}: {going_on} runs started before go on where they stopped")
+    async def checked() -> None:
+        async with opened(container, container.event_log, container.llm):
+            await ready(container)
+            log = container.event_log()
+            log.bind(name)
+            log.emit(BatchStartRecord(batch=name, runs=runs))
+
+    container = build_container(settings)
+    registry = stack.enter_context(tools_opened(container))
+    stack.enter_context(process().composer.lent_tools(settings, registry))
+    asyncio.run(checked())
 
 
 def worker(

@@ -17,4 +17,4 @@ def routes(served: Served) -> list[BaseRoute]:
         return []
     from aeon.entrypoints.serve.a2a_door import config_routes
 
-    return config_routes(served.config)
+    return config_routes(lambda: served.config)

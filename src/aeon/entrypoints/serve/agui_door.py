@@ -56,20 +56,20 @@ def agui_routes(source: Source) -> list[BaseRoute]:
     return [Route("/agui", start, methods=["POST"])]
 
 
-def recorded_routes(look: Look, *, most_seconds: float) -> list[BaseRoute]:
+def recorded_routes(look: Look, *, most_seconds: float, most_records: int) -> list[BaseRoute]:
     """GET /runs/{id}/agui: a run on the record as an AG-UI stream (404 for a run not on it)."""
 
     async def follow(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         if await run_in_threadpool(look, run_id, 1 << 62) is None:
             return JSONResponse({"error": f"no run {run_id!r} on the record"}, 404)
-        stream = recorded_stream(look, run_id, most_seconds=most_seconds)
+        stream = recorded_stream(look, run_id, most_seconds=most_seconds, most_records=most_records)
         return StreamingResponse(stream, media_type=MEDIA_TYPE)
 
     return [Route("/runs/{run_id}/agui", follow, methods=["GET"])]
 
 
-def config_routes(config: Path | None) -> list[BaseRoute]:
+def config_routes(config: Callable[[], Path | None]) -> list[BaseRoute]:
     """The AG-UI route for the runs of `config` (a2a_door.config_source: each in the input's thread)."""
     from aeon.entrypoints.serve.a2a_door import config_source
 

@@ -9,10 +9,10 @@ from typing import Any
 from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
+from aeon.adapters.durable.catalog import RunIndex
 from aeon.application.redaction import Redactor
+from aeon.application.runs.decisions import Decisions
 from aeon.application.views.catalog import STATUSES
-from aeon.entrypoints.ui.catalog import RunIndex
-from aeon.entrypoints.ui.decisions import Decisions
 from aeon.entrypoints.ui.detail import Runs
 
 

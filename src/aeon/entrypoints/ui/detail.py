@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from aeon.adapters.durable.approval import waiting_on
+from aeon.adapters.durable.catalog import summary_of
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RunSpec
@@ -24,7 +25,6 @@ from aeon.domain.audit_log import ReadRecord, as_plain, as_record
 from aeon.domain.errors import AeonError
 from aeon.domain.run_state import RunState
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.ui.catalog import summary_of
 
 
 class Runs:

@@ -38,7 +38,8 @@ async def decide(ui: Ui, request: Request) -> Response:
     except AeonError as exc:
         shown: Response = await run_in_threadpool(run_page, ui, request, error=str(exc), args_text=args_text)
         return shown
-    return RedirectResponse(run_href(run_id) + f"?decided={verdict}", status_code=303)
+    root = request.scope.get("root_path", "")  # mounted under `aeon serve`: /ui
+    return RedirectResponse(root + run_href(run_id) + f"?decided={verdict}", status_code=303)
 
 
 async def check(ui: Ui, request: Request) -> Response:

@@ -1,10 +1,11 @@
 """Who may use `aeon ui`, checked on every request before a page is made: the request's host, origin, token and
 headers read here and judged by application/access (no DNS rebinding, no cross-site decision, the token off
-loopback), and the headers that keep the browser from loading anything else added to every answer."""
+loopback), and the headers that keep the browser from loading anything else added to every answer; and Bounded, which
+refuses a request body past a size (`aeon serve`'s)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -27,7 +28,7 @@ class Guard:
 
     def __init__(
         self, app: App, *, token: str | None, hosts: frozenset[str] | None, cookie: str,
-        hashes: frozenset[str] = frozenset(), door: str = "aeon ui",
+        hashes: Collection[str] | None = None, door: str = "aeon ui",
     ) -> None:  # fmt: skip
         self._app, self._access = app, Access(token=token, hosts=hosts, cookie=cookie, hashes=hashes, door=door)
 
@@ -66,6 +67,37 @@ class Guard:
         headers = [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *_HEADERS]
         await send({"type": "http.response.start", "status": 303, "headers": headers})
         await send({"type": "http.response.body", "body": b""})
+
+
+class Bounded:
+    """A request body over `most` bytes is refused (413) before it is read whole, whatever its length says."""
+
+    def __init__(self, app: App, *, most: int, door: str, why: str = "") -> None:
+        self._app, self._most, self._door, self._why = app, most, door, why
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        length = dict(scope.get("headers", [])).get(b"content-length", b"0")
+        seen = [0 if length.isdigit() and int(length) <= self._most else self._most + 1]
+
+        async def counted() -> Message:
+            message = await receive()
+            seen[0] += len(message.get("body", b""))
+            if seen[0] > self._most:
+                raise _TooLarge
+            return message
+
+        try:
+            if seen[0] > self._most:
+                raise _TooLarge
+            await self._app(scope, counted if scope["type"] == "http" else receive, send)
+        except _TooLarge:
+            body = f"{self._door}: a request body may hold at most {self._most} bytes{self._why}\n".encode()
+            await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    """A body past the bound."""
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:

@@ -11,7 +11,8 @@ from aeon.application.views.formats import clip, compact, count, eta, long, mone
 from aeon.application.views.passes import HEIGHT, WIDTH
 
 
-def environment() -> Environment:
+def environment(root: str = "") -> Environment:
+    """The templates, every address in them under `root` (the path `aeon ui`'s pages are mounted at: "" alone)."""
     env = Environment(
         loader=PackageLoader("aeon.entrypoints.ui", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -31,7 +32,11 @@ def environment() -> Environment:
         share=share,
         eta=eta,
     )
-    env.globals.update(run_href=run_href, batch_href=batch_href, page_href=page_href, WIDTH=WIDTH, HEIGHT=HEIGHT)
+    env.globals.update(
+        root=root, WIDTH=WIDTH, HEIGHT=HEIGHT,
+        run_href=lambda *a: root + run_href(*a), batch_href=lambda *a: root + batch_href(*a),
+        page_href=lambda *a: root + page_href(*a),
+    )  # fmt: skip
     return env
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import secrets
 import signal
 import socket
-import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,18 +16,13 @@ from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.adapters.durable.status import prime_decoders
 from aeon.adapters.listening import listen
-from aeon.domain.text import terminal_safe
 from aeon.entrypoints.durable.options import leave_pending
-from aeon.entrypoints.failures import EXIT_OK
+from aeon.entrypoints.failures import EXIT_OK, say
 
 if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
     from aeon.application.redaction import Redactor
+    from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
-    from aeon.entrypoints.ui.decisions import Decisions
-
-
-def _say(message: str) -> None:
-    print(f"aeon: {terminal_safe(message)}", file=sys.stderr, flush=True)
 
 
 def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
@@ -58,27 +52,27 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
         finally:
             heads.close()
         _leave_going_on(engine, ui.decisions)
-    _say("ui stopped")
+    say("ui stopped")
 
 
-def pages(engine: Any, heads: RunHeads, redactor: Redactor) -> Ui:
+def pages(engine: Any, heads: RunHeads, redactor: Redactor, root: str = "") -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
-    from aeon.entrypoints.ui.catalog import RunIndex
+    from aeon.adapters.durable.catalog import RunIndex
+    from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
-    from aeon.entrypoints.ui.decisions import Decisions
     from aeon.entrypoints.ui.detail import Runs
     from aeon.entrypoints.ui.pages import environment
 
-    index = RunIndex(engine, heads, redactor)
-    return Ui(index, Runs(engine, redactor), Decisions(engine), env=environment(), csrf=_secret(), redactor=redactor)
+    index, runs = RunIndex(engine, heads, redactor), Runs(engine, redactor)
+    return Ui(index, runs, Decisions(DbosRuns(engine)), env=environment(root), csrf=_secret(), redactor=redactor)
 
 
 def _announce(host: str, port: int, url: str, token: str | None) -> None:
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/"
-    _say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
+    say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
     if token is not None:
-        _say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
+        say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
 
 
 def run_app(app: Any, sock: socket.socket) -> None:
@@ -103,7 +97,7 @@ def _leave_going_on(engine: Any, decisions: Decisions) -> None:
     left = [r for r in decisions.going_on if DbosRuns(engine).held_here(r)]
     if left:
         for run_id in left:
-            _say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
+            say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
         leave_pending(EXIT_OK)
 
 
@@ -118,4 +112,4 @@ def _warm(index: Any) -> None:
     try:
         index.warm()
     except Exception as exc:  # the filters then read on demand; the pages still work
-        _say(f"ui: reading every run for the filters failed: {type(exc).__name__}: {exc}")
+        say(f"ui: reading every run for the filters failed: {type(exc).__name__}: {exc}")

@@ -25,7 +25,12 @@ async def evaluate_pass(
         Transition.C_TO_D,
         Component.EVALUATOR,
         lambda: evaluate(
-            request=state.request, profile_text=profile_text, plan=plan, results=results, tool_calls=state.tool_calls
+            request=state.request,
+            profile_text=profile_text,
+            plan=plan,
+            results=results,
+            tool_calls=state.tool_calls,
+            conversation=state.conversation or None,
         ),
     )
     state.assessed(report, assessment)

@@ -38,13 +38,15 @@ class PlanReady(msgspec.Struct, kw_only=True):
 async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | None) -> PlanReady:
     state, settings = run.state, services.settings
     run.enter(ProfileAndPlanInput())
+    authored = given is None and not state.plan_given  # the model writes the plan: its prompt shows the thread
+    conversation = state.conversation or None
     fixed = _fixed_depth(settings, given is not None or state.plan_given)
     if fixed is not None:  # nothing for a profile to decide: no profiling call
         profile, depth = static_profile(fixed.adjustment_reason), fixed
         source = "not inferred (no profiling call)"
     else:
         if state.plan is None and given is None and not state.profiles:  # the first profile and plan: one call
-            profile, given = await _profile_with_plan(run, services)
+            profile, given = await _profile_with_plan(run, services, conversation)
             source = "inferred with the plan in one call (profile_and_plan)"
         else:  # a plan is given, or kept by a re-profiling pass
             profile = await _profile(run, services)
@@ -57,7 +59,12 @@ async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | N
     if state.plan is None:  # a re-profiling pass keeps the plan it refines
         ask = services.planner.plan
         if given is None:
-            given = await services.runner.step(Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request))
+            given = await services.runner.step(
+                Transition.A_TO_B, Component.PLANNER, lambda: ask(state.request, conversation)
+            )
+        if authored and not state.seen.trusted:  # written after reading untrusted data (a thread's earlier answer)
+            for step in given.steps:
+                step.origin = step.origin.join(state.seen)
         state.planned(given)
     plan = run.plan
     run.record.plan_made(plan)
@@ -72,14 +79,16 @@ async def profile_and_plan(run: PlanningRun, services: Planning, given: Plan | N
     )
 
 
-async def _profile_with_plan(run: PlanningRun, services: Planning) -> tuple[TaskProfile, Plan]:
+async def _profile_with_plan(
+    run: PlanningRun, services: Planning, conversation: str | None
+) -> tuple[TaskProfile, Plan]:
     """The profile and the plan from one call; a profile half left incomplete fails as the profiler's (not
     retryable), anything else as the planner's."""
     runner, request = services.runner, run.state.request
 
     async def ask() -> tuple[TaskProfile, Plan]:
         try:
-            return await services.planner.profile_and_plan(request)
+            return await services.planner.profile_and_plan(request, conversation)
         except UnrecoverableOutput as exc:
             if exc.target == PROFILE_TARGET:
                 raise runner.classify(exc, Transition.A_TO_B, Component.PROFILER) from exc

@@ -89,8 +89,9 @@ async def refine_plan(
     async def propose() -> list[RefinementAction] | None:
         try:
             return await refiner.propose(
-                request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues
-            )
+                request=state.request, profile_text=profile_text, plan=plan, problems=problems, issues=report.issues,
+                conversation=state.conversation or None,
+            )  # fmt: skip
         except (UnrecoverableOutput, LLMTruncated) as exc:  # keep the current plan and go on
             state.advise(RefinementFailed(pass_number=state.pass_number, detail=str(exc)))
             run.record.log(RefinementFailedRecord(detail=str(exc)))

@@ -6,6 +6,8 @@ shared prefix (prompts/layout.py), the others send it just before their labelled
 
 from __future__ import annotations
 
+import msgspec
+
 from aeon.application.llm.prompts import PromptTemplate
 from aeon.domain.llm import JSON_REPAIR_OPENINGS
 
@@ -207,6 +209,13 @@ Broken: ${broken}
 Problems: ${problems}
 Fixed:""",
 )
+
+
+def in_thread(template: PromptTemplate) -> PromptTemplate:
+    """`template` for a run of a thread: its per-call part opens with the conversation so far (earlier requests and
+    answers; an untrusted answer fenced as data). Its guide stays as it is: the run's shared prefix is unchanged."""
+    return msgspec.structs.replace(template, text="Conversation so far:\n${conversation}\n" + template.text)
+
 
 ALL: tuple[PromptTemplate, ...] = (
     PREAMBLE,

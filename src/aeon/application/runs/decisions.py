@@ -1,34 +1,34 @@
-"""Approve and deny from the page: the run use case's answer, as `aeon approve` / `aeon deny` (RecordedRuns.answer,
-which checks edited arguments against the tool's schema and sends nothing when they do not fit); then the run goes
-on in this process, in the background, unless a live process holds it, and the page follows it."""
+"""Approve and deny from a page (`aeon ui`): the run use case's answer, as `aeon approve` / `aeon deny`
+(RecordedRuns.answer, which checks edited arguments against the tool's schema and sends nothing when they do not
+fit); then the run goes on in this process, in the background, unless a live process holds it."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from aeon.adapters.durable.engine import DurableEngine
-from aeon.adapters.durable.runs import DbosRuns
 from aeon.application.approval_args import edited_args
-from aeon.application.runs import RecordedRuns, approval, denial
+from aeon.application.runs.recorded import OnRecord, RecordedRuns, approval, denial
 from aeon.domain.approval import ApprovalDecision
 
 EDITED = "the edited arguments"
 
 
+class GoesOn(OnRecord[Any], Protocol):
+    """What the decisions ask of a DurableRuns port with a record (DbosRuns): the use case's, and to go on."""
+
+    def carry_on(self, run_id: str) -> Any: ...
+
+
 @dataclass
 class Decisions:
-    """Decides on the runs of `engine`; `going_on` holds the runs this process finishes after a decision."""
+    """Decides on the runs of `runs`; `going_on` holds the runs this process finishes after a decision."""
 
-    engine: DurableEngine
+    runs: GoesOn
     going_on: dict[str, threading.Thread] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     sent: dict[str, str] = field(default_factory=dict)  # run id -> the request key decided here last
-
-    @property
-    def runs(self) -> DbosRuns:
-        return DbosRuns(self.engine)
 
     def approve(self, run_id: str, *, by: str, args_text: str | None) -> None:
         """Approve the call run `run_id` waits on, with the arguments as asked, or edited (`args_text`, JSON)."""

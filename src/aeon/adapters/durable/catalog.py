@@ -1,5 +1,5 @@
-"""The runs `aeon ui` lists, read from the system database: each run's summary as `aeon runs` reads it, and the index
-(aeon.application.views.run_index) over them."""
+"""The runs `aeon ui` lists, read from the system database: each run's summary as `aeon runs` reads it, and the
+index (aeon.application.views.run_index) over them."""
 
 from __future__ import annotations
 

@@ -1,0 +1,151 @@
+"""The secret scan of the log reads each plan step once: an unchanged step in the next record is not scanned again,
+and a step that changes is, so nothing a scan of the whole record would find is missed."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.application.redaction import (
+    _FOLD,
+    _KELVIN_RAW,
+    _KEY_WORDS,
+    _RAW_NEEDLES,
+    _SHAPE_NEEDLES,
+    REDACTED,
+    Redactor,
+    _escaped_forms,
+)
+from aeon.domain.log_pass import CycleRecord
+from aeon.domain.plan import Plan, PlanStep, StepStatus
+
+GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5" * 4
+
+
+class CountingRedactor(Redactor):
+    """Counts the bytes its scan reads."""
+
+    scanned = 0
+
+    def _scan(self, encoded: bytes) -> bool:
+        self.scanned += len(encoded)
+        return super()._scan(encoded)
+
+
+def _plan(steps: int = 10) -> Plan:
+    return Plan(
+        goal="benchmark",
+        steps=[PlanStep(step_id=f"s{i}", description="add", tool="calculator", args={"x": i}) for i in range(steps)],
+    )
+
+
+def _record(plan: Plan, step_number: int) -> CycleRecord:
+    return CycleRecord(
+        pass_number=1,
+        step_number=step_number,
+        plan_state=msgspec.Raw(msgspec.json.encode(plan)),
+        llm_output=[],
+        supervisor_actions=[],
+        tool_calls=[],
+        ttl_remaining=1,
+        errors=[],
+    )
+
+
+def test_the_next_record_of_a_plan_with_one_changed_step_scans_little_more_than_that_step() -> None:
+    redactor = CountingRedactor()
+    log = JsonlEventLog(None, stream=io.StringIO(), redactor=redactor)
+    plan = _plan()
+    log.emit(_record(plan, 1))
+    first = redactor.scanned
+    plan.steps[3].status, plan.steps[3].step_output = StepStatus.COMPLETE, 12
+    redactor.scanned = 0
+    log.emit(_record(plan, 2))
+    step = len(msgspec.json.encode(plan.steps[3]))
+    assert first > 10 * step  # the first record is scanned whole
+    assert redactor.scanned < 2 * step + 300  # the next: the changed step and the record's own fields
+
+
+def test_a_secret_written_into_a_step_already_scanned_clean_is_still_redacted() -> None:
+    stream = io.StringIO()
+    log = JsonlEventLog(None, stream=stream, secrets=["configured-secret-value"])
+    plan = _plan()
+    log.emit(_record(plan, 1))
+    plan.steps[2].step_output = f"found {GITHUB_TOKEN}"
+    plan.steps[7].notes = ["the key is configured-secret-value"]
+    log.emit(_record(plan, 2))
+    first, second = stream.getvalue().splitlines()
+    assert REDACTED not in first
+    assert GITHUB_TOKEN not in second and "configured-secret-value" not in second
+    steps = json.loads(second)["plan_state"]["steps"]
+    assert steps[2]["step_output"] == f"found {REDACTED}" and steps[7]["notes"] == [f"the key is {REDACTED}"]
+
+
+@pytest.mark.parametrize("cut", ['{"', "}]"])
+def test_a_configured_secret_holding_a_cut_is_found_between_two_pieces_each_seen_clean(cut: str) -> None:
+    secret = f"pass{cut}word-0123"
+    redactor = Redactor([secret])
+    head, tail = "x" * 600 + " it is pass", "word-0123 and more text" + "y" * 600
+    assert not redactor.may_hold(f"{head}{cut}other".encode()) and not redactor.may_hold(f"z{cut}{tail}".encode())
+    text = f"{head}{cut}{tail}"
+    assert redactor.may_hold(text.encode())
+    assert secret not in redactor.text(text)
+
+
+def one_search_per_needle(encoded: bytes, secrets: tuple[str, ...]) -> bool:
+    """The scan as it was: the whole encoding, one `in` per needle, "token" counted against "tokens"."""
+    forms = {f.encode() for s in secrets for f in _escaped_forms(s)}
+    needles = {n.translate(_FOLD, b"_-") for n in {*forms, *(w.encode() for w in _KEY_WORDS), *_SHAPE_NEEDLES}}
+    if any(n in encoded for n in _RAW_NEEDLES):
+        return True
+    blob = encoded.translate(_FOLD, b"_-")
+    if any(n in blob for n in needles) or blob.count(b"token") != blob.count(b"tokens"):
+        return True
+    return not (blob.isascii() and b"\\" not in blob) and (_KELVIN_RAW in blob or b"\\u212a" in blob)
+
+
+_WORDS = ["add", "token", "tokens", "max_tokens", "pass", "word", "sk-", "://", "ghp", "eyJ", "Bearer", "API_KEY"]
+_WORDS += ["secret", "secretive-1", "passwordly-2", "passwordly-22"]
+_WORDS += ["\u212a", "\\u212a", "x" * 40]
+_TEXT = st.lists(st.sampled_from([*_WORDS, "{", '"', "_", "-", " ", '{"', "}]", "api", "ab", "cd"]), max_size=12).map(
+    "".join
+)
+_VALUE: st.SearchStrategy[Any] = st.recursive(
+    st.one_of(st.integers(), _TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_VALUE, st.booleans()), min_size=1, max_size=4),
+    st.sampled_from(
+        [
+            (),
+            ("api-key-0123456789",),
+            ('ab{"cd-0123456789',),
+            ("ab}]cd-0123456789",),
+            ("secretive-1", "passwordly-22", "x" * 41),
+        ]
+    ),
+)
+def test_the_piecewise_verdict_is_one_search_per_needle_over_the_whole_and_a_clean_verdict_hides_no_secret(
+    documents: list[tuple[Any, bool]], secrets: tuple[str, ...]
+) -> None:
+    redactor = Redactor(secrets)
+    for document, as_text in documents:  # one after another, as a log's records: earlier pieces are known
+        value = {"pad": "p" * 600, "doc": document}
+        encoded = json.dumps(value).encode() if as_text else msgspec.json.encode(value)
+        encoded = encoded.replace(b"\\", b"") if as_text else encoded  # raw text: `{"` inside a string too
+        verdict = redactor.may_hold(encoded)
+        assert verdict == one_search_per_needle(encoded, secrets)
+        if not verdict and not as_text:
+            assert redactor.scrub(value) == value
