@@ -31,9 +31,10 @@ def test_the_card_lists_each_tool_as_a_skill_with_its_effect() -> None:
         requires_approval=True, effect=Effect.EXTERNAL,
     )  # fmt: skip
     card = agent_card(name="aeon", description="d", url="http://h/a2a", version="1", tools=[spec])
-    assert card["skills"] == [
+    assert card["skills"][1:] == [
         {"id": "publish", "name": "publish", "description": "Publish a post.", "tags": ["tool", "external", "approval"]}
     ]
+    assert card["skills"][0]["id"] == "aeon.run"
     assert card["supportedInterfaces"][0]["url"] == "http://h/a2a" and card["capabilities"] == {"streaming": True}
 
 

@@ -18,6 +18,13 @@ from aeon.domain.tools import ToolSpec
 
 PROTOCOL_VERSIONS = ("1.0", "0.3")  # one endpoint answers both (the SDK's v0.3 compatibility)
 MAX_SKILL_DESCRIPTION = 400
+# what every message asks for: a run; the tools it may call are skills of their own
+RUN_SKILL = {
+    "id": "aeon.run",
+    "name": "run a request",
+    "description": "Plans the request, runs the plan's tool calls, checks the answer and replies with it.",
+    "tags": ["aeon"],
+}
 
 # A2A task states (the protocol's names) by how a run ended: a run awaiting a person's approval asks for input; one a
 # person denied a call of was not done by choice (rejected); one stopped (Ctrl-C, a cancel) was canceled.
@@ -41,7 +48,8 @@ def task_state(status: RunStatus) -> str:
 
 def agent_card(*, name: str, description: str, url: str, version: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
     """The agent card (JSON, the protocol's field names): JSON-RPC at `url` (protocol 1.0 and 0.3), streaming, text
-    in, text or JSON out, one skill per tool (its name, its description's first line, its effect as a tag)."""
+    in, text or JSON out, the skill of running a request and one per tool (its name, its description's first line,
+    its effect as a tag)."""
     return {
         "name": name,
         "description": description,
@@ -52,7 +60,7 @@ def agent_card(*, name: str, description: str, url: str, version: str, tools: Se
         "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain", "application/json"],
-        "skills": [skill(spec) for spec in tools],
+        "skills": [RUN_SKILL, *(skill(spec) for spec in tools)],
     }
 
 
