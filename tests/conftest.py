@@ -46,3 +46,29 @@ def forget_imports() -> Iterator[None]:
     for name in set(sys.modules) - before:
         del sys.modules[name]
     sys.path[:] = path
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A Postgres server's URL for the tests that need one: AEON_TEST_POSTGRES_URL when set, else a throwaway server
+    from the OS binaries (tests/support/throwaway_postgres.py) for the session; skips, saying why, when neither."""
+    from throwaway_postgres import NoPostgres, throwaway_postgres
+
+    given = os.environ.get("AEON_TEST_POSTGRES_URL", "")
+    if given:
+        yield given
+        return
+    try:
+        with throwaway_postgres() as url:
+            yield url
+    except NoPostgres as exc:
+        pytest.skip(f"no Postgres: {exc}")
+
+
+@pytest.fixture
+def postgres_database(postgres_server: str) -> Iterator[str]:
+    """A fresh database on the session's Postgres for one test, dropped afterwards."""
+    from throwaway_postgres import fresh_database
+
+    with fresh_database(postgres_server) as url:
+        yield url

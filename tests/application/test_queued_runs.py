@@ -17,7 +17,7 @@ class Queue:
     def __init__(self) -> None:
         self.got: list[tuple[str, str, dict[str, Any]]] = []
 
-    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any]) -> None:
+    def submit(self, run_id: str, request: str, *, overrides: Mapping[str, Any], thread: object = None) -> None:
         self.got.append((run_id, request, dict(overrides)))
 
 
