@@ -22,8 +22,8 @@ def run_secrets(settings: Settings | None, environ: Mapping[str, str] | None = N
     """Every secret value a run of `settings` could let out (None: no config, the environment alone)."""
     found = set(settings.secrets()) if settings is not None else set()
     if settings is not None:
-        mcp = settings.tools.mcp
-        urls = (settings.llm.base_url, settings.durable.database_url, settings.otel.endpoint, *(s.url for s in mcp))
+        remote = (*(s.url for s in settings.tools.mcp), *(a.url for a in settings.tools.a2a))
+        urls = (settings.llm.base_url, settings.durable.database_url, settings.otel.endpoint, *remote)
         found |= {p for url in urls if url and (p := _password(url))}
         found |= {v for v in _mcp_credentials(settings) if len(v.strip()) >= MIN_ENV_SECRET}
     env = os.environ if environ is None else environ
@@ -32,13 +32,14 @@ def run_secrets(settings: Settings | None, environ: Mapping[str, str] | None = N
 
 
 def _mcp_credentials(settings: Settings) -> set[str]:
-    """What MCP servers are handed as credentials: the values environment markers put into their env and headers,
-    and the values under secret-named env variables and headers (`GITHUB_TOKEN`, `Authorization`, `X-Api-Key`)."""
+    """What MCP servers and A2A agents are handed as credentials: the values environment markers put into their env
+    and headers, and the values under secret-named env variables and headers (`GITHUB_TOKEN`, `Authorization` …)."""
     found = set(settings.env_secrets)
-    for server in settings.tools.mcp:
-        for name, value in (*server.env.items(), *server.headers.items()):
-            if value is not None and (_SECRET_ENV.search(name) or secret_key(name) or "auth" in name.lower()):
-                found.add(value.get_secret_value())
+    given = [(*s.env.items(), *s.headers.items()) for s in settings.tools.mcp]
+    given += [tuple(a.headers.items()) for a in settings.tools.a2a]
+    for name, value in (pair for pairs in given for pair in pairs):
+        if value is not None and (_SECRET_ENV.search(name) or secret_key(name) or "auth" in name.lower()):
+            found.add(value.get_secret_value())
     return found
 
 

@@ -13,10 +13,12 @@ import msgspec
 from pydantic import (
     Field,
     SecretStr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from aeon.adapters.tools.a2a import MAX_RESPONSE_BYTES, A2AAgentConfig, A2ATools
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.composite import CompositeTools
 from aeon.adapters.tools.loader import DEFAULT_IMPORT_TIMEOUT, load_tool_modules
@@ -88,6 +90,26 @@ class McpServerSettings(McpToolFlags):
         return self
 
 
+class A2AAgentSettings(_Section):
+    """One remote A2A agent of `tools.a2a`: the tool `name`, the agent's base `url`, what the planner is told it does
+    (`description`), `headers` sent with each request (credentials through ${VAR} markers)."""
+
+    name: str = Field(pattern=NAME_RULE, description="the tool's name in plans, errors, `aeon tools` and records")
+    url: str
+    description: str = Field("", max_length=2000)
+    headers: dict[str, SecretStr | None] = Field(default_factory=dict)  # a value left empty is not sent
+    timeout: float | None = Field(None, gt=0, description="seconds per call; unset: tools.timeout")
+    requires_approval: bool = False
+    max_response_bytes: int = Field(MAX_RESPONSE_BYTES, gt=0, description="the most bytes a call may receive")
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, url: str) -> str:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        return url
+
+
 class ToolsSettings(_Section):
     builtins: bool = True
     modules: list[str] = Field(default_factory=list)
@@ -101,15 +123,18 @@ class ToolsSettings(_Section):
     output_check: OutputCheck = OUTPUT_CHECK
     # MCP tool servers whose tools join the registry's (README "MCP tool servers")
     mcp: list[McpServerSettings] = Field(default_factory=list)
+    # remote Agent2Agent agents, each a tool (README "A2A")
+    a2a: list[A2AAgentSettings] = Field(default_factory=list)
 
-    @field_validator("mcp")
+    @field_validator("mcp", "a2a")
     @classmethod
-    def _names_differ(cls, servers: list[McpServerSettings]) -> list[McpServerSettings]:
-        names = [s.name for s in servers]
+    def _names_differ(cls, entries: list[Any], info: ValidationInfo) -> list[Any]:
+        names = [s.name for s in entries]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise ValueError(f"MCP server names must differ: {', '.join(map(repr, twice))} given twice")
-        return servers
+            what = "MCP server" if info.field_name == "mcp" else "A2A agent"
+            raise ValueError(f"{what} names must differ: {', '.join(map(repr, twice))} given twice")
+        return entries
 
     def key(self, config_dir: Path | None) -> str:
         """What tells two tool configurations apart (modules are looked for in `config_dir` first), the MCP servers'
@@ -118,7 +143,7 @@ class ToolsSettings(_Section):
         def shown(values: dict[str, Any]) -> dict[str, str | None]:
             return {k: v.get_secret_value() if v is not None else None for k, v in values.items()}
 
-        opened = [[shown(s.env), shown(s.headers)] for s in self.mcp]
+        opened = [[shown(s.env), shown(s.headers)] for s in self.mcp] + [[shown(a.headers)] for a in self.a2a]
         return hashlib.sha256(msgspec.json.encode([self.model_dump(mode="json"), str(config_dir), opened])).hexdigest()
 
 
@@ -154,10 +179,11 @@ def open_tools(
     or at interpreter exit for a container nobody shuts down (one that is only dropped leaves them running for
     whoever holds its tools). A server that cannot start is a ConfigurationError naming it; `status` hears which
     server tools were skipped and why."""
-    servers = McpTools([mcp_server(s) for s in tools.mcp], timeout=tools.timeout, redactor=redactor, warn=status)
+    bounds: dict[str, Any] = {"timeout": tools.timeout, "redactor": redactor}
+    servers = McpTools([mcp_server(s) for s in tools.mcp], warn=status, **bounds)
     try:
         servers.start(start_limit=max_seconds)
-        composite = CompositeTools(registry, servers)
+        composite = CompositeTools(registry, servers, A2ATools([a2a_agent(a) for a in tools.a2a], **bounds))
         for name, needed in tools.approval.items():  # Python and MCP tools alike, over what each said
             composite.require_approval(name, needed)
     except BaseException:
@@ -189,4 +215,17 @@ def mcp_server(server: McpServerSettings) -> McpServerConfig:
             name: ToolFlags(requires_approval=f.requires_approval, idempotent=f.idempotent)
             for name, f in server.overrides.items()
         },
+    )
+
+
+def a2a_agent(agent: A2AAgentSettings) -> A2AAgentConfig:
+    """One tools.a2a entry as the adapter's config; its headers opened here, for the agent only."""
+    return A2AAgentConfig(
+        name=agent.name,
+        url=agent.url,
+        description=agent.description,
+        headers={k: v.get_secret_value() for k, v in agent.headers.items() if v is not None},
+        timeout=agent.timeout,
+        requires_approval=agent.requires_approval,
+        max_response_bytes=agent.max_response_bytes,
     )

@@ -106,14 +106,16 @@ def hidden(uses: EnvUses) -> list[str]:
 
 
 def credentials(uses: EnvUses) -> list[str]:
-    """The values of the variables that went into an MCP server's `env` or `headers` (tools.mcp.N.env.NAME …):
-    whatever the variables are called, what a server is handed that way is taken for a credential."""
+    """The values of the variables that went into an MCP server's `env` or `headers` (tools.mcp.N.env.NAME …), or an
+    A2A agent's `headers`: whatever the variables are called, what a server is handed that way is a credential."""
     return sorted(
         {value for where, used in uses.items() if _in_mcp_credentials(where) for _, value in used if value.strip()}
     )
 
 
 def _in_mcp_credentials(where: Where) -> bool:
+    if len(where) == 5 and where[:2] == ("tools", "a2a"):
+        return where[3] == "headers"
     return len(where) == 5 and where[:2] == ("tools", "mcp") and where[3] in ("env", "headers")
 
 

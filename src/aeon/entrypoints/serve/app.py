@@ -16,7 +16,7 @@ from aeon.application.errors import InputError
 from aeon.application.runs.openapi import Operation, document
 from aeon.application.runs.serving import ServeSettings
 from aeon.domain.errors import AeonError
-from aeon.entrypoints.serve import events, runs, schedules, threads
+from aeon.entrypoints.serve import a2a, agui, events, runs, schedules, threads
 from aeon.entrypoints.serve.context import Served
 from aeon.entrypoints.ui.guard import Bounded, Guard
 
@@ -26,6 +26,8 @@ GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (
     events.routes,
     threads.routes,
     schedules.routes,
+    a2a.routes,
+    agui.routes,
 )
 # What the OpenAPI document shows of each group: `operations(serve_settings) -> list[Operation]`.
 DOCUMENTED: tuple[Callable[[ServeSettings], list[Operation]], ...] = (runs.operations, events.operations)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -38,6 +39,7 @@ class Served:
     ui: Any = None
     threads: Threads | None = None
     schedules: Schedules | None = None
+    config: Path | None = None  # the --config file: the A2A and AG-UI doors run its runs in this process
 
     def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         """`body` as JSON, redacted as every output of Aeon is."""

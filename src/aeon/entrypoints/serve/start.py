@@ -107,6 +107,7 @@ def _served(settings: Settings, config: Path | None, runs: DbosRuns, heads: RunH
         ui=_ui(runs, heads, redactor),
         threads=Threads(store_for(runs.engine.url), redactor),
         schedules=Schedules(DbosSchedules(runs.engine.client), partial(durable.recorded_spec, settings, config)),
+        config=config,
     )
 
 
