@@ -1,5 +1,5 @@
 """The OpenAPI document of `aeon serve`: docs/openapi.json is the one the server answers with by default (REGENERATE
-says how to write it again); it documents every route of the runs API, no more (a group of routes joins by its pair
+says how to write it again); it documents every route of every group (runs, events, threads, schedules, A2A, AG-UI), no more (a group of routes joins by its pair
 here and its line in app.DOCUMENTED), with the run options a client may set and nothing else."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Route
 
 from aeon.application.runs.openapi import Operation
 from aeon.application.runs.serving import ServeSettings
-from aeon.entrypoints.serve import events, runs
+from aeon.entrypoints.serve import a2a, agui, events, runs, schedules, threads
 from aeon.entrypoints.serve.app import DOCUMENTED, create_server, openapi
 from aeon.entrypoints.serve.context import Served
 
@@ -30,7 +30,10 @@ def test_docs_openapi_json_is_the_document_the_server_gives() -> None:
     assert json.loads(DOC.read_text(encoding="utf-8")) == current, f"docs/openapi.json is stale: {REGENERATE}"
 
 
-@pytest.mark.parametrize(("routes", "operations"), [(runs.routes, runs.operations), (events.routes, events.operations)])
+GROUPS = [(group.routes, group.operations) for group in (runs, events, threads, schedules, a2a, agui)]
+
+
+@pytest.mark.parametrize(("routes", "operations"), GROUPS)
 def test_every_route_of_a_documented_group_is_documented_and_nothing_more(
     routes: Callable[[Served], list[BaseRoute]], operations: Callable[[ServeSettings], list[Operation]]
 ) -> None:
@@ -54,10 +57,12 @@ def test_a_run_request_lists_only_the_options_the_config_allows() -> None:
 
 
 class _Bare:
-    """What building the routes reads of a Served: its settings; no ui."""
+    """What building the routes reads of a Served: its settings; no ui; the threads, schedules, config and run
+    events only at a request (never here)."""
 
     def __init__(self, serve: ServeSettings) -> None:
         self.serve, self.ui = serve, None
+        self.threads, self.schedules, self.config, self.events = object(), object(), None, None
 
     def __getattr__(self, name: str) -> Any:
         return None

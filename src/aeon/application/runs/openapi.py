@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from aeon.application.runs.serving import CLIENT_OPTIONS, ServeSettings
@@ -78,7 +79,7 @@ def run_request(options: Iterable[str]) -> type[BaseModel]:
     return model
 
 
-Answers = dict[int, type[BaseModel] | None]
+Answers = dict[int, type[Any] | None]  # a pydantic model or a msgspec Struct
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def runs_operations(serve: ServeSettings) -> list[Operation]:
 def document(operations: Iterable[Operation]) -> dict[str, Any]:
     """The OpenAPI document of `operations`, every model among its components."""
     paths: dict[str, dict[str, Any]] = {}
-    models: dict[str, type[BaseModel]] = {}
+    models: dict[str, type[Any]] = {}
     for op in operations:
         entry: dict[str, Any] = {"summary": op.summary, "responses": {}}
         if op.query:
@@ -142,14 +143,19 @@ def document(operations: Iterable[Operation]) -> dict[str, Any]:
 _BEARER = {"bearer": {"type": "http", "scheme": "bearer", "description": "needed off loopback: aeon serve token add"}}
 
 
-def _json(model: type[BaseModel]) -> dict[str, Any]:
+def _json(model: type[Any]) -> dict[str, Any]:
     return {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}
 
 
-def _schemas(models: Iterable[type[BaseModel]]) -> dict[str, Any]:
+def _schemas(models: Iterable[type[Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
+    structs = [m for m in models if not issubclass(m, BaseModel)]
     for model in models:
-        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-        found.update(schema.pop("$defs", {}))
-        found[model.__name__] = schema
+        if issubclass(model, BaseModel):
+            schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            found.update(schema.pop("$defs", {}))
+            found[model.__name__] = schema
+    if structs:
+        _, components = msgspec.json.schema_components(structs, ref_template="#/components/schemas/{name}")
+        found.update(components)
     return dict(sorted(found.items()))

@@ -7,8 +7,11 @@ import importlib.util
 
 from starlette.routing import BaseRoute
 
+from aeon.application.runs.openapi_groups import agui_operations
 from aeon.entrypoints.failures import say
 from aeon.entrypoints.serve.context import Served
+
+operations = agui_operations  # what the OpenAPI document shows of these routes
 
 
 def routes(served: Served) -> list[BaseRoute]:

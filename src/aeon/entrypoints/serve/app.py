@@ -30,7 +30,14 @@ GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (
     agui.routes,
 )
 # What the OpenAPI document shows of each group: `operations(serve_settings) -> list[Operation]`.
-DOCUMENTED: tuple[Callable[[ServeSettings], list[Operation]], ...] = (runs.operations, events.operations)
+DOCUMENTED: tuple[Callable[[ServeSettings], list[Operation]], ...] = (
+    runs.operations,
+    events.operations,
+    threads.operations,
+    schedules.operations,
+    a2a.operations,
+    agui.operations,
+)
 
 
 def openapi(serve: ServeSettings) -> dict[str, Any]:

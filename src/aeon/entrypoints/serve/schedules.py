@@ -10,8 +10,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from aeon.application.errors import InputError
+from aeon.application.runs.openapi_groups import schedules_operations
 from aeon.entrypoints.serve.context import Served
 from aeon.entrypoints.serve.runs import body_of
+
+operations = schedules_operations  # what the OpenAPI document shows of these routes
 
 
 def routes(served: Served) -> list[BaseRoute]:

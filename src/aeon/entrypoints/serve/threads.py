@@ -8,8 +8,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from aeon.application.runs.openapi_groups import threads_operations
 from aeon.entrypoints.serve.context import Served
 from aeon.entrypoints.serve.runs import body_of
+
+operations = threads_operations  # what the OpenAPI document shows of these routes
 
 
 def routes(served: Served) -> list[BaseRoute]:
