@@ -1,6 +1,7 @@
 """The OpenAPI document of `aeon serve`: docs/openapi.json is the one the server answers with by default (REGENERATE
-says how to write it again); it documents every route of every group (runs, events, threads, schedules, A2A, AG-UI), no more (a group of routes joins by its pair
-here and its line in app.DOCUMENTED), with the run options a client may set and nothing else."""
+says how to write it again); it documents every route of every group (runs, events, threads, schedules, A2A,
+AG-UI), no more (a group of routes joins by its pair here and its line in app.DOCUMENTED), with the run options a
+client may set and nothing else."""
 
 from __future__ import annotations
 
