@@ -14,7 +14,7 @@ from aeon.adapters.durable.approval import waiting_on
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.rows import RunRow
-from aeon.adapters.durable.runtime import RUN_WORKFLOW, RunSpec
+from aeon.adapters.durable.runtime import RUN_WORKFLOW, RunSpec, Stopped
 from aeon.adapters.durable.status import read_run
 from aeon.application.results import RunResult
 from aeon.application.views.run_resource import run_document
@@ -26,12 +26,14 @@ _CHUNK = 50  # runs read from the record at once while a page is filled
 
 @dataclass(frozen=True)
 class Read:
-    """One run read now: its row as `aeon runs` lists it, its result once it ended, the call it waits on."""
+    """One run read now: its row as `aeon runs` lists it, its result once it ended, the call it waits on, why it
+    stopped before finishing (a non-idempotent tool call cut off by a crash)."""
 
     row: RunRow
     result: RunResult | None
     pending: Pending | None
     spec: RunSpec | None
+    stopped: Stopped | None = None
 
 
 def read(engine: DurableEngine, run_id: str) -> Read | None:
@@ -44,14 +46,16 @@ def _read(engine: DurableEngine, w: object) -> Read:
     row, outcome = read_run(engine, w)
     pending = waiting_on(engine.client, row.id) if row.status == "awaiting_approval" else None
     spec = msgspec.json.decode(w.input["args"][0], type=RunSpec) if w.input else None  # type: ignore[attr-defined]
-    return Read(row, outcome.result if outcome is not None else None, pending, spec)
+    stopped = outcome.stopped if outcome is not None else None
+    return Read(row, outcome.result if outcome is not None else None, pending, spec, stopped)
 
 
 def document(one: Read) -> dict[str, Any]:
     """The run's JSON document (application/views/run_resource.py)."""
     row = one.row
+    error = {"code": one.stopped.code, "message": one.stopped.message} if one.stopped is not None else None
     return run_document(run_id=row.id, status=row.status, request=row.request, started=row.started,
-                        result=one.result, pending=one.pending)  # fmt: skip
+                        result=one.result, pending=one.pending, error=error)  # fmt: skip
 
 
 def ended(engine: DurableEngine, run_id: str) -> dict[str, Any] | None:

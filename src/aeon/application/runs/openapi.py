@@ -53,6 +53,9 @@ class Run(BaseModel):
     started: str
     awaiting: Awaiting | None
     result: dict[str, Any] | None
+    error: Problem | None = Field(
+        None, description="why a run with no result stopped: AEON.DURABLE.UNSAFE_TOOL_IN_FLIGHT"
+    )
 
 
 class RunPage(BaseModel):

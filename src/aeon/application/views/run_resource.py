@@ -18,9 +18,17 @@ from aeon.domain.approval import Pending
 
 
 def run_document(
-    *, run_id: str, status: str, request: str, started: str, result: RunResult | None, pending: Pending | None
+    *,
+    run_id: str,
+    status: str,
+    request: str,
+    started: str,
+    result: RunResult | None,
+    pending: Pending | None,
+    error: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The run's document: `result` is `aeon run --json`'s once it ended, `awaiting` the call it waits on."""
+    """The run's document: `result` is `aeon run --json`'s once it ended, `awaiting` the call it waits on, `error`
+    (code, message) why a run that has no result stopped (a non-idempotent tool call cut off by a crash)."""
     awaiting = None
     if pending is not None:
         asked = pending.request
@@ -35,6 +43,7 @@ def run_document(
         "started": started,
         "awaiting": awaiting,
         "result": result_document(result) if result is not None else None,
+        "error": error,
     }
 
 
