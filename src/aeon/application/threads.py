@@ -13,6 +13,7 @@ from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.domain.plan import StepStatus
 from aeon.domain.provenance import TRUSTED, Label
+from aeon.domain.text import cut
 from aeon.domain.threads import (
     MemoryEntry,
     Thread,
@@ -23,7 +24,6 @@ from aeon.domain.threads import (
     as_json,
     bounded_value,
     context_of,
-    cut,
     number_for,
     valid_name,
     with_turn,

@@ -46,3 +46,8 @@ def request_problem(request: str) -> str | None:
             "pass it in your terminal's UTF-8 encoding"
         )
     return None
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` bounded to `limit` characters, saying how many more were cut."""
+    return text if len(text) <= limit else f"{text[:limit]} [… {len(text) - limit:,} more characters cut]"

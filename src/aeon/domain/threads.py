@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from aeon.domain.provenance import TRUSTED, Label, fence
+from aeon.domain.text import cut
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MEMORY_PREFIX = "step:"  # where a run's key/value memory keeps step results (a follow-up's are seeded there)
@@ -81,10 +82,6 @@ def valid_name(name: str) -> str | None:
     if NAME.fullmatch(name):
         return None
     return f"thread name {name!r} must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"
-
-
-def cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]} [… {len(text) - limit:,} more characters cut]"
 
 
 def context_of(thread: Thread, limits: ThreadLimits) -> ThreadContext:

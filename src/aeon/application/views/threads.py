@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from aeon.domain.threads import Thread, ThreadSummary, as_json, cut
+from aeon.domain.text import cut
+from aeon.domain.threads import Thread, ThreadSummary, as_json
 
 SHOWN = 240  # characters of a request, answer or memory value `aeon threads show` prints on its line
 
