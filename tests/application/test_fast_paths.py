@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aeon.adapters.eventlog.shrink import LARGE, _may_hold_large_text
+from aeon.adapters.eventlog.shrink import LARGE, may_hold_large_text
 from aeon.application.plans.validation import ToolResolver, _fits_plan_shape, plan_schema, structural_problems
 from aeon.application.redaction import KELVIN, REDACTED, Redactor
 from aeon.application.schemas import _fast_type, _message, as_text, schema_problems
@@ -238,12 +238,12 @@ def _longest_text(node: Any) -> int:
 @given(record=_with_texts)
 def test_the_large_text_probe_never_misses_a_text_of_1_kib_characters(record: Any) -> None:
     if _longest_text(record) >= LARGE:
-        assert _may_hold_large_text(msgspec.json.encode(record))
+        assert may_hold_large_text(msgspec.json.encode(record))
 
 
 def test_the_large_text_probe_measures_a_run_and_probes_on_after_it() -> None:
     # a text of 1000 characters lies across a whole probe block: measured, it is too short to walk for
-    assert not _may_hold_large_text(msgspec.json.encode({"pad": "p" * 480, "out": "q" * 1000}))
+    assert not may_hold_large_text(msgspec.json.encode({"pad": "p" * 480, "out": "q" * 1000}))
     # a run just short of 1 KiB, then a text of exactly 1 KiB right after it: the probing goes on and finds it
-    assert not _may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * 1023}))
-    assert _may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * LARGE}))
+    assert not may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * 1023}))
+    assert may_hold_large_text(msgspec.json.encode({"a": "y" * 1018, "b": "z" * LARGE}))

@@ -149,3 +149,21 @@ def test_the_piecewise_verdict_is_one_search_per_needle_over_the_whole_and_a_cle
         assert verdict == one_search_per_needle(encoded, secrets)
         if not verdict and not as_text:
             assert redactor.scrub(value) == value
+
+
+@pytest.mark.parametrize("length", [40, 200, 3000])
+@pytest.mark.parametrize("needle", ["apikey", "Authorization", "PASSWD", "Secret", "private_key", "Bearer", "eyJ"])
+def test_a_needle_is_found_in_a_long_text_as_in_a_short_one(needle: str, length: int) -> None:
+    """A long text is searched one first byte at a time, a short one with one regex: both find every needle."""
+    pad = "plain words, ids and numbers 0123 " * (length // 34 + 1)
+    redactor = Redactor(["zz-configured-0123"])
+    for text in (
+        f"{needle}{pad}",
+        f"{pad[:length]}{needle}{pad}",
+        f"{pad[:length]}{needle}",
+        f"{pad}zz-configured-0123",
+    ):
+        assert redactor.may_hold(text.encode())
+    assert redactor.may_hold(f"{pad[:length]}a token{pad}".encode())
+    assert not redactor.may_hold(f"{pad[:length]} tokens {pad}".encode())
+    assert not redactor.may_hold(pad[:length].encode())

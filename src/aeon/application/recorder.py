@@ -72,6 +72,8 @@ class Recorder:
         self._redactor = redactor
         self._state = state
         self._cycle = _Cycle()
+        self._snapshot: msgspec.Raw | None = None  # the last plan snapshot, and its bytes to compare the next with
+        self._snapshot_bytes = b""
 
     # -- live progress ------------------------------------------------------------------------------------------
     def notify(self, event: ProgressEvent) -> None:
@@ -186,8 +188,15 @@ class Recorder:
         self.logger.emit(TtlExpiredRecord(**fields(response)))
 
     def snapshot(self, plan: Plan | None) -> msgspec.Raw | None:
-        """The plan as it is now, for records that outlive this moment: its JSON, which the log writes as it is."""
-        return msgspec.Raw(msgspec.json.encode(plan)) if plan is not None else None
+        """The plan as it is now, for records that outlive this moment: its JSON, which the log writes as it is.
+        An unchanged plan gives the same Raw object as last time (the plan changes in place, so its encoding is the
+        only sign of a change): a log checks a snapshot it has seen once (JsonlEventLog)."""
+        if plan is None:
+            return None
+        encoded = msgspec.json.encode(plan)
+        if self._snapshot is None or encoded != self._snapshot_bytes:
+            self._snapshot, self._snapshot_bytes = msgspec.Raw(encoded), encoded
+        return self._snapshot
 
 
 def _ledger_summary(result: RunResult) -> dict[str, Any] | None:

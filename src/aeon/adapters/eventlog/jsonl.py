@@ -18,6 +18,7 @@ import msgspec
 
 from aeon.adapters.eventlog.rotation import rotate_if_full
 from aeon.adapters.eventlog.shrink import RecordShrinker, encode, escape_breaks, plain
+from aeon.adapters.eventlog.snapshots import CheckedSnapshots
 from aeon.application.errors import EventLogUnavailable
 from aeon.application.json_text import without_lone_surrogates
 from aeon.application.redaction import REDACTED, SECRET_KEYS, Redactor
@@ -42,7 +43,8 @@ class JsonlEventLog:
     never raises: the first failure is reported once on stderr and every lost record is counted in `dropped` (and
     `lost`). The record given is never changed: the stamps are set on a copy.
     Secrets are redacted first (the run's Redactor, or one made from `secrets`); then large texts are written once
-    and records kept under `max_record_bytes` (RecordShrinker). The file rotates to path.1 … path.`keep` before a
+    and records kept under `max_record_bytes` (RecordShrinker); a plan snapshot an earlier record carried is not
+    checked again (CheckedSnapshots). The file rotates to path.1 … path.`keep` before a
     record would take it past `rotate_bytes` (None: never), also when other processes append to it.
     """
 
@@ -78,6 +80,7 @@ class JsonlEventLog:
             max_record_bytes=max_record_bytes, max_string_bytes=max_string_bytes, stamps=STAMPS
         )
         self._redactor = redactor if redactor is not None else Redactor(secrets)
+        self._snapshots = CheckedSnapshots(self._redactor)
 
     @property
     def next_seq(self) -> int:
@@ -219,6 +222,9 @@ class JsonlEventLog:
 
     def _render(self, record: LogRecord) -> bytes:
         """The record encoded once, straight from its Structs; walked only to redact a secret or shrink a text."""
+        line = self._snapshots.plain_line(record)  # a plan snapshot seen before is not checked again
+        if line is not None and (line := self._shrinker.as_is(line)) is not None:
+            return line
         try:
             raw = msgspec.json.encode(record, enc_hook=str)
         except (TypeError, UnicodeEncodeError):
@@ -234,7 +240,10 @@ class JsonlEventLog:
         if self._redactor.may_hold(raw):
             scrubbed = self._redactor.scrub(plain(record))
             return self._shrinker.shrink(scrubbed, escape_breaks(encode(scrubbed)))
-        return self._shrinker.shrink(record, escape_breaks(raw))
+        line = escape_breaks(raw)
+        if (shrunk := self._shrinker.shrink(record, line)) is line:
+            self._snapshots.mark_clean()  # nothing in it redacted or cut: its plan snapshots are clean
+        return shrunk
 
 
 def _open_file(path: Path) -> io.FileIO:

@@ -54,13 +54,19 @@ class RecordShrinker:
             self._pending, self._cuts = {}, {}
         converted = False
         # Fast path: most records hold no large string, and only a long line can; the scan runs at C speed.
-        if len(line) >= LARGE and _may_hold_large_text(line):
+        if len(line) >= LARGE and may_hold_large_text(line):
             record, converted = plain(record), True
             self._large_texts(record, record["seq"])
             line = encode(record)
         if len(line) <= self.max_record_bytes:
             return line
         return self._fit(record if converted else plain(record), line)
+
+    def as_is(self, line: bytes) -> bytes | None:
+        """What `shrink` gives for the line of a record that holds no large text: the line when within the cap, else
+        None (then `shrink` cuts it)."""
+        self._pending, self._cuts = {}, {}
+        return line if len(line) <= self.max_record_bytes else None
 
     def commit(self) -> None:
         if self._pending:
@@ -142,7 +148,7 @@ def _on_line(text: str) -> int:
     return len(encode(text)) - 2
 
 
-def _may_hold_large_text(line: bytes) -> bool:
+def may_hold_large_text(line: bytes) -> bool:
     """False when no JSON string in the line can have LARGE characters; cheap, since most lines have none.
 
     Inside a string every quote byte is escaped, and its two-byte escape stands for one character: with `\\"` made
