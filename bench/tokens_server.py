@@ -81,24 +81,12 @@ def _text(message: dict[str, Any]) -> str:
     return str(content)
 
 
-def _forced_tool(body: dict[str, Any]) -> str:
-    """The function a request forces (LangGraph's structured output by function calling), or ""."""
-    choice = body.get("tool_choice")
-    return str(choice.get("function", {}).get("name", "")) if isinstance(choice, dict) else ""
-
-
 def identify(body: dict[str, Any]) -> tuple[str, str]:
     """(framework, kind) of a chat-completions request body, from its shape alone."""
     name, schema = _schema(body)
-    name = name or _forced_tool(body)
     messages = body.get("messages") or []
     if name in ("Plan", "Act"):
         return "langgraph", "planner" if name == "Plan" else "replanner"
-    if body.get("tools"):
-        users = [_text(m) for m in messages if m.get("role") == "user"]
-        if users and users[0].startswith(EXECUTOR_OPENING):
-            return "langgraph", "executor"
-        return "pydantic-ai", "agent"
     props = set((schema.get("properties") or {}).keys())
     for kind, marker in (
         ("profile_and_plan", "profile"),
@@ -107,8 +95,13 @@ def identify(body: dict[str, Any]) -> tuple[str, str]:
         ("plan", "steps"),
         ("profile", "reasoning_depth"),
     ):
-        if marker in props:
+        if marker in props:  # one of Aeon's answer schemas
             return "aeon", kind
+    if body.get("tools"):
+        users = [_text(m) for m in messages if m.get("role") == "user"]
+        if users and users[0].startswith(EXECUTOR_OPENING):
+            return "langgraph", "executor"
+        return "pydantic-ai", "agent"
     return "unknown", name or "free text"
 
 
@@ -132,8 +125,8 @@ class Answers:
             return json.dumps(self.aeon_plan())
         if kind == "profile":
             return json.dumps(_PROFILE)
-        if kind == "step":
-            step = self._step_named("\n".join(_text(m) for m in body["messages"]), reasoning=True)
+        if kind == "step":  # the step asked about is named last ("Step: ..."), after the examples and the plan
+            step = self._step_named(_text(body["messages"][-1]).rsplit("Step:", 1)[-1], reasoning=True)
             return json.dumps({"answer": step.output, "clarity_state": "CLEAR", "handoff_to_next": step.output})
         return json.dumps(_CONVERGED)
 
@@ -156,21 +149,24 @@ class Answers:
         step = self._step_named(match.group(1) if match else task)
         called = any(m.get("role") == "tool" for m in body["messages"])
         if step.tool and not called:
-            return tool_call(step, 0)
+            return tool_call(str(step.tool), step.args, "call_0")
         return {"role": "assistant", "content": step.output}
 
     def agent(self, body: dict[str, Any]) -> dict[str, Any]:
         done = sum(1 for m in body["messages"] if m.get("role") == "tool")
         tools = self.s.tool_steps
-        return tool_call(tools[done], done) if done < len(tools) else {"role": "assistant", "content": self.s.answer}
+        if done < len(tools):
+            return tool_call(str(tools[done].tool), tools[done].args, f"call_{done}")
+        return {"role": "assistant", "content": self.s.answer}
 
 
-def tool_call(step: Step, n: int) -> dict[str, Any]:
-    function = {"name": step.tool, "arguments": json.dumps(step.args)}
+def tool_call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
+    """An assistant message calling one function."""
+    function = {"name": name, "arguments": json.dumps(args)}
     return {
         "role": "assistant",
         "content": None,
-        "tool_calls": [{"id": f"call_{n}", "type": "function", "function": function}],
+        "tool_calls": [{"id": call_id, "type": "function", "function": function}],
     }
 
 
@@ -182,16 +178,7 @@ def reply_to(body: dict[str, Any], answers: Answers) -> tuple[str, str, dict[str
         message = {"role": "assistant", "content": answers.aeon(kind, body)}
     elif framework == "langgraph" and kind in ("planner", "replanner"):
         content = answers.planner() if kind == "planner" else answers.replanner(body)
-        forced = _forced_tool(body)
-        if forced:  # structured output by function calling
-            function = {"name": forced, "arguments": json.dumps(content)}
-            message = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": "call_s", "type": "function", "function": function}],
-            }
-        else:
-            message = {"role": "assistant", "content": json.dumps(content)}
+        message = {"role": "assistant", "content": json.dumps(content)}  # langchain-openai's json_schema method
     elif framework == "langgraph":
         message = answers.executor(body)
     elif framework == "pydantic-ai":

@@ -11,12 +11,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import tokens
 import tokens_peers
+import tokens_server
 
 SIMPLE, TWO_STEPS = tokens.SCENARIOS[0], tokens.SCENARIOS[2]
 
@@ -116,3 +118,12 @@ def test_the_report_gives_each_frameworks_ratio_to_pydantic_ai() -> None:
     lines: list[str] = []
     tokens.report(rows, "characters", False, lines.append)
     assert lines[-1] == "prompt aeon (base profile) / pydantic-ai: 10.0x on 'r1', 4.0x in all"
+
+
+def test_the_fake_server_refuses_a_request_it_cannot_tell_apart_rather_than_guess() -> None:
+    with tokens_server.serving() as server:
+        server.scenario = SIMPLE
+        body = {"model": tokens.MODEL, "messages": [{"role": "user", "content": SIMPLE.request}]}
+        reply = httpx.post(f"{server.url}/chat/completions", json=body, trust_env=False)
+        assert reply.status_code == 400 and "unknown shape" in reply.json()["error"]["message"]
+        assert server.take() == []
