@@ -15,7 +15,6 @@ from aeon.application.judges.convergence import CONVERGENCE_SCHEMA, converge, co
 from aeon.application.judges.grounding import grounding_issues
 from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import PromptTemplate
-from aeon.application.llm.prompts.evaluation import EVALUATE
 from aeon.application.llm.prompts.templates import in_thread
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.semantic_validation import (
@@ -91,7 +90,8 @@ class Evaluator:
         grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
         facts = deterministic_issues(plan, self._tools)
         known = [f"- {g}" for g in grounding] + [f"- {f.severity.value} {f.type.value}: {f.description}" for f in facts]
-        template = in_thread(EVALUATE) if conversation else EVALUATE
+        evaluate = self._supervisor.prompts.evaluate
+        template = in_thread(evaluate) if conversation else evaluate
         asked = {"request": request, "conversation": conversation} if conversation else {"request": request}
         values = self._values(template, asked, profile_text, plan, results, answer, "\n".join(known) or "(none)")
         judged = await self._supervisor.ask_json(
