@@ -209,7 +209,7 @@ class Executor:
         completion = await self._llm.complete(
             f"{purpose}:{step.step_id}",
             [Message(role="user", content=prompt)],
-            schema=prompts.schema(REASON_SCHEMA),
+            schema=prompts.schema_form(REASON_SCHEMA),
             schema_name="step_result",
             stop=prompts.reason.stop,
         )

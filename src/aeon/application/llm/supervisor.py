@@ -149,7 +149,7 @@ class Supervisor:
             completion = await self._llm.complete(
                 purpose,
                 [Message(role="user", content=template.render(values))],
-                schema=self.prompts.schema(schema),
+                schema=self.prompts.schema_form(schema),
                 schema_name=schema_name,
                 stop=template.stop,
             )
@@ -176,7 +176,7 @@ class Supervisor:
         completion = await self._llm.complete(
             purpose,
             [Message(role="user", content=template.render(values))],
-            schema=self.prompts.schema(schema),
+            schema=self.prompts.schema_form(schema),
             schema_name=target,
             stop=template.stop,
         )

@@ -3,7 +3,9 @@
 No worked examples and no schema in prose: the answer's JSON schema goes once, in the structured-output request
 (OpenAI `response_format`, Anthropic `output_config` or a forced tool), so a prompt says only what the schema cannot
 (what a field means, what to judge). The slots are the base templates' (templates.py, evaluation.py), so every caller
-fills either set alike; no stop sequences, as there is no next example to stop at.
+fills either set alike (a slot a chat prompt does not show is left out); no stop sequences, as there is no next
+example to stop at. The shared prefix is the preamble and the tool list; each kind's guide, a sentence or two, goes
+with its own call: a chat model's prefix is short, and a guide in it would be sent to every call that does not need it.
 """
 
 from __future__ import annotations
@@ -14,46 +16,27 @@ from aeon.domain.llm import JSON_REPAIR_OPENINGS
 PREAMBLE = PromptTemplate(
     name="preamble",
     text="""\
-Aeon plans requests as JSON, runs the plans with these tools and judges the results. Answer in JSON, per the schema.
+Aeon plans requests and runs them with these tools. Answer in JSON per the schema.
 Tools:
 ${tools}""",
 )
 
-_PLAN_RULE = 'Steps run in order; each calls one listed tool with its args, or has agent "llm" to reason.'
+_PLAN_RULE = 'steps run in order; each calls a listed tool with its args, or has agent "llm" to reason.'
 
 PROFILE_AND_PLAN = PromptTemplate(
-    shared=True,
     name="profile_and_plan",
-    guide=f"""\
-## Profile and plan
-Rate the request's difficulty, then plan it. {_PLAN_RULE}""",
-    text="""\
-## Profile and plan
-Request: ${request}""",
+    guide=f"Rate the request, then plan it: {_PLAN_RULE}",
+    text="Request: ${request}",
 )
 
-PLAN = PromptTemplate(
-    shared=True,
-    name="plan",
-    guide=f"""\
-## Plan
-Plan the request. {_PLAN_RULE}""",
-    text="""\
-## Plan
-Request: ${request}""",
-)
+PLAN = PromptTemplate(name="plan", guide=f"Plan the request: {_PLAN_RULE}", text="Request: ${request}")
 
 EVALUATE = PromptTemplate(
-    shared=True,
     name="evaluate",
-    guide="""\
-## Evaluate
-Judge a run: scores 0-1 for how fully the answer covers the request and how coherent the outputs are; consistent if \
-plan, outputs and answer agree; only real issues.""",
+    guide="Judge the run: how complete and coherent the answer is (0-1), whether plan, outputs and answer agree; "
+    "real issues only.",
     text="""\
-## Evaluate
 Request: ${request}
-Profile: ${profile}
 Plan:
 ${plan}
 Answer: ${answer}
@@ -63,7 +46,6 @@ Known issues: ${issues}""",
 PROFILE = PromptTemplate(
     name="profile",
     guide="""\
-## Profile again
 Rate the request's difficulty, given what is known so far.""",
     text="""\
 Known so far: ${notes}
@@ -73,7 +55,6 @@ Request: ${request}""",
 REASON = PromptTemplate(
     name="reason",
     guide="""\
-## Reason
 Do one plan step by reasoning over earlier results. clarity_state: CLEAR, PARTIALLY_CLEAR (had to assume) or BLOCKED \
 (cannot be done); handoff_to_next: what the next step needs.""",
     text="""\
@@ -86,7 +67,6 @@ Step: ${step}""",
 REFINE = PromptTemplate(
     name="refine",
     guide="""\
-## Refine
 Improve the plan after its evaluation. Steps that ran cannot change: ADD a step, or MODIFY, REPLACE or REMOVE one \
 not run yet, with listed tools or agent "llm"; justify each.""",
     text="""\
@@ -99,7 +79,6 @@ Problems: ${problems}""",
 REPAIR_STEP = PromptTemplate(
     name="repair_step",
     guide="""\
-## Repair a step
 The step names no listed tool or its args do not fit. Rewrite it to call a listed tool with fitting args; keep its \
 intent and step_id.""",
     text="""\

@@ -18,8 +18,9 @@ from aeon.application.policy import Policy
 from aeon.domain.llm import PromptProfile
 from aeon.domain.tools import ToolSpec
 
-# What a model that follows a schema natively does not need: words for a human reader of the schema
-_NOT_FOR_THE_MODEL = frozenset({"title", "$comment", "examples", "default"})
+# What a model that follows a schema natively does not need: words for a human reader of the schema, and string
+# length floors (the supervisor's validators check every answer against the schema as written, bounds included)
+_NOT_FOR_THE_MODEL = frozenset({"title", "description", "$comment", "examples", "default", "minLength"})
 
 
 def as_written(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def as_written(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def compact(schema: Any) -> Any:
-    """`schema` without titles, comments, examples and defaults, at any depth (a property named so is kept)."""
+    """`schema` without what `_NOT_FOR_THE_MODEL` names, at any depth (a property named so is kept)."""
     if isinstance(schema, list):
         return [compact(s) for s in schema]
     if not isinstance(schema, Mapping):
@@ -56,7 +57,10 @@ class PromptSet:
     repair_step: PromptTemplate
     repair_json: PromptTemplate
     tool_list: Callable[[Sequence[ToolSpec], Policy | None], str]
-    schema: Callable[[Mapping[str, Any]], dict[str, Any]]
+    schema_form: Callable[[Mapping[str, Any]], dict[str, Any]]  # an answer's schema as the model gets it
+    # the evaluation shows a step output that is also the final answer once, as the answer, when it is longer than
+    # this many characters
+    shown_once: int
 
     @property
     def kinds(self) -> tuple[PromptTemplate, ...]:
@@ -72,13 +76,12 @@ class PromptSet:
         )
 
     def shared_prefix(self, tools: Sequence[ToolSpec], policy: Policy | None = None, *, evaluate: bool) -> str:
-        """The text every call of a run opens with: the preamble listing `tools`, then the guides of the kinds every
-        pass asks for (prompts/layout.py; `evaluate`: the run's `run.evaluate`)."""
+        """The text every call of a run opens with: the preamble listing `tools`; for base models, then the guides of
+        the kinds every pass asks for (prompts/layout.py; `evaluate`: the run's `run.evaluate`)."""
         listed = self.tool_list(tools, policy)
         if self.profile == "base":  # layout.py's own words, byte for byte
             return layout.shared_prefix(listed, evaluate=evaluate)
-        kinds = (self.evaluate, self.profile_and_plan) if evaluate else (self.plan,)
-        return "\n\n".join([self.preamble.render({"tools": listed}), *(t.guide for t in kinds)])
+        return self.preamble.render({"tools": listed})
 
 
 BASE = PromptSet(
@@ -93,7 +96,8 @@ BASE = PromptSet(
     repair_step=templates.REPAIR_STEP,
     repair_json=templates.REPAIR_JSON,
     tool_list=describe_tools,
-    schema=as_written,
+    schema_form=as_written,
+    shown_once=300,
 )
 CHAT = PromptSet(
     profile="chat",
@@ -107,7 +111,8 @@ CHAT = PromptSet(
     repair_step=chat.REPAIR_STEP,
     repair_json=chat.REPAIR_JSON,
     tool_list=describe_tools_compact,
-    schema=compact,
+    schema_form=compact,
+    shown_once=0,
 )
 # `tools`: a chat model that also calls tools natively; its prompts are the chat set's (the answer's schema still
 # goes as the request's structured output, or as the one forced tool of the anthropic-tool dialect)
