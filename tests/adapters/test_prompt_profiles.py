@@ -11,6 +11,7 @@ from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.llm.providers import PROVIDERS, cache_minimum, prompt_profile
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.errors import ConfigurationError
+from aeon.application.runs import describe_llm
 from aeon.entrypoints.config.layers import load_settings
 
 
@@ -78,3 +79,9 @@ def test_llm_profile_is_validated_and_blank_means_the_providers() -> None:
     assert load_settings(None, {"llm.profile": " "}).llm.profile is None
     with pytest.raises(ConfigurationError, match=r"llm\.profile"):
         load_settings(None, {"llm.profile": "instruct"})
+
+
+def test_aeon_run_s_first_line_names_a_profile_other_than_base() -> None:
+    chat = OpenAICompatLLM("https://api.openai.com/v1", "gpt-4.1-mini", "sk-test").describe()
+    assert describe_llm(chat).endswith("· chat prompts (auto: provider openai)")
+    assert "prompts" not in describe_llm(OpenAICompatLLM("http://127.0.0.1:8080/v1", "gemma").describe())
