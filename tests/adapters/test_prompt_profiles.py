@@ -56,6 +56,8 @@ def test_every_provider_record_names_a_profile_and_hosted_ones_are_chat() -> Non
     assert prompt_profile("anthropic", DIALECTS["anthropic"], None)[0] == "chat"
     assert prompt_profile("anthropic", DIALECTS["anthropic-compatible"], None)[0] == "base"
     assert prompt_profile("openai", DIALECTS["ollama"], "chat") == ("chat", "llm.profile")
+    # a dialect that sends no schema keeps the worked examples, whatever llm.profile says
+    assert prompt_profile("anthropic", DIALECTS["anthropic-compatible"], "chat")[0] == "base"
 
 
 @pytest.mark.parametrize(

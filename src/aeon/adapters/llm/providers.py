@@ -96,7 +96,10 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in _ALL}
 
 def prompt_profile(adapter: str, dialect: Dialect | None, setting: PromptProfile | None) -> tuple[PromptProfile, str]:
     """The prompt profile of a model and why: llm.profile when set; else the provider record's for the provider's own
-    API (a dialect naming a provider) or an adapter with no wire of choice (local, scripted); else `base`."""
+    API (a dialect naming a provider) or an adapter with no wire of choice (local, scripted); else `base`. A dialect
+    that sends no schema gets `base` whatever is set: chat prompts leave the answer's shape to the schema."""
+    if dialect is not None and dialect.structured == "none":
+        return "base", f"{dialect.name} sends no schema: the prompts show the answer's shape"
     if setting is not None:
         return setting, "llm.profile"
     provider = PROVIDERS[adapter]
