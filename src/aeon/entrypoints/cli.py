@@ -161,9 +161,9 @@ def tools(
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
     import msgspec
 
+    from aeon.adapters.console import render_tools
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.render import render_tools
 
     with (
         reported(as_json=as_json, debug=debug),

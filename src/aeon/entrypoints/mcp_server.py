@@ -23,6 +23,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from aeon.adapters.console import result_text
+from aeon.adapters.documents import json_argument
+from aeon.adapters.durable.rows import runs_schema, runs_text
+from aeon.adapters.mcp_relay import Relay, guarded
 from aeon.application.errors import InputError
 from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
 from aeon.application.redaction import Redactor
@@ -33,11 +37,9 @@ from aeon.application.views import mcp_arguments as a
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.text import request_problem
-from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.container import Container, build_container, tools_opened
 from aeon.entrypoints.failures import EXIT_OK
-from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
@@ -81,7 +83,7 @@ class AeonServer:
         self.tools = [
             self._tool("run", about, a.RunArgs, v.RESULT_SCHEMA, runs, plan),
             self._tool("validate", about, a.ValidateArgs, v.VALIDATE_SCHEMA, read_only, plan),
-            self._tool("runs", about, a.RunsArgs, t.RUNS_SCHEMA, read_only, plan),
+            self._tool("runs", about, a.RunsArgs, runs_schema(), read_only, plan),
             self._tool("resume", about, a.ResumeArgs, v.RESULT_SCHEMA, again, plan),
         ]
         self._handlers: dict[str, Handler] = {
@@ -194,7 +196,11 @@ class AeonServer:
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)
         registry = container.tools()  # a broken tools module is bad input before the run
-        plan = plan_given(t.plan_document(args.plan), "the plan argument", registry) if args.plan is not None else None
+        plan = (
+            plan_given(json_argument(args.plan, source="the plan argument"), "the plan argument", registry)
+            if args.plan is not None
+            else None
+        )
         durable = partial(self.durable.start, container, overrides, relay.status)
         forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
         runs = runs_for(container, args.request, durable=durable, status=relay.status, forced=forced)
@@ -203,14 +209,14 @@ class AeonServer:
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.ValidateArgs = a.arguments(a.ValidateArgs, given, "validate")
-        doc = t.plan_document(args.plan)
+        doc = json_argument(args.plan, source="the plan argument")
         problems = await asyncio.to_thread(plan_problems, load_settings(self.config), doc)
         return _result({"valid": not problems, "problems": problems}, v.problems_text(problems))
 
     async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.RunsArgs = a.arguments(a.RunsArgs, given, "runs")
         rows = await self.durable.runs(args.status, args.limit, most=a.MOST_RUNS)
-        return _result({"runs": msgspec.to_builtins(rows)}, t.runs_text(rows))
+        return _result({"runs": msgspec.to_builtins(rows)}, runs_text(rows))
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.ResumeArgs = a.arguments(a.ResumeArgs, given, "resume")
@@ -221,7 +227,7 @@ class AeonServer:
 
     def _run_result(self, result: RunResult, redactor: Redactor) -> types.CallToolResult:
         result = redactor.struct(result, RunResult)
-        return _result(result_document(result), t.result_text(result))
+        return _result(result_document(result), result_text(result))
 
     # -- serving ------------------------------------------------------------------------------------------------
     async def serve(self) -> int:

@@ -3,8 +3,11 @@ token when the address is not loopback, the server on its socket, and what it le
 
 from __future__ import annotations
 
+import functools
+import json
 import secrets
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,10 +18,13 @@ from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.adapters.durable.status import prime_decoders
 from aeon.adapters.listening import listen
 from aeon.adapters.web.server import address, run_app
+from aeon.domain.errors import AeonError
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK, say
 
 if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
+    from aeon.adapters.durable.run_pages import Recorded
+    from aeon.adapters.durable.runtime import RunSpec
     from aeon.application.redaction import Redactor
     from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
@@ -57,13 +63,31 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
 def pages(engine: Any, heads: RunHeads, redactor: Redactor, root: str = "") -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
     from aeon.adapters.durable.catalog import RunIndex
+    from aeon.adapters.durable.run_pages import RunPages
+    from aeon.adapters.eventlog.reader import Logs
     from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
-    from aeon.entrypoints.ui.detail import Runs
     from aeon.entrypoints.ui.pages import environment
 
-    index, runs = RunIndex(engine, heads, redactor), Runs(engine, redactor)
+    index, runs = RunIndex(engine, heads, redactor), RunPages(engine, redactor, Logs().records, _recorded_settings())
     return Ui(index, runs, Decisions(DbosRuns(engine)), env=environment(root), csrf=_secret(), redactor=redactor)
+
+
+def _recorded_settings() -> Callable[[RunSpec], Recorded | None]:
+    """What a run's page needs of the settings it was recorded with (its config file and overrides), each loaded
+    once; None when they cannot be loaded any more (the file moved): the page then shows what the record holds."""
+    from aeon.adapters.durable.run_pages import Recorded
+    from aeon.entrypoints.config.layers import load_settings
+
+    @functools.cache
+    def loaded(config: str | None, overrides: str) -> Recorded | None:
+        try:
+            s = load_settings(Path(config) if config else None, json.loads(overrides))
+        except AeonError:
+            return None
+        return Recorded(s.log.path, s.log.keep, s.convergence.model_dump(mode="json"))
+
+    return lambda spec: loaded(spec.config, json.dumps(spec.overrides, sort_keys=True))
 
 
 def _announce(host: str, port: int, url: str, token: str | None) -> None:

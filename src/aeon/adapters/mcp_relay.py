@@ -1,5 +1,5 @@
-"""What an MCP tool call of `aeon mcp` needs around its work: its progress relayed as `aeon run` shows it, and a
-client's cancellation delivered to its run exactly once."""
+"""What an MCP tool call of `aeon mcp` needs around its work in the SDK's server session: its progress relayed as
+`aeon run` shows it, and a client's cancellation delivered to its run exactly once."""
 
 from __future__ import annotations
 
