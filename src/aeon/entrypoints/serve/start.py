@@ -21,6 +21,7 @@ from aeon.adapters.durable.threads import store_for
 from aeon.adapters.durable.tokens import Live, Tokens
 from aeon.adapters.eventlog.reader import Logs
 from aeon.adapters.listening import listen
+from aeon.adapters.web.server import address, run_app
 from aeon.adapters.webhooks.sender import WebhookSender
 from aeon.application.access import is_loopback, loopback_hosts
 from aeon.application.redaction import Redactor
@@ -44,7 +45,6 @@ from aeon.entrypoints.session import ready_to_serve
 
 def start(config: Path | None, *, host: str, port: int, name: str | None, debug: bool) -> None:
     from aeon.entrypoints.serve.app import create_server
-    from aeon.entrypoints.ui.serve import run_app
 
     settings, durable = load_settings(config), process()
     loopback = is_loopback(host)
@@ -64,8 +64,7 @@ def start(config: Path | None, *, host: str, port: int, name: str | None, debug:
         stack.enter_context(engine)
         served = _served(settings, config, DbosRuns(engine), RunHeads(engine.url, RUN_WORKFLOW))
         app = create_server(served, hashes=hashes, hosts=loopback_hosts(host, port) if loopback else None)
-        shown = f"[{host}]" if ":" in host else host
-        say(f"serving on http://{shown}:{port}/ runs on {redacted(engine.url)} (Ctrl-C stops it)")
+        say(f"serving on {address(host, port)} runs on {redacted(engine.url)} (Ctrl-C stops it)")
         run_app(app, sock)
         served.heads.close()
         say("serve stopped")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import functools
 import json
 import secrets
-import signal
-import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +17,7 @@ from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.adapters.durable.status import prime_decoders
 from aeon.adapters.listening import listen
+from aeon.adapters.web.server import address, run_app
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK, say
@@ -92,27 +91,10 @@ def _recorded_settings() -> Callable[[RunSpec], Recorded | None]:
 
 
 def _announce(host: str, port: int, url: str, token: str | None) -> None:
-    shown = f"[{host}]" if ":" in host else host
-    address = f"http://{shown}:{port}/"
-    say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
+    shown = address(host, port)
+    say(f"ui on {shown} showing the runs of {redacted(url)} (Ctrl-C stops it)")
     if token is not None:
-        say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
-
-
-def run_app(app: Any, sock: socket.socket) -> None:
-    """Serve `app` on `sock` until Ctrl-C or SIGTERM (uvicorn's own handlers are kept out; ours put back after)."""
-    import uvicorn
-
-    stopped: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, _: stopped.append(signum)) for s in _STOP}
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
-    )
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        say(f"not a loopback address: every request needs this token; open {shown}?token={token} (shown once)")
 
 
 def _leave_going_on(engine: Any, decisions: Decisions) -> None:
@@ -123,9 +105,6 @@ def _leave_going_on(engine: Any, decisions: Decisions) -> None:
         for run_id in left:
             say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
         leave_pending(EXIT_OK)
-
-
-_STOP = (signal.SIGINT, signal.SIGTERM)
 
 
 def _secret() -> str:
