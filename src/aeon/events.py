@@ -9,7 +9,8 @@ makes them. A pass walks its phases, each between PhaseStarted and PhaseEnded (w
 
 A tool call that needs a person's approval is ApprovalRequested (step, tool, exact arguments) then ApprovalDecided
 (who, approve or deny, edited or not), before its StepEnded. LLMRetryRound comes before a call's second round when
-the provider stays unavailable, and RunEnded (the RunResult, as aeon.run returns it) is always last. They carry
+the provider stays unavailable, PrefixUncached before a run's first call when its shared prompt prefix is too short
+for the provider's prompt cache, and RunEnded (the RunResult, as aeon.run returns it) is always last. They carry
 the facts of the JSONL log's records, every secret redacted as there. Dispatch on the type (`match event: case
 StepEnded(step_id=s, output=o): …`); each is JSON as a tagged union (`{"type": "StepEnded", …}`) and decodes back
 with `msgspec.json.decode(data, type=aeon.events.Event)`.
@@ -29,6 +30,7 @@ from aeon.domain.progress import (
     PhaseEnded,
     PhaseStarted,
     PlanMade,
+    PrefixUncached,
     ProgressEvent,
     Refined,
     StepEnded,
@@ -54,6 +56,7 @@ __all__ = [
     "PhaseEnded",
     "PhaseStarted",
     "PlanMade",
+    "PrefixUncached",
     "Refined",
     "RunEnded",
     "StepEnded",

@@ -35,6 +35,7 @@ from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.adapters.tools.builtin import register_builtins
 from aeon.adapters.tools.registry import ToolRegistry
 from aeon.application.judges.refiner import Refiner
+from aeon.application.llm.prompts.profiles import CHAT
 from aeon.application.plans.validation import structural_problems
 from aeon.domain.llm import Message
 
@@ -79,6 +80,8 @@ def aeon_schemas() -> dict[str, Mapping[str, Any]]:
     for spec in _builtin_specs():
         found[f"tool {spec.name} input_schema"] = spec.input_schema
         found[f"tool {spec.name} output_schema"] = spec.output_schema
+    # each as the chat profile sends it (prompts/profiles.py `compact`): every prompt set's form is sent too
+    found |= {f"{name} (chat)": CHAT.schema_form(schema) for name, schema in found.items()}
     return found
 
 
@@ -100,8 +103,14 @@ def test_every_schema_argument_is_enumerated() -> None:
     # A schema reaches the port only through a `*_SCHEMA` constant, a `*_schema()` builder (kept on `self`), or a
     # parameter passing one of those on; an inline literal would escape `aeon_schemas`.
     allowed = {"schema", "self.schema", "self._schema", "self._both_schema"}  # the last: profile_and_plan_schema()
+    # … or one of those in the prompt profile's form (PromptSet.schema: as written, or compacted for chat models)
+    formed = {f"{prompts}.schema_form({name})" for prompts in ("prompts", "self.prompts") for name in allowed}
     strays = [
-        (where, expr) for where, expr in _schema_expressions() if expr not in allowed and not expr.endswith("_SCHEMA")
+        (where, expr)
+        for where, expr in _schema_expressions()
+        if expr not in allowed | formed
+        and not expr.removeprefix("prompts.schema_form(").endswith("_SCHEMA)")
+        and not expr.endswith("_SCHEMA")
     ]
     assert strays == []
     assert len(_schema_expressions()) >= 8  # the scan sees the calls it guards

@@ -26,6 +26,8 @@ NEVER = (
     *("starlette", "uvicorn", "sse_starlette", "jinja2"),  # aeon ui's web stack
 )
 ONLY_TO_RUN = ("dependency_injector", "yaml", "asyncio", "aeon.application", "aeon.adapters")
+# The one adapter every command loads: the process's stdout guard and exits, standard library only (checked below).
+AT_START = ("aeon.adapters", "aeon.adapters.process")
 
 _LOADED = """
 import sys
@@ -35,13 +37,14 @@ try:
     main()
 finally:
     names = {NAMES!r}
-    print(sorted(n for n in names if any(m == n or m.startswith(n + ".") for m in sys.modules)), file=sys.stderr)
+    seen = [m for m in sys.modules if m not in {AT_START!r}]
+    print(sorted(n for n in names if any(m == n or m.startswith(n + ".") for m in seen)), file=sys.stderr)
 """
 
 
 def loaded(*args: str | Path, names: tuple[str, ...], cwd: Path) -> list[str]:
     """Which of `names` (packages or modules) `aeon ARGS` had imported when it ended, run in a pipe."""
-    code = _LOADED.replace("{NAMES!r}", repr(names))
+    code = _LOADED.replace("{NAMES!r}", repr(names)).replace("{AT_START!r}", repr(set(AT_START)))
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(aeon.__file__).parents[1]), env.get("PYTHONPATH", "")])
     proc = subprocess.run(
@@ -49,6 +52,18 @@ def loaded(*args: str | Path, names: tuple[str, ...], cwd: Path) -> list[str]:
     )
     assert proc.returncode == 0, proc.stderr
     return eval(proc.stderr.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_the_adapter_loaded_at_start_imports_the_standard_library_only() -> None:
+    import ast
+
+    import aeon.adapters.process as process
+
+    tree = ast.parse(Path(process.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported, "no imports found: the check reads nothing"
+    assert {name.split(".")[0] for name in imported} <= set(sys.stdlib_module_names) | {"__future__"}
 
 
 @pytest.mark.parametrize("args", [("--version",), ("--help",)])

@@ -9,11 +9,18 @@ import pytest
 
 from aeon.adapters.console import ConsoleProgress
 from aeon.domain.phases import Phase
-from aeon.domain.progress import LLMCallEnded, LLMCallStarted, PhaseEnded, ProgressEvent, SupervisorActed
+from aeon.domain.progress import (
+    LLMCallEnded,
+    LLMCallStarted,
+    PhaseEnded,
+    PrefixUncached,
+    ProgressEvent,
+    SupervisorActed,
+)
 
 from progress_samples import SAMPLES
 
-DETAIL = (LLMCallStarted, LLMCallEnded, SupervisorActed)
+DETAIL = (LLMCallStarted, LLMCallEnded, SupervisorActed, PrefixUncached)
 
 
 def shown(event: ProgressEvent, *, verbose: bool = True) -> list[str]:
@@ -39,6 +46,7 @@ SHOWN = [
     "⊘ s2 invalid (-): Tool 'adder' not found in registry",
     '↻ s1 repaired: now calls calculator {"expression": "5 + 10"}',
     "⤷ s2 could not be repaired: falling back to LLM reasoning",
+    "  prompt prefix ~180 tokens, under the 1,024 that openai caches: not cached",
     "  … LLM execute_step:s2 (EXECUTE · step s2)",
     "  … 42 tokens at 21.5 tok/s",
     "  … failed: AEON.LLM.UNAVAILABLE",

@@ -16,7 +16,7 @@ from a2a.helpers import get_artifact_text, get_message_text, new_text_message
 from a2a.types import Role, SendMessageRequest, StreamResponse, TaskState
 from starlette.applications import Starlette
 
-from aeon.entrypoints.serve.a2a_door import config_routes
+from aeon.entrypoints.serve.a2a import config_routes
 
 from a2a_harness import serve
 

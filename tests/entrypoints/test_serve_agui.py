@@ -15,7 +15,8 @@ from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
 import aeon
-from aeon.entrypoints.serve.agui_door import config_routes, recorded_routes
+from aeon.adapters.protocols.agui_routes import recorded_routes
+from aeon.entrypoints.serve.agui import config_routes
 
 from a2a_harness import serve
 from cli_harness import invoke

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from aeon.entrypoints.serve.a2a_door import config_routes as a2a_routes
-from aeon.entrypoints.serve.agui_door import config_routes as agui_routes
+from aeon.entrypoints.serve.a2a import config_routes as a2a_routes
+from aeon.entrypoints.serve.agui import config_routes as agui_routes
 
 from a2a_harness import serve
 from cli_harness import scripted_config

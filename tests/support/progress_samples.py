@@ -21,6 +21,7 @@ from aeon.domain.progress import (
     PhaseEnded,
     PhaseStarted,
     PlanMade,
+    PrefixUncached,
     ProgressEvent,
     Refined,
     StepEnded,
@@ -69,6 +70,7 @@ SAMPLES: list[ProgressEvent] = [
     StepEnded(step_id="s2", status=StepStatus.INVALID, errors=("Tool 'adder' not found in registry",)),
     StepRepaired(step_id="s1", tool="calculator", args={"expression": "5 + 10"}),
     StepFallback(step_id="s2"),
+    PrefixUncached(provider="openai", prefix_tokens=180, cache_min_tokens=1024),
     LLMCallStarted(purpose="execute_step:s2", phase=PassPhase.EXECUTE, step_id="s2"),
     LLMCallEnded(
         purpose="execute_step:s2",

@@ -3,13 +3,19 @@ that prints a run's live progress with them (ConsoleProgress), so a long LLM cal
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
+from aeon.application.results import RunResult
 from aeon.application.views.progress import progress_lines
+from aeon.application.views.result import result_lines
+from aeon.application.views.tools import tool_rows
 from aeon.domain.progress import ProgressEvent
 from aeon.domain.text import terminal_safe
+from aeon.domain.tools import ToolSpec
 
 # What a human sees first on each line decides its colour; a pipe or NO_COLOR gets plain text (rich decides).
 _STYLES = {"✓": "green", "✗": "red", "⊘": "yellow", "⚠": "yellow", "⏳": "yellow", "↻": "cyan", "⤷": "yellow"}
@@ -65,3 +71,25 @@ class ConsoleProgress:
     def update(self, event: ProgressEvent) -> None:
         for text, style in progress_lines(event, verbose=self._verbose):
             self._line(text, style)
+
+
+def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
+    """`aeon tools`' table (aeon.application.views.tools), made safe for a terminal."""
+    for row in tool_rows(specs):
+        out.write(terminal_safe(row) + "\n")
+
+
+def render_result(result: RunResult, out: TextIO) -> None:
+    """The result as `aeon run` prints it: the plan's steps and outputs, the status line, the answer."""
+    line = Lines(out)
+    for text, style in result_lines(result):
+        line(text, style)
+
+
+def result_text(result: RunResult) -> str:
+    """What `aeon run` prints for the result, then its error, as one text (the text beside `aeon mcp`'s result)."""
+    text = io.StringIO()
+    render_result(result, text)
+    if result.error is not None:
+        text.write(f"error {result.error.code}: {result.error.message}\n")
+    return text.getvalue().strip()

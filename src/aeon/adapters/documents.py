@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import yaml
 
 from aeon.adapters.safe_yaml import MAX_DEPTH, YamlRefused, load_yaml
 from aeon.application.errors import InputError
+from aeon.domain.text import json_safe
 
 __all__ = [
     "MAX_BATCH_BYTES",
@@ -64,6 +66,22 @@ def read_text(path: Path, *, what: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> 
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{what} {path}:{line}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def write_json(path: Path, value: Any) -> None:
+    """`value` as indented JSON in `path` (its folder made), every character printable (OSError as it comes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+    path.write_text(json_safe(document), encoding="utf-8")
+
+
+def json_argument(value: dict[str, Any], *, source: str) -> Any:
+    """A JSON document given as an argument (`aeon mcp`'s plan), held to the bounds of a file: size, nesting, text
+    that encodes."""
+    text = json.dumps(value)
+    if len(text.encode()) > MAX_DOCUMENT_BYTES:
+        raise InputError(f"{source} is larger than {MAX_DOCUMENT_BYTES >> 20} MiB, the most Aeon reads")
+    return parse_json(text, source=source)
 
 
 def read_requests(path: Path) -> list[str]:

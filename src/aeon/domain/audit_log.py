@@ -19,6 +19,7 @@ from aeon.domain.log_llm import (
     LocalSlotCacheSkippedRecord,
     LocalSlotRestoredRecord,
     LocalSlotSavedRecord,
+    PrefixUncachedRecord,
     PromptClippedRecord,
 )
 from aeon.domain.log_pass import (
@@ -88,6 +89,7 @@ AnyRecord = (
     | LLMGiveupRecord
     | LLMDowngradeRecord
     | PromptClippedRecord
+    | PrefixUncachedRecord
     | LocalServerStartedRecord
     | LocalServerStoppedRecord
     | LocalSlotRestoredRecord

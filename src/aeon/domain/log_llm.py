@@ -71,6 +71,18 @@ class LLMDowngradeRecord(LogRecord, tag="llm_downgrade", kw_only=True):
     status: int | None
 
 
+class PrefixUncachedRecord(LogRecord, tag="prefix_uncached", kw_only=True):
+    """The run's shared prompt prefix (estimated at `prefix_tokens`, on the high side) is shorter than the fewest
+    tokens `provider` caches (`cache_min_tokens`): no call of the run is served from the provider's prompt cache."""
+
+    provider: str
+    model: str
+    profile: str
+    prefix_tokens: int
+    cache_min_tokens: int
+    message: str
+
+
 class PromptClippedRecord(LogRecord, tag="prompt_clipped", kw_only=True):
     purpose: str
     step_id: str | None

@@ -113,6 +113,15 @@ class LLMCallStarted(_Event, frozen=True):
     step_id: str | None = None
 
 
+class PrefixUncached(_Event, frozen=True):
+    """The run's shared prompt prefix, about `prefix_tokens` long, is under the `cache_min_tokens` that `provider`
+    caches: its calls are not served from the prompt cache (the `prefix_uncached` log record says so too)."""
+
+    provider: str
+    prefix_tokens: int
+    cache_min_tokens: int
+
+
 class LLMCallEnded(_Event, frozen=True):
     """The call for `purpose` (for step `step_id` if any) ended, as its `llm_call` log record says: the answer
     `output` from `model`, or `error` (an error code such as AEON.LLM.UNAVAILABLE, output None) for a call that
@@ -200,6 +209,7 @@ ProgressEvent = (
     | StepFallback
     | LLMCallStarted
     | LLMCallEnded
+    | PrefixUncached
     | LLMRetryRound
     | SupervisorActed
     | Evaluated

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from aeon.adapters.process import exit_now, guarded_stdout
 from aeon.domain.text import request_problem, terminal_safe
 from aeon.entrypoints.durable.cli import register_durable_commands
-from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, JsonAwareCommand, fail, reported, say
+from aeon.entrypoints.failures import EXIT_INVALID, EXIT_OK, EXIT_OUTPUT, JsonAwareCommand, fail, reported, say
 from aeon.entrypoints.run_command import (
     DurableOpt,
     HistoryOpt,
@@ -27,7 +28,6 @@ from aeon.entrypoints.run_command import (
 from aeon.entrypoints.schedule import schedule_app
 from aeon.entrypoints.schema import schema_app
 from aeon.entrypoints.serve.command import serve_app
-from aeon.entrypoints.stdout import exit_now, guarded_stdout
 from aeon.entrypoints.threads import threads_app
 from aeon.entrypoints.ui.command import ui
 
@@ -161,9 +161,9 @@ def tools(
     """List the registered tools: arguments with types, return type, example, description (--json: full schemas)."""
     import msgspec
 
+    from aeon.adapters.console import render_tools
     from aeon.entrypoints.config.layers import load_settings
     from aeon.entrypoints.container import build_container, tools_opened
-    from aeon.entrypoints.render import render_tools
 
     with (
         reported(as_json=as_json, debug=debug),
@@ -252,7 +252,7 @@ app.add_typer(serve_app, name="serve")
 
 
 def main() -> None:
-    guarded_stdout(app)
+    guarded_stdout(app, failed=EXIT_OUTPUT)
 
 
 def console() -> None:

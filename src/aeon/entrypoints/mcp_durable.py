@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aeon.adapters.durable.rows import RunRow
+from aeon.adapters.mcp_relay import Relay
 from aeon.application.results import RunResult
 from aeon.application.runs import RecordedRuns
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.durable.options import leave_pending
-from aeon.entrypoints.mcp_calls import Relay
 from aeon.entrypoints.secrets import redactor_for
 
 if TYPE_CHECKING:

@@ -12,7 +12,6 @@ import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from aeon.adapters import mcp_relay as r
+from aeon.adapters.console import result_text
+from aeon.adapters.documents import json_argument
+from aeon.adapters.durable.rows import runs_text
+from aeon.adapters.mcp_relay import Relay, guarded
 from aeon.application.errors import InputError
 from aeon.application.plans.validation import MAX_PLAN_STEPS, plan_schema
 from aeon.application.redaction import Redactor
@@ -33,23 +37,15 @@ from aeon.application.views import mcp_arguments as a
 from aeon.application.views.result import result_document
 from aeon.domain.errors import AeonError
 from aeon.domain.text import request_problem
-from aeon.entrypoints import mcp_tools as t
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.container import Container, build_container, tools_opened
 from aeon.entrypoints.failures import EXIT_OK
-from aeon.entrypoints.mcp_calls import Relay, guarded
 from aeon.entrypoints.mcp_durable import DurableCalls
 from aeon.entrypoints.render import SIGNAL_EXIT
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.session import plan_problems, runs_for
 
 Handler = Callable[[dict[str, Any] | None, Relay], Awaitable[types.CallToolResult]]
-INSTRUCTIONS = (
-    "Aeon runs a request as a plan of steps (tool calls and LLM reasoning) under a budget, and returns a structured "
-    "result whatever happens: completed, failed (no step succeeded, or the last one failed), ttl_expired, error, "
-    "interrupted, unverified, denied, or awaiting_approval when a tool call waits for a person. Use run for a "
-    "request; validate to check a hand-written plan before running it; runs and resume for durable runs."
-)
 
 
 @dataclass(frozen=True)
@@ -58,10 +54,6 @@ class _Prepared:
     runs: Runs
     command: RunCommand
     notes: list[str]
-
-
-def _result(structured: dict[str, Any], text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured)
 
 
 class AeonServer:
@@ -75,15 +67,7 @@ class AeonServer:
         with tools_opened(build_container(settings)) as tools:  # MCP tool servers stop once listed
             specs = tools.list()
         about, plan = v.descriptions(specs), plan_schema([s.name for s in specs], max_steps=MAX_PLAN_STEPS)
-        read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
-        runs = types.ToolAnnotations(open_world_hint=True)  # it calls a model, and the configured tools
-        again = types.ToolAnnotations(idempotent_hint=True, open_world_hint=True)  # a finished run: its record
-        self.tools = [
-            self._tool("run", about, a.RunArgs, v.RESULT_SCHEMA, runs, plan),
-            self._tool("validate", about, a.ValidateArgs, v.VALIDATE_SCHEMA, read_only, plan),
-            self._tool("runs", about, a.RunsArgs, t.RUNS_SCHEMA, read_only, plan),
-            self._tool("resume", about, a.ResumeArgs, v.RESULT_SCHEMA, again, plan),
-        ]
+        self.tools = r.aeon_tools(about, plan)
         self._handlers: dict[str, Handler] = {
             "run": self._run,
             "validate": self._validate,
@@ -93,34 +77,7 @@ class AeonServer:
         self.durable = DurableCalls(config)
         self._calls, self._idle = 0, asyncio.Event()
         self._idle.set()
-        try:
-            version = metadata.version("aeon")
-        except metadata.PackageNotFoundError:
-            version = "unknown"
-        self.server: Server[Any] = Server(
-            "aeon",
-            version=version,
-            instructions=INSTRUCTIONS,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-        )
-
-    @staticmethod
-    def _tool(
-        name: str,
-        about: dict[str, str],
-        args: type[a.ToolArguments],
-        output: dict[str, Any],
-        hints: types.ToolAnnotations,
-        plan: dict[str, Any],
-    ) -> types.Tool:
-        return types.Tool(
-            name=name,
-            description=about[name],
-            input_schema=a.input_schema(args, plan),
-            output_schema=output,
-            annotations=hints,
-        )
+        self.server: Server[Any] = r.server(self._list_tools, self._call_tool)
 
     # -- the protocol's two requests ----------------------------------------------------------------------------
     async def _list_tools(
@@ -165,11 +122,7 @@ class AeonServer:
     def _error(self, code: str, message: str) -> types.CallToolResult:
         message = self.redactor.text(message)
         print(f"aeon: {message}", file=sys.stderr, flush=True)
-        return types.CallToolResult(
-            content=[types.TextContent(text=message)],
-            structured_content={"status": "error", "error": {"code": code, "message": message}},
-            is_error=True,
-        )
+        return r.tool_error(code, message)
 
     # -- the tools ----------------------------------------------------------------------------------------------
     async def _run(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
@@ -194,7 +147,11 @@ class AeonServer:
         settings = load_settings(self.config, overrides)
         container = build_container(settings, progress=relay.display, status=relay.status)
         registry = container.tools()  # a broken tools module is bad input before the run
-        plan = plan_given(t.plan_document(args.plan), "the plan argument", registry) if args.plan is not None else None
+        plan = (
+            plan_given(json_argument(args.plan, source="the plan argument"), "the plan argument", registry)
+            if args.plan is not None
+            else None
+        )
         durable = partial(self.durable.start, container, overrides, relay.status)
         forced = partial(notes.append, "durable: a tool call may need approval, and the run waits for it on the record")
         runs = runs_for(container, args.request, durable=durable, status=relay.status, forced=forced)
@@ -203,14 +160,14 @@ class AeonServer:
 
     async def _validate(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.ValidateArgs = a.arguments(a.ValidateArgs, given, "validate")
-        doc = t.plan_document(args.plan)
+        doc = json_argument(args.plan, source="the plan argument")
         problems = await asyncio.to_thread(plan_problems, load_settings(self.config), doc)
-        return _result({"valid": not problems, "problems": problems}, v.problems_text(problems))
+        return r.tool_result({"valid": not problems, "problems": problems}, v.problems_text(problems))
 
     async def _runs(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.RunsArgs = a.arguments(a.RunsArgs, given, "runs")
         rows = await self.durable.runs(args.status, args.limit, most=a.MOST_RUNS)
-        return _result({"runs": msgspec.to_builtins(rows)}, t.runs_text(rows))
+        return r.tool_result({"runs": msgspec.to_builtins(rows)}, runs_text(rows))
 
     async def _resume(self, given: dict[str, Any] | None, relay: Relay) -> types.CallToolResult:
         args: a.ResumeArgs = a.arguments(a.ResumeArgs, given, "resume")
@@ -221,7 +178,7 @@ class AeonServer:
 
     def _run_result(self, result: RunResult, redactor: Redactor) -> types.CallToolResult:
         result = redactor.struct(result, RunResult)
-        return _result(result_document(result), t.result_text(result))
+        return r.tool_result(result_document(result), result_text(result))
 
     # -- serving ------------------------------------------------------------------------------------------------
     async def serve(self) -> int:

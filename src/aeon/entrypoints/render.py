@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
 
 import msgspec
 import typer
 
-from aeon.adapters.console import Lines
+from aeon.adapters.console import render_result
+from aeon.adapters.documents import write_json
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult, RunStatus
-from aeon.application.views.result import result_document, result_lines
-from aeon.application.views.tools import tool_rows
+from aeon.application.views.result import result_document
 from aeon.domain.text import json_safe, terminal_safe
-from aeon.domain.tools import ToolSpec
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_DENIED,
@@ -28,19 +25,6 @@ from aeon.entrypoints.failures import (
     EXIT_UNVERIFIED,
 )
 from aeon.entrypoints.secrets import redactor_for
-
-
-def render_tools(specs: Sequence[ToolSpec], out: TextIO) -> None:
-    """`aeon tools`' table (aeon.application.views.tools), made safe for a terminal."""
-    for row in tool_rows(specs):
-        out.write(terminal_safe(row) + "\n")
-
-
-def render_result(result: RunResult, out: TextIO) -> None:
-    line = Lines(out)
-    for text, style in result_lines(result):
-        line(text, style)
-
 
 _EXIT = {
     RunStatus.COMPLETED: EXIT_OK,
@@ -72,9 +56,7 @@ def present(
     result = redactor.for_caller().struct(result, RunResult)
     if history is not None and kept is not None:
         try:
-            history.parent.mkdir(parents=True, exist_ok=True)
-            document = msgspec.json.format(msgspec.json.encode(kept), indent=2).decode()
-            history.write_text(json_safe(document), encoding="utf-8")
+            write_json(history, kept)
         except OSError as exc:
             typer.echo(f"aeon: warning: cannot write history to {history}: {exc.strerror or exc}", err=True)
     if as_json:

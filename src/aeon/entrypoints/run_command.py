@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from aeon.adapters.process import second_signal_leaves
 from aeon.entrypoints.failures import say
-from aeon.entrypoints.stdout import second_signal_leaves
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

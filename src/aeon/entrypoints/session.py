@@ -26,6 +26,7 @@ from aeon.application.runs import (
     said_model,
 )
 from aeon.application.runs.rule import plan_report as report
+from aeon.domain.log_records import LogRecord
 from aeon.domain.plan import Plan
 from aeon.domain.threads import ThreadContext
 from aeon.entrypoints.config.schema import Settings
@@ -34,6 +35,27 @@ from aeon.entrypoints.secrets import redactor_for
 
 # what runs an in-process run's coroutine (the CLI: with SIGINT and SIGTERM cancelling it)
 Around = Callable[[Awaitable[RunResult]], Awaitable[RunResult]]
+
+
+def ready_to_serve(stack: contextlib.ExitStack, settings: Settings, bound: str, first: LogRecord) -> None:
+    """Before a process serves queued runs (`aeon batch`, `aeon serve`): the tools load (their MCP servers start),
+    lent to the runs executed here for as long as `stack` holds; the model can run and the log can be opened
+    (`ready`); and the log's first record, `first`, is written under `bound`, so that a log that takes no record (a
+    full device) stops the process before anything is spent — a queued run holds its records until its first step."""
+    import asyncio
+
+    from aeon.entrypoints.durable.factory import process
+
+    container = build_container(settings)
+    stack.enter_context(process().composer.lent_tools(settings, stack.enter_context(tools_opened(container))))
+
+    async def checked() -> None:
+        async with opened(container, container.event_log, container.llm):
+            await ready(container)
+            container.event_log().bind(bound)
+            container.event_log().emit(first)
+
+    asyncio.run(checked())
 
 
 async def ready(container: Container, plan: Plan | None = None) -> LLMPort:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
+
+from aeon.application.views.mcp import object_schema
 
 
 class RunRow(msgspec.Struct, kw_only=True):
@@ -41,3 +45,17 @@ def run_lines(rows: list[RunRow]) -> list[str]:
             f"started {r.started[:19]} · {took}  {r.request[:60]!r}{origin}"
         )
     return lines
+
+
+def runs_text(rows: list[RunRow]) -> str:
+    """`aeon runs` as one text (the text beside `aeon mcp`'s runs)."""
+    return "\n".join(run_lines(rows)) if rows else "no durable runs recorded yet"
+
+
+def runs_schema() -> dict[str, Any]:
+    """The JSON schema of `{"runs": [row, …]}`, what `aeon runs --json` and `aeon mcp`'s runs give."""
+    return {
+        "type": "object",
+        "properties": {"runs": {"type": "array", "items": object_schema(RunRow)}},
+        "required": ["runs"],
+    }

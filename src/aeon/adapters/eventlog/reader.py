@@ -135,9 +135,11 @@ class Logs:
     def __init__(self, *, keep: int = 5) -> None:
         self._keep, self._index, self._lock = keep, cast(dict[Path, LogIndex], {}), threading.Lock()
 
-    def records(self, log: Path, run_id: str) -> list[ReadRecord]:
+    def records(self, log: Path, run_id: str, keep: int | None = None) -> list[ReadRecord]:
+        """The run's records in `log` (`keep`: how many rotated files it has, on first reading it; else the
+        default given)."""
         with self._lock:
-            index = self._index.setdefault(log, LogIndex(log, keep=self._keep))
+            index = self._index.setdefault(log, LogIndex(log, keep=self._keep if keep is None else keep))
         return index.records(run_id)
 
     def plain(self, log: Path, run_id: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import defaults, downgrade
+from aeon.adapters.llm import defaults, downgrade, providers
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
@@ -22,7 +22,7 @@ from aeon.adapters.llm.settings import LLMSettings
 from aeon.adapters.llm.wire_schemas import revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContextExceeded, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LLMPort, LoggerPort
-from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile, Usage
 
 
 class _Block(msgspec.Struct):
@@ -81,6 +81,7 @@ class AnthropicLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
+        profile: PromptProfile | None = None,
         anthropic_version: str = defaults.ANTHROPIC_VERSION,
         thinking_budget: int | None = None,
         read_timeout: float = defaults.READ_TIMEOUT,
@@ -99,6 +100,7 @@ class AnthropicLLM:
         self._base_url = base_url
         self._model = model
         self._choice: Choice = choose("anthropic", dialect, base_url, model, thinking=thinking_budget is not None)
+        self._profile_setting = profile
         self._adjust = downgrade.Adjustments()
         self._thinking_budget = thinking_budget
         self._temperature = temperature
@@ -129,7 +131,7 @@ class AnthropicLLM:
         )
 
     def describe(self) -> ModelInfo:
-        return self._choice.describe("anthropic", self._model, self._base_url)
+        return providers.describe(self._choice, "anthropic", self._model, self._base_url, self._profile_setting)
 
     async def complete(
         self,
@@ -284,6 +286,7 @@ def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str
         model=llm.model,
         api_key=llm.api_key,  # still a SecretStr: the adapter opens it
         dialect=llm.dialect,
+        profile=llm.profile,
         anthropic_version=llm.anthropic_version,
         thinking_budget=llm.thinking_budget,
         read_timeout=llm.read_timeout,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from aeon.adapters.llm import defaults
+from aeon.adapters.llm import defaults, providers
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     layout_key,
@@ -25,7 +25,7 @@ from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LLMPort, LoggerPort
-from aeon.domain.llm import Completion, Message, ModelInfo
+from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile
 from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
 from aeon.domain.log_records import LogRecord
 
@@ -81,7 +81,9 @@ class LocalLlamaLLM:
         slot_cache_dir: Path | None = None,
         slot_cache_bytes: int = defaults.SLOT_CACHE_MB * 2**20,
         clock: Callable[[], float] = time.monotonic,
+        profile: PromptProfile | None = None,
     ) -> None:
+        self._profile = providers.prompt_profile("local", None, profile)  # the default model is a base model
         self._model_path = model_path
         self._cache_dir = cache_dir
         self._ctx_size = ctx_size
@@ -120,6 +122,8 @@ class LocalLlamaLLM:
             provider="llamacpp",  # a server of our own, named by its dialect
             context_window=self._ctx_size,  # llama-server's -c: with --kv-unified one call may take it all
             base_url=None if self._server is None else self._server.base_url,
+            profile=self._profile[0],
+            profile_source=self._profile[1],
         )
 
     def preflight(self) -> str | None:
@@ -257,6 +261,7 @@ def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str
         progress=status,
         slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
         slot_cache_bytes=llm.slot_cache_mb * 2**20,
+        profile=llm.profile,
     )
 
 

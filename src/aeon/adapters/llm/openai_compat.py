@@ -14,14 +14,14 @@ import httpx
 import msgspec
 from pydantic import SecretStr
 
-from aeon.adapters.llm import defaults, downgrade
+from aeon.adapters.llm import defaults, downgrade, providers
 from aeon.adapters.llm._http import JsonPoster
 from aeon.adapters.llm._retry import Sleep
 from aeon.adapters.llm.dialects import Choice, choose
 from aeon.adapters.llm.wire_schemas import Profile, revert_text, to_wire
 from aeon.application.errors import LLMBadResponse, LLMContentFiltered, LLMEmptyAnswer, LLMRefused, LLMTruncated
 from aeon.application.ports import LLMPort, LoggerPort
-from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile, Usage
 
 if TYPE_CHECKING:  # the settings section is only read
     from aeon.adapters.llm.settings import LLMSettings
@@ -76,6 +76,7 @@ class OpenAICompatLLM:
         api_key: SecretStr | str | None = None,
         *,
         dialect: str | None = None,
+        profile: PromptProfile | None = None,
         read_timeout: float = defaults.READ_TIMEOUT,
         max_attempts: int = defaults.MAX_ATTEMPTS,
         temperature: float = defaults.TEMPERATURE,
@@ -92,6 +93,7 @@ class OpenAICompatLLM:
         self._base_url = base_url
         self._model = model
         self._choice: Choice = choose("openai", dialect, base_url, model)
+        self._profile_setting = profile
         self._adjust = downgrade.Adjustments()
         self._temperature = temperature
         self._max_tokens = max_tokens
@@ -119,7 +121,7 @@ class OpenAICompatLLM:
         )
 
     def describe(self) -> ModelInfo:
-        return self._choice.describe("openai", self._model, self._base_url)
+        return providers.describe(self._choice, "openai", self._model, self._base_url, self._profile_setting)
 
     async def complete(
         self,
@@ -245,6 +247,7 @@ def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str
         model=llm.model,
         api_key=llm.api_key,  # still a SecretStr: the adapter opens it
         dialect=llm.dialect,
+        profile=llm.profile,
         read_timeout=llm.read_timeout,
         max_attempts=llm.max_attempts,
         max_tokens=llm.max_tokens,

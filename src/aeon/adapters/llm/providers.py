@@ -3,16 +3,20 @@
 
 Per provider: its name, its wire format (and with it the dialects and their schema transforms, dialects.py), the
 default endpoint, model and API-key variable, how `aeon.run(model="name:…")` names a model, where its prices come
-from, the time cap of a run that sets none, and how its adapter is built from the `llm:` settings section.
+from, the time cap of a run that sets none, how its adapter is built from the `llm:` settings section, and the prompt
+profile of its models (`profile`, overridden by llm.profile; `prompt_profile` resolves it, `cache_minimum` says the
+shortest prefix its prompt cache keeps).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import msgspec
 
-from aeon.adapters.llm.dialects import Wire
+from aeon.adapters.llm.dialects import Choice, Dialect, Wire
+from aeon.domain.llm import ModelInfo, PromptProfile
 
 # Where a provider's prices come from: `config` (the `prices:` section; a model not listed there has an unknown cost)
 # or `free` (its `free_models` cost nothing: they run on the user's machine or call no provider).
@@ -37,6 +41,9 @@ class Provider(msgspec.Struct, frozen=True, kw_only=True):
     per_run: bool = False
     # llm settings the provider cannot do without, each with what to say when it is unset
     requires: dict[str, str] = msgspec.field(default_factory=dict)
+    # the prompt layout of the provider's own models (domain/llm.py PromptProfile); a server of another kind reached
+    # through its wire (llama-server, vLLM, Ollama) gets `base`: what it serves may be a base model
+    profile: PromptProfile = "base"
 
 
 # run.max_seconds by provider: the default call cap (30) at what one call may take. A 270M local model on 2 busy
@@ -59,6 +66,7 @@ _ALL = (
         base_url="https://api.openai.com/v1",
         model="gpt-5.4-mini",
         key_variable="OPENAI_API_KEY",
+        profile="chat",
     ),
     Provider(
         name="anthropic",
@@ -67,6 +75,7 @@ _ALL = (
         base_url="https://api.anthropic.com",
         model="claude-haiku-5-5",
         key_variable="ANTHROPIC_API_KEY",
+        profile="chat",
     ),
     Provider(
         name="scripted",
@@ -83,3 +92,48 @@ _ALL = (
     ),
 )
 PROVIDERS: dict[str, Provider] = {p.name: p for p in _ALL}
+
+
+def prompt_profile(adapter: str, dialect: Dialect | None, setting: PromptProfile | None) -> tuple[PromptProfile, str]:
+    """The prompt profile of a model and why: llm.profile when set; else the provider record's for the provider's own
+    API (a dialect naming a provider) or an adapter with no wire of choice (local, scripted); else `base`. A dialect
+    that sends no schema gets `base` whatever is set: chat prompts leave the answer's shape to the schema."""
+    if dialect is not None and dialect.structured == "none":
+        return "base", f"{dialect.name} sends no schema: the prompts show the answer's shape"
+    if setting is not None:
+        return setting, "llm.profile"
+    provider = PROVIDERS[adapter]
+    if dialect is not None and dialect.provider is None and provider.base_url is not None:
+        return "base", f"auto: {dialect.name} may serve a base model"
+    return provider.profile, f"auto: provider {adapter}"
+
+
+# The shortest prompt prefix each provider's cache keeps, in tokens (their docs, 2026): OpenAI 1,024 for every model;
+# Anthropic by model, first match wins, an unlisted model the largest minimum (so a prefix is never said cached when
+# it may not be). llama-server and the like cache any prefix: None.
+OPENAI_CACHE_MIN = 1024
+ANTHROPIC_CACHE_MIN: tuple[tuple[str, int], ...] = (
+    (r"opus-4-[56]|haiku-4-5", 4096),
+    (r"sonnet-4-6", 2048),
+    (r"3-5-haiku|3-haiku|haiku-3", 2048),
+    (r"sonnet-4-5|opus-4-1|opus-4|sonnet-4|3-7-sonnet|3-5-sonnet|3-opus|sonnet-3", 1024),
+)
+ANTHROPIC_CACHE_MAX = 4096
+
+
+def cache_minimum(dialect: Dialect, model: str) -> int | None:
+    """The fewest prompt tokens the provider behind `dialect` caches for `model`; None: no minimum to report."""
+    if dialect.provider == "openai":
+        return OPENAI_CACHE_MIN
+    if dialect.provider != "anthropic":
+        return None
+    bare = model.strip().lower()
+    return next((n for pattern, n in ANTHROPIC_CACHE_MIN if re.search(pattern, bare)), ANTHROPIC_CACHE_MAX)
+
+
+def describe(choice: Choice, adapter: str, model: str, base_url: str, setting: PromptProfile | None) -> ModelInfo:
+    """What `LLMPort.describe` reports for an HTTP adapter: its dialect, prompt profile and cache minimum."""
+    profile, source = prompt_profile(adapter, choice.dialect, setting)
+    info = choice.describe(adapter, model, base_url)
+    minimum = cache_minimum(choice.dialect, model)
+    return msgspec.structs.replace(info, profile=profile, profile_source=source, cache_min_tokens=minimum)

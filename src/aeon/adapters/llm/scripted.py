@@ -12,7 +12,7 @@ from aeon.adapters.documents import MAX_SCRIPT_BYTES, read_document
 from aeon.adapters.llm.expected import calls, expected_answer
 from aeon.application.errors import InputError, LLMBadResponse, LLMError, LLMRejected, LLMUnavailable, ScriptExhausted
 from aeon.application.ports import LLMPort
-from aeon.domain.llm import Completion, Message, ModelInfo, Usage
+from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile, Usage
 
 if TYPE_CHECKING:  # the settings section is only read
     from aeon.adapters.llm.settings import LLMSettings
@@ -53,7 +53,12 @@ class ScriptedLLM:
     """
 
     def __init__(
-        self, responses: Sequence[str | Mapping[str, Any]], *, source: str = "<inline script>", request: str = ""
+        self,
+        responses: Sequence[str | Mapping[str, Any]],
+        *,
+        source: str = "<inline script>",
+        request: str = "",
+        profile: PromptProfile | None = None,
     ) -> None:
         for i, item in enumerate(responses):
             if isinstance(item, Mapping) and item.get("error") not in _ERRORS:
@@ -66,16 +71,17 @@ class ScriptedLLM:
         self._responses = list(responses)
         self._source = source
         self._request = request  # the request this script was written for, if it says
+        self._profile = profile  # llm.profile: the prompt layout its script was written for (unset: base)
         self.requests: list[ScriptedRequest] = []
         self._skipped = 0
 
     @classmethod
-    def from_file(cls, path: str | Path) -> ScriptedLLM:
+    def from_file(cls, path: str | Path, profile: PromptProfile | None = None) -> ScriptedLLM:
         p = Path(path)
         data = read_document(p, what="LLM script", max_bytes=MAX_SCRIPT_BYTES)
         if not isinstance(data, dict) or not isinstance(data.get("responses"), list):
             raise InputError(f"LLM script {p} must be a mapping with a 'responses:' list")
-        return cls(data["responses"], source=str(p), request=str(data.get("request") or ""))
+        return cls(data["responses"], source=str(p), request=str(data.get("request") or ""), profile=profile)
 
     def describe(self) -> ModelInfo:
         return ModelInfo(
@@ -85,6 +91,8 @@ class ScriptedLLM:
             dialect_source=self._source,
             provider="scripted",
             scripted_request=self._request or None,
+            profile=self._profile or "base",
+            profile_source="llm.profile" if self._profile else "default",
         )
 
     @property
@@ -128,4 +136,4 @@ class ScriptedLLM:
 def from_settings(llm: LLMSettings, *, logger: object, status: object) -> LLMPort:
     """The adapter of provider record `scripted`, from the `llm:` section; as the port: mypy checks it."""
     assert llm.script is not None, "the settings schema requires llm.script for the scripted adapter"
-    return ScriptedLLM.from_file(llm.script)
+    return ScriptedLLM.from_file(llm.script, llm.profile)

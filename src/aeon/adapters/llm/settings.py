@@ -18,6 +18,7 @@ from aeon.adapters.llm.providers import PROVIDERS
 from aeon.application.errors import ConfigurationError
 from aeon.application.ports import LLMPort, LoggerPort
 from aeon.application.settings_section import Section
+from aeon.domain.llm import PromptProfile
 
 
 def _blank_is_unset(v: Any) -> Any:
@@ -32,6 +33,10 @@ class LLMSettings(Section):
     api_key: SecretStr | None = None
     # the provider dialect (adapters/llm/dialects.py); unset: detected from base_url and model
     dialect: str | None = None
+    # the prompt layout (domain/llm.py PromptProfile): base (worked examples), chat or tools (no examples, the
+    # answer's schema only in the request); unset: the provider's (providers.py: local base, openai and anthropic
+    # chat for their own models, base for any other server)
+    profile: PromptProfile | None = None
     anthropic_version: str = defaults.ANTHROPIC_VERSION
     thinking_budget: int | None = Field(None, ge=1024, description="Anthropic extended thinking budget (tokens)")
     read_timeout: float = Field(defaults.READ_TIMEOUT, gt=0)
@@ -53,7 +58,16 @@ class LLMSettings(Section):
     startup_timeout: float = Field(defaults.STARTUP_TIMEOUT, gt=0)
 
     _blanks = field_validator(
-        "api_key", "base_url", "model", "script", "model_path", "cache_dir", "slot_cache_dir", "dialect", mode="before"
+        "api_key",
+        "base_url",
+        "model",
+        "script",
+        "model_path",
+        "cache_dir",
+        "slot_cache_dir",
+        "dialect",
+        "profile",
+        mode="before",
     )(_blank_is_unset)
 
     @field_validator("adapter")

@@ -15,7 +15,6 @@ from aeon.application.judges.convergence import CONVERGENCE_SCHEMA, converge, co
 from aeon.application.judges.grounding import grounding_issues
 from aeon.application.llm.prompt_budget import Part, PromptBudget
 from aeon.application.llm.prompts import PromptTemplate
-from aeon.application.llm.prompts.evaluation import EVALUATE
 from aeon.application.llm.prompts.templates import in_thread
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.semantic_validation import (
@@ -35,8 +34,6 @@ from aeon.domain.records import ToolCall
 from aeon.domain.tools import ToolSpec
 
 ANSWER = "final answer"  # the answer's part name in a prompt_clipped record
-# A step output longer than this that is also the final answer is shown once, as the final answer
-_SHOWN_ONCE = 300
 _JUDGEMENT = {k: v for k, v in CONVERGENCE_SCHEMA["properties"].items() if k != "issues"}
 # the judgement first, the issues last: a small model that has judged a task finished then lists no issues, where
 # one that starts with the issue list tends to copy the example's
@@ -91,7 +88,8 @@ class Evaluator:
         grounding = grounding_issues(answer or "", tool_calls, self._tool_names)
         facts = deterministic_issues(plan, self._tools)
         known = [f"- {g}" for g in grounding] + [f"- {f.severity.value} {f.type.value}: {f.description}" for f in facts]
-        template = in_thread(EVALUATE) if conversation else EVALUATE
+        evaluate = self._supervisor.prompts.evaluate
+        template = in_thread(evaluate) if conversation else evaluate
         asked = {"request": request, "conversation": conversation} if conversation else {"request": request}
         values = self._values(template, asked, profile_text, plan, results, answer, "\n".join(known) or "(none)")
         judged = await self._supervisor.ask_json(
@@ -126,7 +124,8 @@ class Evaluator:
         outputs = output_texts(plan, results)
         answer_text = "" if answer is None else answer.strip()
         last = next(iter(outputs), None)  # the newest complete step: the final answer is its output
-        long_answer = bool(answer_text) and last is not None and len(outputs[last]) > _SHOWN_ONCE
+        once = self._supervisor.prompts.shown_once
+        long_answer = bool(answer_text) and last is not None and len(outputs[last]) > once
         shown_once = {last: "(the final answer, below)"} if long_answer and last is not None else {}
         parts = [Part(ANSWER, answer_text)] if answer_text else []
         parts += [Part(s, t) for s, t in outputs.items() if s not in shown_once]

@@ -121,7 +121,8 @@ class Refiner:
     ) -> list[RefinementAction]:
         """The refinement actions asked for; `conversation`: a thread's conversation so far, before the request."""
         # every step output whole within the prompt budget, newest first when it must clip
-        template = templates.in_thread(templates.REFINE) if conversation else templates.REFINE
+        refine = self._supervisor.prompts.refine
+        template = templates.in_thread(refine) if conversation else refine
         asked = {"request": request, "conversation": conversation} if conversation else {"request": request}
         parts = [Part(s.step_id, one_line(s.step_output)) for s in reversed(plan.steps) if s.step_output is not None]
 

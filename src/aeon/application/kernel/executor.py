@@ -13,7 +13,7 @@ from aeon.application.llm.calling import ToolTurn
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import parse_json
 from aeon.application.llm.prompt_budget import Part, PromptBudget
-from aeon.application.llm.prompts import templates
+from aeon.application.llm.prompts import PromptTemplate
 from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.outputs import output_verdict
 from aeon.application.plans.validation import ToolCheck, ToolResolver
@@ -203,13 +203,15 @@ class Executor:
         A plain-text answer (e.g. a scripted one) counts as a CLEAR answer.
         """
         purpose = "fallback" if step.mode is ExecutionMode.FALLBACK else "reason"
-        prompt = _reason_prompt(self._budget, f"{purpose}:{step.step_id}", plan, step, await self._memory_entries())
+        prompts = self._supervisor.prompts
+        entries = await self._memory_entries()
+        prompt = _reason_prompt(self._budget, f"{purpose}:{step.step_id}", plan, step, entries, prompts.reason)
         completion = await self._llm.complete(
             f"{purpose}:{step.step_id}",
             [Message(role="user", content=prompt)],
-            schema=REASON_SCHEMA,
+            schema=prompts.schema_form(REASON_SCHEMA),
             schema_name="step_result",
-            stop=templates.REASON.stop,
+            stop=prompts.reason.stop,
         )
         parsed = parse_json(completion.text)
         obj = parsed.value if parsed and isinstance(parsed.value, dict) and "answer" in parsed.value else None
@@ -260,7 +262,12 @@ def _short(value: Any) -> str:
 
 
 def _reason_prompt(
-    budget: PromptBudget, purpose: str, plan: Plan, step: PlanStep, entries: dict[str, str] | None
+    budget: PromptBudget,
+    purpose: str,
+    plan: Plan,
+    step: PlanStep,
+    entries: dict[str, str] | None,
+    reason: PromptTemplate,
 ) -> str:
     """The REASON prompt, the handoff and the memory entries whole within the budget: the handoff first, then the
     entries newest first (the order the budget favours when it must clip)."""
@@ -273,8 +280,8 @@ def _reason_prompt(
 
     handoff = [Part(CONTEXT, step.incoming_context)] if step.incoming_context else []
     parts = handoff + [Part(k, v) for k, v in reversed((entries or {}).items())]
-    texts = budget.fit(purpose, parts, lambda texts: templates.REASON.fill(values(texts)))
-    return templates.REASON.render(values(texts))
+    texts = budget.fit(purpose, parts, lambda texts: reason.fill(values(texts)))
+    return reason.render(values(texts))
 
 
 def _handoff_before(plan: Plan, step: PlanStep) -> str:

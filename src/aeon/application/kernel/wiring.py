@@ -18,8 +18,8 @@ from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.planner import Planner
 from aeon.application.llm.profiler import Profiler
 from aeon.application.llm.prompt_budget import PromptBudget, context_window
-from aeon.application.llm.prompts.layout import shared_prefix
-from aeon.application.llm.supervisor import Supervisor, describe_tools
+from aeon.application.llm.prompts.profiles import prompt_set
+from aeon.application.llm.supervisor import Supervisor
 from aeon.application.plans.validation import ToolResolver
 from aeon.application.policy import Described
 from aeon.application.ports import ApproverPort, LLMPort, MemoryPort, ToolPort
@@ -87,10 +87,11 @@ def wire(
     approver: ApproverPort | None = None,
 ) -> RunServices:
     specs = tools.list()
-    prefix = shared_prefix(describe_tools(specs, settings.policy), evaluate=settings.evaluate)
+    prompts = prompt_set(llm.describe().profile)  # the layout the model needs (README "Choosing a model")
+    prefix = prompts.shared_prefix(specs, settings.policy, evaluate=settings.evaluate)
     gateway = LLMGateway(llm, run, max_tokens=settings.llm_max_tokens, preamble=prefix, prices=settings.prices)
     described = Described(specs, settings.policy)
-    supervisor = Supervisor(gateway, run.record, run.state.counters, specs, described)
+    supervisor = Supervisor(gateway, run.record, run.state.counters, specs, described, prompts)
     budget = _prompt_budget(run, llm, settings, prefix)
     resolver = ToolResolver(tools.get)
     runner = PhaseRunner(run)

@@ -9,6 +9,7 @@ from typing import Any
 from aeon.application.errors import BudgetExhausted, LLMError, LLMTooSlow, LLMTruncated, LLMUnavailable
 from aeon.application.llm.accounting import CallAccounts
 from aeon.application.llm.calling import CallingRun
+from aeon.application.llm.prefix_cache import uncached
 from aeon.application.llm.retry_budget import GATEWAY_ROUNDS
 from aeon.application.ports import LLMPort
 from aeon.domain.budget import CapHit
@@ -55,10 +56,13 @@ class LLMGateway:
         self._run = run
         self._max_tokens = max_tokens
         self._hit: CapHit | None = None
-        self._accounts = CallAccounts(run, llm.describe(), max_tokens=max_tokens, prices=prices or {})
+        info = llm.describe()
+        self._accounts = CallAccounts(run, info, max_tokens=max_tokens, prices=prices or {})
         # One identical first message on every call (house rules + tool catalogue): providers that cache prompt
         # prefixes (llama.cpp's KV cache, OpenAI and Anthropic prompt caching) reuse it across all prompt kinds.
         self._preamble = [Message(role="system", content=run.redactor.text(preamble))] if preamble else []
+        # said once, before the first call: a prefix under the provider's cache minimum is never served from its cache
+        self._uncached = uncached(self._preamble[0].content if preamble else "", info)
 
     async def _call(
         self,
@@ -119,6 +123,11 @@ class LLMGateway:
     ) -> Completion:
         run = self._run
         run.guard.check()
+        if self._uncached is not None:
+            record, event = self._uncached
+            self._uncached = None
+            run.record.log(record)
+            run.record.notify(event)
         sent = [*self._preamble, *self._redacted(messages)]
         first: LLMUnavailable | None = None
         pause = 0.0

@@ -65,7 +65,7 @@ class Planner:
 
     async def plan(self, request: str, conversation: str | None = None) -> Plan:
         """The plan for `request`; `conversation`: a thread's conversation so far, shown before it."""
-        template, values = _asked(templates.PLAN, request, conversation)
+        template, values = _asked(self._supervisor.prompts.plan, request, conversation)
         try:
             obj = await self._supervisor.ask_json(
                 "plan",
@@ -103,7 +103,7 @@ class Planner:
             lax = self._coerce(obj.get("plan")) if isinstance(obj, dict) else None
             return None if lax is None else Coerced({**obj, "plan": lax.value}, lax.changes)
 
-        template, values = _asked(templates.PROFILE_AND_PLAN, request, conversation)
+        template, values = _asked(self._supervisor.prompts.profile_and_plan, request, conversation)
         try:
             obj = await self._supervisor.ask_json(
                 "profile_and_plan",

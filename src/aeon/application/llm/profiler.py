@@ -7,7 +7,6 @@ from typing import Any
 import msgspec
 
 from aeon.application.errors import missing_field
-from aeon.application.llm.prompts import templates
 from aeon.application.llm.supervisor import Supervisor
 from aeon.domain.profile import Breadth, Confidence, TaskProfile, ToolUsage, stabilize
 
@@ -85,7 +84,7 @@ class Profiler:
         `previous`; the second value is the clamp note, if any."""
         obj = await self._supervisor.ask_json(
             "profile",
-            templates.PROFILE,
+            self._supervisor.prompts.profile_again,
             {"request": request, "notes": notes or "nothing yet"},
             schema=PROFILE_SCHEMA,
             target="task_profile",

@@ -19,14 +19,14 @@ from aeon.application.errors import (
 from aeon.application.llm.gateway import LLMGateway
 from aeon.application.llm.jsonfix import looks_truncated, parse_json
 from aeon.application.llm.lax_plan import Coerced
-from aeon.application.llm.prompts import PromptTemplate, templates
+from aeon.application.llm.prompts import PromptTemplate
+from aeon.application.llm.prompts.profiles import BASE, PromptSet
 from aeon.application.llm.retry_budget import MAX_LLM_REPAIRS
 from aeon.application.plans.validation import step_schema, tool_problems
-from aeon.application.policy import Described, Policy
+from aeon.application.policy import Described
 from aeon.application.recorder import Recorder
 from aeon.domain.llm import Message
 from aeon.domain.plan import ExecutionMode, PlanStep
-from aeon.domain.provenance import fence
 from aeon.domain.records import Counters, SupervisorAction
 from aeon.domain.tools import ToolSpec
 
@@ -39,25 +39,6 @@ Validator = Callable[[Any], list[str]]
 Coercer = Callable[[Any], Coerced | None]
 
 
-UNTRUSTED_DESCRIPTION = 400  # at most this many characters of a tool description from an MCP server not trusted
-
-
-def describe_tools(tools: Sequence[ToolSpec], policy: Policy | None = None) -> str:
-    """Every tool with its input/output schema and one example invocation, for planning and repair prompts. The
-    description of a tool from an MCP server the policy does not trust is bounded and fenced as data."""
-    lines = []
-    for t in tools:
-        example = json.dumps({"tool": t.name, "args": t.example}, separators=(", ", ": "))
-        description = t.description
-        if not (policy or Policy()).trusts_description(t):
-            description = fence(description, f"MCP server {t.server!r}", limit=UNTRUSTED_DESCRIPTION)
-        lines.append(
-            f"- {t.name}: {description} input_schema: {json.dumps(t.input_schema)} "
-            f"output_schema: {json.dumps(t.output_schema)} example: {example}"
-        )
-    return "\n".join(lines) or "(no tools are registered)"
-
-
 class Supervisor:
     """Turns raw model output into a validated object, or declares it unrecoverable. Never invents tools."""
 
@@ -68,8 +49,10 @@ class Supervisor:
         counters: Counters,
         tools: Sequence[ToolSpec],
         described: Described | None = None,
+        prompts: PromptSet = BASE,
     ) -> None:
         self.described = described or Described()  # every prompt it sends holds the tool descriptions
+        self.prompts = prompts  # the templates of the model's prompt profile, for every service that asks it
         self._llm = gateway
         self._record = record
         self._counters = counters
@@ -119,7 +102,7 @@ class Supervisor:
             self._record.error(f"{target}: {'; '.join(errors)}")
             answer = await self._ask_repair(
                 f"repair:{target}",
-                templates.REPAIR_JSON,
+                self.prompts.repair_json,
                 {"schema": json.dumps(schema), "broken": current.strip() or "(empty)", "problems": "; ".join(errors)},
                 schema=schema,
                 schema_name=target,
@@ -166,7 +149,7 @@ class Supervisor:
             completion = await self._llm.complete(
                 purpose,
                 [Message(role="user", content=template.render(values))],
-                schema=schema,
+                schema=self.prompts.schema_form(schema),
                 schema_name=schema_name,
                 stop=template.stop,
             )
@@ -193,7 +176,7 @@ class Supervisor:
         completion = await self._llm.complete(
             purpose,
             [Message(role="user", content=template.render(values))],
-            schema=schema,
+            schema=self.prompts.schema_form(schema),
             schema_name=target,
             stop=template.stop,
         )
@@ -217,7 +200,7 @@ class Supervisor:
         for attempt in range(1, MAX_LLM_REPAIRS + 1):
             answer = await self._ask_repair(
                 f"repair_step:{step.step_id}",
-                templates.REPAIR_STEP,
+                self.prompts.repair_step,
                 {"goal": goal, "step": step_json, "problems": "; ".join(errors)},
                 schema=schema,
                 schema_name="step",

@@ -99,11 +99,14 @@ def run_overrides(
 
 
 def describe_llm(info: ModelInfo) -> str:
-    """The first progress line: which model answers, through which adapter, in which dialect and why."""
+    """The first progress line: which model answers, through which adapter, in which dialect and why (and with which
+    prompt profile, when not base)."""
     if info.adapter == "scripted":
         return f"scripted model from {info.dialect_source}"
     where = f" at {info.base_url}" if info.base_url else ""
-    return f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
+    said = f"model {info.model} via {info.adapter}{where} · dialect {info.dialect} ({info.dialect_source})"
+    # the prompt profile, when it is not the base one every run had before profiles (README "Prompt profiles")
+    return said if info.profile == "base" else f"{said} · {info.profile} prompts ({info.profile_source})"
 
 
 def said_model(llm: LLMPort, request: str, status: Callable[[str], None] | None) -> str | None:

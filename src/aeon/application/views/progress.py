@@ -28,6 +28,7 @@ from aeon.domain.progress import (
     PhaseEnded,
     PhaseStarted,
     PlanMade,
+    PrefixUncached,
     ProgressEvent,
     Refined,
     StepEnded,
@@ -45,7 +46,7 @@ ARGS_SHOWN = 200
 def progress_lines(event: ProgressEvent, *, verbose: bool = True) -> list[Line]:
     """The lines `event` shows; without `verbose`, the LLM calls and supervisor actions show none."""
     match event:
-        case SupervisorActed() | LLMCallStarted() | LLMCallEnded():
+        case SupervisorActed() | LLMCallStarted() | LLMCallEnded() | PrefixUncached():
             return [_detail(event)] if verbose else []
         case PhaseStarted() | PhaseEnded() | PlanMade() | StepStarted() | StepEnded():
             return list(_run_lines(event))
@@ -130,12 +131,18 @@ def _plan(plan: Plan) -> Iterator[Line]:
         yield f"  {s.step_index}. [{s.step_id}] {s.description} — {how}", None
 
 
-def _detail(event: SupervisorActed | LLMCallStarted | LLMCallEnded) -> Line:
+def _detail(event: SupervisorActed | LLMCallStarted | LLMCallEnded | PrefixUncached) -> Line:
     """What only a verbose display shows: the supervisor at work and each LLM call."""
     match event:
         case SupervisorActed(action=a):
             ok = "ok" if a.succeeded else "failed"
             return f"  supervisor {a.kind} on {a.target} ({ok}): {short(a.detail, 120)}", None
+        case PrefixUncached():
+            return (
+                f"  prompt prefix ~{event.prefix_tokens:,} tokens, under the {event.cache_min_tokens:,} that "
+                f"{event.provider} caches: not cached",
+                "dim",
+            )
         case LLMCallStarted():
             where = f" · step {event.step_id}" if event.step_id else ""
             return f"  … LLM {event.purpose} ({event.phase}{where})", "dim"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import msgspec
 import typer
 
+from aeon.adapters.process import reader_may_stop
 from aeon.domain.text import json_safe
 from aeon.entrypoints.durable.decide import approve, deny
 from aeon.entrypoints.durable.options import (
@@ -27,7 +28,6 @@ from aeon.entrypoints.failures import (
     reported,
     say,
 )
-from aeon.entrypoints.stdout import reader_may_stop
 
 if TYPE_CHECKING:
     from aeon.adapters.durable.runtime import Outcome

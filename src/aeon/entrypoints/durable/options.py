@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from aeon.adapters.process import exit_now, second_signal_leaves
 from aeon.entrypoints.failures import (
     EXIT_AWAITING,
     EXIT_ERROR,
@@ -18,7 +19,6 @@ from aeon.entrypoints.failures import (
     fail,
     say,
 )
-from aeon.entrypoints.stdout import exit_now, second_signal_leaves
 
 if TYPE_CHECKING:  # the kernel, the settings schema and the container load when a command runs, not for --help
     from aeon.entrypoints.config.schema import Settings

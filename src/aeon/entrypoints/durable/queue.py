@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -12,8 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    import contextlib
-
     from aeon.adapters.durable.batch import Tally
     from aeon.adapters.durable.engine import DurableEngine
     from aeon.application.runs.batch import Batch
@@ -60,19 +59,19 @@ def batch(
     4 otherwise (the results say which), 6 when none failed but some wait for approval (they wait on the record, for
     aeon approve / aeon deny; the others' results are written).
     """
-    import contextlib
-
     from aeon.adapters.documents import read_requests
     from aeon.adapters.durable.batch_report import batch_id, queued_lines, stays
     from aeon.adapters.durable.engine import BATCH_QUEUE
+    from aeon.domain.log_run import BatchStartRecord
     from aeon.entrypoints.durable.factory import process
+    from aeon.entrypoints.session import ready_to_serve
 
     with reported(as_json=as_json, debug=debug):
         settings, requests = _settings(config), read_requests(file)
         target = out or file.with_name(file.stem + ".results.jsonl")
         name, reused, going_on = process().batch_name(settings, batch_id(file, requests), len(requests), fresh=fresh)
         with contextlib.ExitStack() as stack:
-            _checked(stack, settings, name, len(requests))
+            ready_to_serve(stack, settings, name, BatchStartRecord(batch=name, runs=len(requests)))
             engine = process().batch_engine(settings, name, concurrency=concurrency, rate=rate, serve=serve)
             runs = _batch(stack.enter_context(engine), settings, config)
             stack.enter_context(stoppable(stays(name, fresh=fresh)))
@@ -112,33 +111,6 @@ def _followed(runs: Batch[Tally], engine: DurableEngine, ids: list[str], target:
         engine.leave()
         leave_pending(EXIT_AWAITING if not tally.failed else EXIT_ERROR)
     return tally
-
-
-def _checked(stack: contextlib.ExitStack, settings: Settings, name: str, runs: int) -> None:
-    """The tools load (their MCP servers start) and the model and log are checked before anything is queued or
-    taken from the queue; the runs executed here use those tools (lent for as long as `stack` holds). The checks are
-    every front door's (session.ready: the model can run, the log can be opened), and the log's first record —
-    `batch_start`, naming the batch and its number of runs — written, so that a log that takes no record (a full
-    device) stops the batch before anything is spent. A queued run cannot prove it: it holds its records until its
-    first step, an LLM call, is on the record."""
-    import asyncio
-
-    from aeon.domain.log_run import BatchStartRecord
-    from aeon.entrypoints.container import build_container, opened, tools_opened
-    from aeon.entrypoints.durable.factory import process
-    from aeon.entrypoints.session import ready
-
-    async def checked() -> None:
-        async with opened(container, container.event_log, container.llm):
-            await ready(container)
-            log = container.event_log()
-            log.bind(name)
-            log.emit(BatchStartRecord(batch=name, runs=runs))
-
-    container = build_container(settings)
-    registry = stack.enter_context(tools_opened(container))
-    stack.enter_context(process().composer.lent_tools(settings, registry))
-    asyncio.run(checked())
 
 
 def worker(

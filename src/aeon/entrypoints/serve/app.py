@@ -12,13 +12,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from aeon.adapters.web.guard import Bounded, Guard
 from aeon.application.errors import InputError
 from aeon.application.runs.openapi import Operation, document
 from aeon.application.runs.serving import ServeSettings
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.serve import a2a, agui, events, runs, schedules, threads
 from aeon.entrypoints.serve.context import Served
-from aeon.entrypoints.ui.guard import Bounded, Guard
 
 # One line per route group: each module exposes `routes(served) -> list[BaseRoute]`.
 GROUPS: tuple[Callable[[Served], list[BaseRoute]], ...] = (

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from starlette.responses import Response
 
 from aeon.adapters.durable.listing import RunHeads
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import Outcome
+from aeon.adapters.web.bodies import redacted_json
 from aeon.application.redaction import Redactor
 from aeon.application.runs import RecordedRuns
 from aeon.application.runs.queued import QueuedRuns
@@ -19,7 +19,6 @@ from aeon.application.runs.schedules import Schedules
 from aeon.application.runs.serving import ServeSettings
 from aeon.application.threads import Threads
 from aeon.application.views.run_resource import RunEvents
-from aeon.domain.text import json_safe
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,4 @@ class Served:
 
     def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         """`body` as JSON, redacted as every output of Aeon is."""
-        encoded = json_safe(msgspec.json.encode(self.redactor.data(body)).decode()).encode()
-        return Response(encoded, status, headers={"cache-control": "no-store", **(headers or {})},
-                        media_type="application/json")  # fmt: skip
+        return redacted_json(self.redactor, body, status, headers)

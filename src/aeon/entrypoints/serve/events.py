@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from functools import partial
 
-from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from aeon.adapters.web.sse import event_stream
 from aeon.application.errors import InputError
 from aeon.application.runs.openapi import Error, Operation
 from aeon.application.runs.serving import ServeSettings
 from aeon.application.views.run_resource import Looked
 from aeon.entrypoints.serve.context import Served
-
-PING = 15
 
 
 def operations(serve: ServeSettings) -> list[Operation]:
@@ -41,4 +39,4 @@ async def _events(served: Served, request: Request) -> Response:
         return await run_in_threadpool(served.events.look, run_id, after)
 
     stream = served.events.stream(look, int(given), served.serve.max_events, served.serve.max_stream_seconds)
-    return EventSourceResponse(stream, ping=PING, headers={"cache-control": "no-store"})
+    return event_stream(stream)

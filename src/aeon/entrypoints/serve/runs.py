@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -12,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from aeon.adapters.durable import resources
-from aeon.application.approval_args import edited_args
+from aeon.adapters.web.bodies import body_of
 from aeon.application.errors import InputError
 from aeon.application.runs import openapi as api
 from aeon.application.runs.recorded import decision_of
@@ -83,8 +82,3 @@ def _number(text: str, name: str, most: int) -> int:
     if not text.isdigit() or not 1 <= int(text) <= most:
         raise InputError(f"{name!r} must be a whole number from 1 to {most}")
     return int(text)
-
-
-async def body_of(request: Request) -> dict[str, Any]:
-    """The request's JSON object, each key once (InputError naming what is wrong, as `aeon approve --args`)."""
-    return edited_args((await request.body()).decode("utf-8", "replace") or "{}", "the body") or {}

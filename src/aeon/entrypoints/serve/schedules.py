@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from aeon.adapters.web.bodies import body_of
 from aeon.application.errors import InputError
 from aeon.application.runs.openapi_groups import schedules_operations
 from aeon.entrypoints.serve.context import Served
-from aeon.entrypoints.serve.runs import body_of
 
 operations = schedules_operations  # what the OpenAPI document shows of these routes
 

@@ -3,7 +3,6 @@ queue, what the routes share, and the server on its socket until Ctrl-C."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 import threading
@@ -22,6 +21,7 @@ from aeon.adapters.durable.threads import store_for
 from aeon.adapters.durable.tokens import Live, Tokens
 from aeon.adapters.eventlog.reader import Logs
 from aeon.adapters.listening import listen
+from aeon.adapters.web.server import address, run_app
 from aeon.adapters.webhooks.sender import WebhookSender
 from aeon.application.access import is_loopback, loopback_hosts
 from aeon.application.redaction import Redactor
@@ -35,18 +35,16 @@ from aeon.application.views.run_resource import RunEvents
 from aeon.domain.log_run import ServeStartRecord
 from aeon.entrypoints.config.layers import load_settings
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.container import build_container, opened, tools_opened
 from aeon.entrypoints.durable.factory import process
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK, fail, say
 from aeon.entrypoints.secrets import redactor_for
 from aeon.entrypoints.serve.context import Served
-from aeon.entrypoints.session import ready
+from aeon.entrypoints.session import ready_to_serve
 
 
 def start(config: Path | None, *, host: str, port: int, name: str | None, debug: bool) -> None:
     from aeon.entrypoints.serve.app import create_server
-    from aeon.entrypoints.ui.serve import run_app
 
     settings, durable = load_settings(config), process()
     loopback = is_loopback(host)
@@ -61,30 +59,16 @@ def start(config: Path | None, *, host: str, port: int, name: str | None, debug:
     engine = durable.engine(settings, "serve", name=name or f"{socket.gethostname()}-{port}", listen=(BATCH_QUEUE,),
                             queues=queues, lease=True)  # fmt: skip
     with contextlib.ExitStack() as stack:
-        _checked(stack, settings, ServeStartRecord(server=engine.executor_id, address=f"{host}:{port}"))
+        first = ServeStartRecord(server=engine.executor_id, address=f"{host}:{port}")
+        ready_to_serve(stack, settings, first.server, first)
         stack.enter_context(engine)
         served = _served(settings, config, DbosRuns(engine), RunHeads(engine.url, RUN_WORKFLOW))
         app = create_server(served, hashes=hashes, hosts=loopback_hosts(host, port) if loopback else None)
-        shown = f"[{host}]" if ":" in host else host
-        say(f"serving on http://{shown}:{port}/ runs on {redacted(engine.url)} (Ctrl-C stops it)")
+        say(f"serving on {address(host, port)} runs on {redacted(engine.url)} (Ctrl-C stops it)")
         run_app(app, sock)
         served.heads.close()
         say("serve stopped")
         leave_pending(EXIT_OK)  # runs under way stay pending: this server started again takes them back
-
-
-def _checked(stack: contextlib.ExitStack, settings: Settings, first: ServeStartRecord) -> None:
-    """Before serving: the tools load (lent to the runs executed here), the model can run, the log takes `first`."""
-    container = build_container(settings)
-    stack.enter_context(process().composer.lent_tools(settings, stack.enter_context(tools_opened(container))))
-
-    async def ready_here() -> None:
-        async with opened(container, container.event_log, container.llm):
-            await ready(container)
-            container.event_log().bind(first.server)
-            container.event_log().emit(first)
-
-    asyncio.run(ready_here())
 
 
 def _hashes(settings: Settings, url: str) -> Live:

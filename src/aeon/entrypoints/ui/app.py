@@ -16,11 +16,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from aeon.adapters.web.guard import Guard
 from aeon.domain.errors import AeonError
 from aeon.domain.text import terminal_safe
 from aeon.entrypoints.ui import forms, live, views
 from aeon.entrypoints.ui.context import Ui
-from aeon.entrypoints.ui.guard import Guard
 
 Handler = Callable[[Ui, Request], Response]
 

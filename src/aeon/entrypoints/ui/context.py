@@ -10,10 +10,10 @@ from jinja2 import Environment
 from starlette.responses import HTMLResponse
 
 from aeon.adapters.durable.catalog import RunIndex
+from aeon.adapters.durable.run_pages import RunPages
 from aeon.application.redaction import Redactor
 from aeon.application.runs.decisions import Decisions
 from aeon.application.views.catalog import STATUSES
-from aeon.entrypoints.ui.detail import Runs
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Ui:
     the redaction every message shown passes through."""
 
     index: RunIndex
-    runs: Runs
+    runs: RunPages
     decisions: Decisions
     env: Environment
     csrf: str

@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from aeon.application.access import same as csrf_ok
+from aeon.application.views.addresses import run_href
 from aeon.domain.errors import AeonError
 from aeon.entrypoints.ui.context import Ui
-from aeon.entrypoints.ui.pages import run_href
 from aeon.entrypoints.ui.views import run_page
 
 MAX_FORM = 2 * 1024 * 1024  # a decision's form: edited arguments are at most 1 MiB, as `aeon approve --args`

@@ -3,20 +3,17 @@ open page follows it without reloading; the feed ends once nothing more can chan
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
-from sse_starlette.sse import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from aeon.application.views.feed import Feed, Seen, batch_seen, run_seen
+from aeon.adapters.web.sse import followed
+from aeon.application.views.feed import Seen, batch_seen, run_seen
 from aeon.entrypoints.ui.context import Ui
 
 EVERY = 0.5  # seconds between looks at a run's log and record
-PING = 15  # seconds between keep-alive comments
 
 
 def run_feed(ui: Ui) -> Callable[[Request], Any]:
@@ -32,7 +29,7 @@ def run_feed(ui: Ui) -> Callable[[Request], Any]:
                 return None
             return run_seen(view, ui.env.get_template("_live.html").render(view=view, csrf=ui.csrf))
 
-        return _stream(look, request.query_params.get("status", ""), EVERY)
+        return followed(look, request.query_params.get("status", ""), EVERY)
 
     return feed
 
@@ -49,20 +46,6 @@ def batch_feed(ui: Ui) -> Callable[[Request], Any]:
                 return None
             return batch_seen(batch, ui.env.get_template("_batch.html").render(batch=batch, csrf=ui.csrf))
 
-        return _stream(look, "", EVERY * 2)
+        return followed(look, "", EVERY * 2)
 
     return feed
-
-
-def _stream(look: Callable[[], Seen | None], status: str, every: float) -> Response:
-    async def events() -> AsyncIterator[dict[str, str]]:
-        feed = Feed(status)
-        while True:
-            sent = feed.events(await run_in_threadpool(look))
-            for event in sent:
-                yield event
-            if sent and sent[-1]["event"] == "end":
-                return
-            await asyncio.sleep(every)
-
-    return EventSourceResponse(events(), ping=PING, headers={"cache-control": "no-store"})

@@ -1,12 +1,11 @@
 """The pages' templates (Jinja2, every value escaped: autoescape on for all of them), the filters they use
-(aeon.application.views.formats) and the addresses of the pages."""
+(aeon.application.views.formats) and the addresses of the pages (views/addresses)."""
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode
-
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from aeon.application.views.addresses import batch_href, page_href, run_href
 from aeon.application.views.formats import clip, compact, count, eta, long, money, pretty, seconds, share, when
 from aeon.application.views.passes import HEIGHT, WIDTH
 
@@ -38,17 +37,3 @@ def environment(root: str = "") -> Environment:
         page_href=lambda *a: root + page_href(*a),
     )  # fmt: skip
     return env
-
-
-def run_href(run_id: str, *rest: str | int) -> str:
-    """The address of a run's page (or of what follows it: a record, its live feed), the id quoted whole."""
-    return "/".join(["/runs", quote(run_id, safe=""), *(quote(str(r), safe="") for r in rest)])
-
-
-def batch_href(name: str, *rest: str) -> str:
-    return "/".join(["/batches", quote(name, safe=""), *rest])
-
-
-def page_href(status: str, text: str, number: int) -> str:
-    query = {k: v for k, v in (("status", status), ("q", text), ("page", str(number))) if v and v != "1"}
-    return "/" + (f"?{urlencode(query)}" if query else "")

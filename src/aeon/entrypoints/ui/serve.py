@@ -3,10 +3,11 @@ token when the address is not loopback, the server on its socket, and what it le
 
 from __future__ import annotations
 
+import functools
+import json
 import secrets
-import signal
-import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,10 +17,14 @@ from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RUN_WORKFLOW
 from aeon.adapters.durable.status import prime_decoders
 from aeon.adapters.listening import listen
+from aeon.adapters.web.server import address, run_app
+from aeon.domain.errors import AeonError
 from aeon.entrypoints.durable.options import leave_pending
 from aeon.entrypoints.failures import EXIT_OK, say
 
 if TYPE_CHECKING:  # the web stack is the [ui] extra: imported when serving
+    from aeon.adapters.durable.run_pages import Recorded
+    from aeon.adapters.durable.runtime import RunSpec
     from aeon.application.redaction import Redactor
     from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
@@ -58,37 +63,38 @@ def serve(config: Path | None, *, host: str, port: int, debug: bool) -> None:
 def pages(engine: Any, heads: RunHeads, redactor: Redactor, root: str = "") -> Ui:
     """What the pages read from: the runs index over `heads`, the run reader, the decisions, the templates."""
     from aeon.adapters.durable.catalog import RunIndex
+    from aeon.adapters.durable.run_pages import RunPages
+    from aeon.adapters.eventlog.reader import Logs
     from aeon.application.runs.decisions import Decisions
     from aeon.entrypoints.ui.context import Ui
-    from aeon.entrypoints.ui.detail import Runs
     from aeon.entrypoints.ui.pages import environment
 
-    index, runs = RunIndex(engine, heads, redactor), Runs(engine, redactor)
+    index, runs = RunIndex(engine, heads, redactor), RunPages(engine, redactor, Logs().records, _recorded_settings())
     return Ui(index, runs, Decisions(DbosRuns(engine)), env=environment(root), csrf=_secret(), redactor=redactor)
 
 
+def _recorded_settings() -> Callable[[RunSpec], Recorded | None]:
+    """What a run's page needs of the settings it was recorded with (its config file and overrides), each loaded
+    once; None when they cannot be loaded any more (the file moved): the page then shows what the record holds."""
+    from aeon.adapters.durable.run_pages import Recorded
+    from aeon.entrypoints.config.layers import load_settings
+
+    @functools.cache
+    def loaded(config: str | None, overrides: str) -> Recorded | None:
+        try:
+            s = load_settings(Path(config) if config else None, json.loads(overrides))
+        except AeonError:
+            return None
+        return Recorded(s.log.path, s.log.keep, s.convergence.model_dump(mode="json"))
+
+    return lambda spec: loaded(spec.config, json.dumps(spec.overrides, sort_keys=True))
+
+
 def _announce(host: str, port: int, url: str, token: str | None) -> None:
-    shown = f"[{host}]" if ":" in host else host
-    address = f"http://{shown}:{port}/"
-    say(f"ui on {address} showing the runs of {redacted(url)} (Ctrl-C stops it)")
+    shown = address(host, port)
+    say(f"ui on {shown} showing the runs of {redacted(url)} (Ctrl-C stops it)")
     if token is not None:
-        say(f"not a loopback address: every request needs this token; open {address}?token={token} (shown once)")
-
-
-def run_app(app: Any, sock: socket.socket) -> None:
-    """Serve `app` on `sock` until Ctrl-C or SIGTERM (uvicorn's own handlers are kept out; ours put back after)."""
-    import uvicorn
-
-    stopped: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, _: stopped.append(signum)) for s in _STOP}
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
-    )
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        say(f"not a loopback address: every request needs this token; open {shown}?token={token} (shown once)")
 
 
 def _leave_going_on(engine: Any, decisions: Decisions) -> None:
@@ -99,9 +105,6 @@ def _leave_going_on(engine: Any, decisions: Decisions) -> None:
         for run_id in left:
             say(f"run {run_id} is on the record; finish it with: aeon resume {run_id}")
         leave_pending(EXIT_OK)
-
-
-_STOP = (signal.SIGINT, signal.SIGTERM)
 
 
 def _secret() -> str:

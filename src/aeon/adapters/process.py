@@ -1,4 +1,6 @@
-"""A stdout that a full disk or a closed pipe cannot turn into a traceback: one line on stderr and exit 1."""
+"""The process's own ends: a stdout that a full disk or a closed pipe cannot turn into a traceback (one line on
+stderr and the caller's exit code), a second signal that leaves at once, and an exit that skips the interpreter's
+teardown. Standard library only: `aeon --help` loads it (tests/entrypoints/test_cli_start.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ import signal
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
-
-from aeon.entrypoints.failures import EXIT_OUTPUT
 
 _STDOUT = 1
 
@@ -47,8 +47,9 @@ class _Stdout(io.RawIOBase):
         return size  # what cannot reach stdout is dropped: the failure is reported once, at the end
 
 
-def guarded_stdout(command: Callable[[], object]) -> None:
-    """Run `command` (the typer app) with such a stdout; exit with its code, or 1 if stdout could not be written."""
+def guarded_stdout(command: Callable[[], object], *, failed: int) -> None:
+    """Run `command` (the typer app) with such a stdout; exit with its code, or `failed` if stdout could not be
+    written."""
     before = sys.stdout
     raw = _Stdout()
     sys.stdout = io.TextIOWrapper(
@@ -70,7 +71,7 @@ def guarded_stdout(command: Callable[[], object]) -> None:
     if raw.failure is not None:
         failure = raw.failure
         print(f"aeon: cannot write to stdout: {failure.strerror or failure}", file=sys.stderr)
-        raise SystemExit(EXIT_OUTPUT)
+        raise SystemExit(failed)
     raise SystemExit(code)
 
 

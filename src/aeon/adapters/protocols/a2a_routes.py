@@ -1,13 +1,12 @@
-"""`aeon serve`'s Agent2Agent door, built with the a2a-sdk's server: the agent card at the protocol's well-known
+"""`aeon serve`'s Agent2Agent routes, built with the a2a-sdk's server: the agent card at the protocol's well-known
 path, JSON-RPC at /a2a (SendMessage, SendStreamingMessage; message/send and message/stream for v0.3 clients), the
-agent Aeon's run executor (adapters/protocols/a2a_executor.py)."""
+agent Aeon's run executor (a2a_executor.py)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -22,17 +21,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from aeon.adapters.protocols.a2a_executor import Events, RunExecutor, Source
-from aeon.application.runs.answers import answer
+from aeon.adapters.protocols.a2a_executor import Answer, RunExecutor, Source
 from aeon.application.views.a2a import agent_card
 from aeon.domain.tools import ToolSpec
 
 RPC_PATH = "/a2a"
 
 
-def a2a_routes(source: Source, tools: Callable[[], list[ToolSpec]]) -> list[BaseRoute]:
+def a2a_routes(source: Source, tools: Callable[[], list[ToolSpec]], answer: Answer) -> list[BaseRoute]:
     """The A2A routes: the agent card (application/views/a2a.agent_card, its skills `tools()`, listed when the card
-    is first asked for) for the JSON-RPC endpoint as the client reached this server, and the endpoint."""
+    is first asked for) for the JSON-RPC endpoint as the client reached this server, and the endpoint, whose tasks
+    are runs from `source` and whose replies to a waiting task `answer` hands the run."""
     base = ParseDict(_card("http://localhost" + RPC_PATH, []), AgentCard())  # the handler's: its capabilities
     executor = RunExecutor(source, answer)
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=base)
@@ -51,38 +50,3 @@ def a2a_routes(source: Source, tools: Callable[[], list[ToolSpec]]) -> list[Base
 def _card(url: str, tools: list[ToolSpec]) -> dict[str, Any]:
     said = "An LLM orchestration kernel: send a request; it plans, runs the tools, checks the answer and replies."
     return agent_card(name="aeon", description=said, url=url, version=metadata.version("aeon"), tools=tools)
-
-
-def config_source(config: Callable[[], Path | None]) -> Source:
-    """aeon.stream's runs of the `config()` file (the run use case, in this process), each in the thread it is
-    given (RunOptions.thread, when this Aeon has threads)."""
-    from aeon.entrypoints.api import RunOptions, stream
-
-    threads = "thread" in RunOptions.__optional_keys__
-
-    def run(request: str, thread: str | None) -> Events:
-        given = config()
-        options: dict[str, Any] = {"config": given} if given is not None else {}
-        if thread is not None and threads:
-            options["thread"] = thread
-        return stream(request, **options)
-
-    return run
-
-
-def config_tools(config: Callable[[], Path | None]) -> Callable[[], list[ToolSpec]]:
-    """The tools of the `config()` file, as `aeon tools` lists them (its MCP servers started, then stopped)."""
-
-    def listed() -> list[ToolSpec]:
-        from aeon.entrypoints.config.layers import load_settings
-        from aeon.entrypoints.container import build_container, tools_opened
-
-        with tools_opened(build_container(load_settings(config()))) as tools:
-            return tools.list()
-
-    return listed
-
-
-def config_routes(config: Callable[[], Path | None]) -> list[BaseRoute]:
-    """The A2A routes for the runs of the `config()` file (read when a request needs it)."""
-    return a2a_routes(config_source(config), config_tools(config))

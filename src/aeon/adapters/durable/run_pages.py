@@ -1,10 +1,12 @@
 """One run as `aeon ui` shows it: its record on the system database (result, or last checkpoint and the call it
-waits on) and its JSONL records, redacted, read for the page that application/views/run_page makes of them."""
+waits on) and its JSONL records, redacted, read for the page that application/views/run_page makes of them. The log
+reader and the settings a run was recorded with come from the caller (the log is another adapter's; settings are
+the entrypoints')."""
 
 from __future__ import annotations
 
-import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,26 +17,33 @@ from aeon.adapters.durable.catalog import summary_of
 from aeon.adapters.durable.engine import DurableEngine
 from aeon.adapters.durable.runs import DbosRuns
 from aeon.adapters.durable.runtime import RunSpec
-from aeon.adapters.eventlog.reader import LogIndex
 from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.application.views import run_page as page
 from aeon.application.views.run_page import RunView
 from aeon.domain.approval import Pending
 from aeon.domain.audit_log import ReadRecord, as_plain, as_record
-from aeon.domain.errors import AeonError
 from aeon.domain.run_state import RunState
-from aeon.entrypoints.config.schema import Settings
 
 
-class Runs:
-    """Reads runs for the pages: the record of each from the engine's client, the log of each followed."""
+class Recorded(msgspec.Struct, frozen=True):
+    """What a page needs of the settings a run was recorded with: its log, how many rotated files it keeps, and the
+    convergence criteria (as JSON)."""
 
-    def __init__(self, engine: DurableEngine, redactor: Redactor) -> None:
-        self._engine, self._redactor = engine, redactor
-        self._logs: dict[Path, LogIndex] = {}
-        self._settings: dict[str, Settings | None] = {}
-        self._lock = threading.Lock()
+    log: Path | None
+    keep: int
+    criteria: Mapping[str, Any]
+
+
+Records = Callable[[Path, str, int], list[ReadRecord]]  # (log, run id, files kept) -> the run's records in it
+SettingsOf = Callable[[RunSpec], Recorded | None]  # None: the run's config cannot be loaded any more
+
+
+class RunPages:
+    """Reads runs for the pages: the record of each from the engine's client, the log of each through `records`."""
+
+    def __init__(self, engine: DurableEngine, redactor: Redactor, records: Records, settings: SettingsOf) -> None:
+        self._engine, self._redactor, self._records, self._settings = engine, redactor, records, settings
 
     def view(self, run_id: str) -> RunView | None:
         """Run `run_id` as its page shows it, all of it read now (None: no such run)."""
@@ -43,26 +52,20 @@ class Runs:
             return None
         w, spec = found.workflow, found.spec
         summary = summary_of(self._engine, self._redactor, w, None, time.monotonic())
-        settings = self._settings_of(spec)
+        settings = self._settings(spec) if spec is not None else None
         result = self._redactor.struct(found.result, RunResult) if found.result is not None else None
         history = msgspec.to_builtins(result.history) if result is not None and result.history is not None else None
         if found.checkpoint is not None:
             history = self._so_far(run_id, found.checkpoint, spec, settings)
         pending = self._redactor.struct(found.pending, Pending) if found.pending is not None else None
         given = spec.overrides.get("log.path") if spec is not None else None
-        log, note = page.log_of(given, settings.log.path if settings is not None else None)
-        records = self.records(run_id, log, settings.log.keep if settings else 5) if log is not None else []
+        log, note = page.log_of(given, settings.log if settings is not None else None)
+        records = self.records(run_id, log, settings.keep if settings else 5) if log is not None else []
         finished = w.status not in ("PENDING", "ENQUEUED")
         return page.run_view(
-            summary,
-            result=result,
-            history=history,
-            pending=pending,
-            records=records,
-            log=log,
-            log_note=note,
+            summary, result=result, history=history, pending=pending, records=records, log=log, log_note=note,
             finished=finished,
-        )
+        )  # fmt: skip
 
     def pending(self, run_id: str) -> Pending | None:
         """The call run `run_id` waits on, redacted, or None."""
@@ -70,35 +73,16 @@ class Runs:
         return self._redactor.struct(pending, Pending) if pending is not None else None
 
     def records(self, run_id: str, log: Path, keep: int) -> list[ReadRecord]:
-        """The run's records in `log`, redacted. Each log is indexed once and followed as it grows, so a page shown
-        again reads only what is new and the run's own lines."""
-        with self._lock:
-            index = self._logs.setdefault(log, LogIndex(log, keep=keep))
-        return [self._redacted(r) for r in index.records(run_id)]
+        """The run's records in `log`, redacted again with the page's secrets (the log was redacted as written)."""
+        return [self._redacted(r) for r in self._records(log, run_id, keep)]
 
     def _redacted(self, record: ReadRecord) -> ReadRecord:
-        """The record with what the page's redactor holds secret blanked (the log was redacted as it was written)."""
         plain = as_plain(record)
         scrubbed = self._redactor.scrub(plain)
         return record if scrubbed == plain else as_record(scrubbed)
 
-    def _so_far(self, run_id: str, last: RunState, spec: RunSpec | None, settings: Settings | None) -> dict[str, Any]:
+    def _so_far(self, run_id: str, last: RunState, spec: RunSpec | None, settings: Recorded | None) -> dict[str, Any]:
         """A history document of the passes an unfinished run has closed, from its last checkpoint."""
         state = self._redactor.struct(last, RunState)
-        criteria = settings.convergence.model_dump(mode="json") if settings is not None else {}
+        criteria = dict(settings.criteria) if settings is not None else {}
         return page.history_so_far(run_id, spec.request if spec else "", criteria, state.passes)
-
-    def _settings_of(self, spec: RunSpec | None) -> Settings | None:
-        """The settings the run was recorded with (its config file and overrides), or None when they cannot be
-        loaded any more (the file moved): the page then shows what the record alone holds."""
-        if spec is None:
-            return None
-        key = msgspec.json.encode([spec.config, spec.overrides]).decode()
-        if key not in self._settings:
-            from aeon.entrypoints.config.layers import load_settings
-
-            try:
-                self._settings[key] = load_settings(Path(spec.config) if spec.config else None, spec.overrides)
-            except AeonError:
-                self._settings[key] = None
-        return self._settings[key]

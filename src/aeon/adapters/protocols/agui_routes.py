@@ -1,12 +1,11 @@
-"""`aeon serve`'s AG-UI door: POST /agui with the protocol's RunAgentInput starts a run of the last user message (or
-resumes one waiting on an interrupt) and streams it as AG-UI server-sent events (adapters/protocols/agui_stream.py);
-GET /runs/{id}/agui streams a recorded run's audit records."""
+"""`aeon serve`'s AG-UI routes: POST /agui with the protocol's RunAgentInput starts a run of the last user message
+(or resumes one waiting on an interrupt) and streams it as AG-UI server-sent events (agui_stream.py); GET
+/runs/{id}/agui streams a recorded run's audit records."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
@@ -17,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 
 from aeon.adapters.protocols.agui_stream import (
     MEDIA_TYPE,
+    Answer,
     Events,
     Look,
     Paused,
@@ -26,13 +26,14 @@ from aeon.adapters.protocols.agui_stream import (
     resumed,
 )
 from aeon.adapters.protocols.held import Held
-from aeon.application.runs.answers import answer
 from aeon.application.views.agui import AguiEvents
 
-Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (a2a_door.config_source)
+Source = Callable[[str, str | None], Events]  # a run's events for a request in a thread (a2a_executor.Source)
 
 
-def agui_routes(source: Source) -> list[BaseRoute]:
+def agui_routes(source: Source, answer: Answer) -> list[BaseRoute]:
+    """POST /agui: a run from `source` of the input's last user message in its thread, or the resumption of one
+    waiting on an interrupt (`answer` hands it the decision), streamed as AG-UI events."""
     paused: Paused = Held()
 
     async def start(request: Request) -> Response:
@@ -67,13 +68,6 @@ def recorded_routes(look: Look, *, most_seconds: float, most_records: int) -> li
         return StreamingResponse(stream, media_type=MEDIA_TYPE)
 
     return [Route("/runs/{run_id}/agui", follow, methods=["GET"])]
-
-
-def config_routes(config: Callable[[], Path | None]) -> list[BaseRoute]:
-    """The AG-UI route for the runs of `config` (a2a_door.config_source: each in the input's thread)."""
-    from aeon.entrypoints.serve.a2a_door import config_source
-
-    return agui_routes(config_source(config))
 
 
 def _first(exc: ValidationError) -> str:

@@ -1,7 +1,7 @@
-"""Who may use `aeon ui`, checked on every request before a page is made: the request's host, origin, token and
-headers read here and judged by application/access (no DNS rebinding, no cross-site decision, the token off
-loopback), and the headers that keep the browser from loading anything else added to every answer; and Bounded, which
-refuses a request body past a size (`aeon serve`'s)."""
+"""Who may use a web door (`aeon ui`, `aeon serve`), checked on every request before a page is made: the request's
+host, origin, token and headers read here and judged by application/access (no DNS rebinding, no cross-site decision,
+the token off loopback), and the headers that keep the browser from loading anything else added to every answer; and
+Bounded, which refuses a request body past a size (`aeon serve`'s)."""
 
 from __future__ import annotations
 
