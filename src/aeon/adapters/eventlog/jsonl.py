@@ -241,7 +241,7 @@ class JsonlEventLog:
             scrubbed = self._redactor.scrub(plain(record))
             return self._shrinker.shrink(scrubbed, escape_breaks(encode(scrubbed)))
         line = escape_breaks(raw)
-        if (shrunk := self._shrinker.shrink(record, line)) is line:
+        if (shrunk := self._shrinker.shrink(record, line)) is line and not isinstance(record, dict):
             self._snapshots.mark_clean()  # nothing in it redacted or cut: its plan snapshots are clean
         return shrunk
 
