@@ -14,6 +14,7 @@ from aeon.domain.log_llm import (
     LLMGiveupRecord,
     LLMRetryRecord,
     LLMRetryRoundRecord,
+    LocalCallTimingsRecord,
     LocalServerStartedRecord,
     LocalServerStoppedRecord,
     LocalSlotCacheSkippedRecord,
@@ -89,6 +90,7 @@ AnyRecord = (
     | LLMDowngradeRecord
     | PromptClippedRecord
     | LocalServerStartedRecord
+    | LocalCallTimingsRecord
     | LocalServerStoppedRecord
     | LocalSlotRestoredRecord
     | LocalSlotSavedRecord
