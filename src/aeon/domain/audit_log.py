@@ -14,6 +14,7 @@ from aeon.domain.log_llm import (
     LLMGiveupRecord,
     LLMRetryRecord,
     LLMRetryRoundRecord,
+    LocalCallTimingsRecord,
     LocalServerStartedRecord,
     LocalServerStoppedRecord,
     LocalSlotCacheSkippedRecord,
@@ -91,6 +92,7 @@ AnyRecord = (
     | PromptClippedRecord
     | PrefixUncachedRecord
     | LocalServerStartedRecord
+    | LocalCallTimingsRecord
     | LocalServerStoppedRecord
     | LocalSlotRestoredRecord
     | LocalSlotSavedRecord

@@ -99,6 +99,18 @@ class LocalServerStartedRecord(LogRecord, tag="local_server_started", kw_only=Tr
     seconds: float
 
 
+class LocalCallTimingsRecord(LogRecord, tag="local_call_timings", kw_only=True):
+    """llama-server's own account of one answered call (its `timings`), written just before the call's record: the
+    prompt tokens it processed (`prompt_tokens`, those from its KV cache not counted) and the tokens it generated,
+    each with its milliseconds."""
+
+    prompt_tokens: int
+    prompt_ms: float
+    cached_tokens: int
+    generated_tokens: int
+    generation_ms: float
+
+
 class LocalServerStoppedRecord(LogRecord, tag="local_server_stopped", kw_only=True):
     pid: int | None
 

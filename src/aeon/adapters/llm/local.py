@@ -22,6 +22,7 @@ from aeon.adapters.llm._llama_server import (
     resolve_model,
 )
 from aeon.adapters.llm._slot_cache import SlotCache
+from aeon.adapters.llm._timings import TimingsTransport
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
 from aeon.application.ports import LLMPort, LoggerPort
@@ -220,7 +221,8 @@ class LocalLlamaLLM:
             max_tokens=self._max_tokens,
             logger=self._logger,
             status=self._progress,
-            transport=httpx.AsyncHTTPTransport(),  # an explicit transport makes httpx ignore proxy variables
+            # an explicit transport makes httpx ignore proxy variables; it logs the server's own timings per call
+            transport=TimingsTransport(httpx.AsyncHTTPTransport(), self._emit),
         )
 
     def _slot_cache(self, binary: Path, model: Path) -> SlotCache | None:
