@@ -17,10 +17,11 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
+from aeon.adapters.eventlog.settings import LogSettings
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import RunSettings
@@ -28,7 +29,8 @@ from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.domain.log_pass import CycleRecord
 from aeon.domain.progress import ProgressEvent
-from aeon.entrypoints.container import run_scope
+from aeon.entrypoints.config.schema import Settings
+from aeon.entrypoints.container import build_container
 
 STEPS = 10
 
@@ -54,12 +56,27 @@ def _plan() -> str:
     return json.dumps({"goal": "benchmark", "steps": steps})
 
 
-def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:
-    """Built by Aeon's own composition root, with an instant scripted model, the real log and the system clock.
-    The log is opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops
-    the run before anything is spent)."""
+class Built(NamedTuple):
+    log: JsonlEventLog
+    container: Any  # kept while the run goes on: the log is one of its resources
+
+    def close(self) -> JsonlEventLog:
+        self.container.shutdown_resources()  # closes the log (flushed, fsynced), as `aeon run` does at its end
+        return self.log
+
+
+def orchestrator(answers: list[str], log_path: Path | None, settings: RunSettings) -> tuple[Orchestrator, Built]:
+    """Built by Aeon's own composition root, with an instant scripted model, the system clock and the log the
+    container builds from the `log:` settings, as `aeon run` builds it (it blanks secrets with the run's own
+    Redactor, so a piece of text found clean by one exit of the run is not scanned again by another). The log is
+    opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops the run before
+    anything is spent)."""
+    config = Settings(log=LogSettings(path=log_path))
+    container = build_container(config, run_settings=settings, progress=NoProgress(), clock=SystemClock())
+    orch: Orchestrator = container.orchestrator(llm=ScriptedLLM(answers))
+    log = container.event_log()  # the container holds it open until the caller closes it
     log.open()
-    return run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
+    return orch, Built(log, container)
 
 
 # One event loop for every run, as in a server or a batch, and the clock read inside it: asyncio.run's own setup
@@ -78,11 +95,10 @@ async def _timed(orch: Orchestrator) -> tuple[float, RunResult]:
 def one_run(log_path: Path | None) -> tuple[float, int]:
     """Seconds for one run and the records it wrote; with `log_path` None the log is a sink that only counts."""
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
-    log = JsonlEventLog(log_path)
     one_pass = RunSettings(ttl=1, max_llm_calls=50, evaluate=False, max_plan_steps=STEPS)
-    orch = orchestrator(responses, log, one_pass)  # one plain pass
+    orch, built = orchestrator(responses, log_path, one_pass)  # one plain pass
     elapsed, result = LOOP.run(_timed(orch))
-    log.close()
+    log = built.close()
     assert result.status == "completed", result.error
     return elapsed, len(log_path.read_text().splitlines()) if log_path is not None else log.next_seq
 
@@ -126,11 +142,10 @@ def _multipass_answers() -> list[str]:
 
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:
-    log = JsonlEventLog(log_path)
     passes = RunSettings(ttl=3, max_llm_calls=60, evaluate=True, max_plan_steps=STEPS)
-    orch = orchestrator(_multipass_answers(), log, passes)
+    orch, built = orchestrator(_multipass_answers(), log_path, passes)
     elapsed, result = LOOP.run(_timed(orch))
-    log.close()
+    built.close()
     assert result.status == "completed" and result.passes == 3, (result.status, result.passes, result.error)
     phases = sum(len(p.phases) for p in result.history.passes if result.history)
     return elapsed, len(result.plan.steps) if result.plan else 0, phases

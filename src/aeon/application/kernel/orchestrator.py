@@ -256,9 +256,9 @@ class Orchestrator:
         # The log gets the result fully redacted; the caller gets it redacted of the configured secrets only (what
         # the run produced reaches it whole): every durable or shared sink redacts it fully again (Redactor.for_caller)
         assembled = assemble(run, self.settings, status, error=error, expired=expired)
-        logged = self.redactor.struct(assembled, RunResult)
+        logged, returned = self.redactor.both(assembled, RunResult)
         run.record.run_end(logged, expired_cap=logged.ttl_expiration.cap if logged.ttl_expiration else None)
-        return self.redactor.for_caller().struct(assembled, RunResult)
+        return returned
 
     def _cycle(self, run: Run) -> None:
         """The cycle in progress, closed at the end of the run: the running step's number, or 0 outside steps."""
