@@ -212,18 +212,12 @@ class Redactor:
     def struct(self, value: T, kind: type[T]) -> T:
         """A msgspec value (a RunResult, a RunState, a Plan) redacted through its JSON form: the same object when
         it holds nothing to redact, else a redacted copy of type `kind`."""
+        if self._configured_only and not self._secrets:  # the caller's copy, with no configured value to blank
+            return value
         encoded = msgspec.json.encode(value)
         if not self.may_hold(encoded):
             return value
         return msgspec.json.decode(self._scrubbed(encoded), type=kind)
-
-    def both(self, value: T, kind: type[T]) -> tuple[T, T]:
-        """`struct` and `for_caller().struct` from one encoding and one scan (the two look for the same needles)."""
-        encoded = msgspec.json.encode(value)
-        if not self.may_hold(encoded):
-            return value, value
-        full, caller = (msgspec.json.decode(r._scrubbed(encoded), type=kind) for r in (self, self.for_caller()))
-        return full, caller
 
     def json(self, encoded: bytes) -> bytes:
         """A JSON document redacted: the same bytes when it holds nothing to redact."""
