@@ -185,7 +185,6 @@ def test_a_short_configured_secret_is_blanked_only_as_a_whole_value() -> None:
     assert Redactor(["k"]).for_caller().text("k") == REDACTED
 
 
-
 def test_the_callers_copy_is_the_result_itself_when_no_value_is_configured() -> None:
     """With no configured secret (a local model, no key) the caller's copy has nothing to blank: the result is
     handed back as it is, a token the run produced included, without a copy; with one, the copy blanks it."""
