@@ -2,7 +2,9 @@
 `aeon run` on Gemma 3 270M (llama-server).
 
 The simple request ("calculate the sum of 5 and 10") runs first as on a fresh machine (an empty slot-cache folder:
-the adapter primes and saves the shared prompt prefix), then `--warm` times with the file that left (restored).
+the adapter starts a server, primes and saves the shared prompt prefix), then `--warm` times: by default they find
+the server the first run left running (llm.keep_alive, "kept"); with AEON_LOCAL_KEEP_ALIVE=0 each starts its own and
+restores the file. The bench stops the server it kept at the end.
 Each run's wall seconds are split from its audit log:
   process   from spawning `aeon run` to its first call (imports, config, the container, the run's set-up)
   server    llama-server's spawn to /health (`local_server_started`), then the slot cache's restore or priming
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,7 +99,10 @@ def split(records: list[dict[str, object]], began: float, wall: float) -> dict[s
 
 
 def slot(records: list[dict[str, object]]) -> str:
-    """What the local server's slot cache did when it started (README "Prompt caching")."""
+    """What the local server's slot cache did when it started (README "Prompt caching"), or "kept": the run found the
+    server an earlier run left running (README "The local server stays warm"), whose slots still hold the prefix."""
+    if any(r["event"] == "local_server_started" and r.get("reused") for r in records):
+        return "kept"
     events = {str(r["event"]) for r in records}
     for event, said in (("local_slot_restored", "restored"), ("local_slot_saved", "saved")):
         if event in events:
@@ -155,11 +161,28 @@ def runs(args: argparse.Namespace, workdir: Path) -> list[dict[str, object]]:
     plan = [("first", REQUESTS[0])] + [("warm", REQUESTS[0])] * args.warm
     plan += [] if args.quick else [("warm", r) for r in REQUESTS[1:]]
     rows = []
-    for label, request in plan:
-        r = {**one(request, workdir, args.config, env), "run": label}
-        rows.append(r)
-        print(f"done: {request!r} ({label}) → {r['status']} in {r['wall_s']:.1f} s", file=sys.stderr)
+    try:
+        for label, request in plan:
+            r = {**one(request, workdir, args.config, env), "run": label}
+            rows.append(r)
+            print(f"done: {request!r} ({label}) → {r['status']} in {r['wall_s']:.1f} s", file=sys.stderr)
+    finally:
+        stop_kept(workdir / "log.jsonl")
     return rows
+
+
+def stop_kept(log: Path) -> None:
+    """Stop the server the runs kept warm (its slot folder was this bench's own, so no other run shares it)."""
+    from aeon.adapters.llm import _keeper
+    from aeon.adapters.llm.local_config import default_servers_dir
+
+    started = [json.loads(line) for line in log.read_text().splitlines()] if log.is_file() else []
+    pids = {r.get("pid") for r in started if r["event"] == "local_server_started" and r.get("keep_alive")}
+    folder = default_servers_dir(None)
+    for state in sorted(folder.glob("*.json")) if folder is not None and folder.is_dir() else []:
+        held = _keeper.read_state(state)
+        if held is not None and held["server"] in pids:
+            os.kill(held["keeper"], signal.SIGTERM)
 
 
 def show(rows: list[dict[str, object]]) -> None:

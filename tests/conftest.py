@@ -23,7 +23,9 @@ os.environ["AEON_DURABLE"] = "false"
 # A local model started through the config keeps no slot files in the user's cache folder during tests; the tests of
 # the slot cache give it a folder of their own.
 os.environ["AEON_LOCAL_SLOT_CACHE_MB"] = "0"
-_SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB")
+# ... and leaves no server running in it after the run: the tests of the kept server give it a folder of their own.
+os.environ["AEON_LOCAL_KEEP_ALIVE"] = "0"
+_SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB", "AEON_LOCAL_KEEP_ALIVE")
 
 
 @pytest.fixture

@@ -130,6 +130,18 @@ def test_a_schema_is_sent_in_the_nested_json_schema_form() -> None:
     assert result.text == '{"x": 1}'
 
 
+def test_a_llama_server_asked_for_json_gets_no_newlines_so_the_answer_is_one_line() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    for asked, banned in ((schema, {"\n": -100, "\n\n": -100}), (None, None)):
+        server = Server(chat('{"x": 1}'))
+        llm, _ = make(server, dialect="llamacpp")
+        complete(llm, schema=asked)
+        assert server.body().get("logit_bias") == banned  # free text keeps its newlines
+    server = Server(chat('{"x": 1}'))
+    complete(make(server)[0], schema=schema)  # another server: its sampling is left alone
+    assert "logit_bias" not in server.body()
+
+
 def test_openai_chat_models_get_a_strict_schema_and_the_answer_back_in_the_original_shape() -> None:
     server = Server(chat('{"x": 1, "note": null, "args": "{\\"a\\": 2}"}'))
     schema = {

@@ -63,7 +63,7 @@ SCRIPT: list[tuple[str, Any]] = [
     # the profile and the plan in one answer; the plan's step has a wrong argument name
     (
         "profile_and_plan",
-        {"profile": PROFILE, "plan": {"goal": REQUEST, "steps": [{**STEP, "args": {"expr": "5 + 10"}}]}},
+        {"profile": PROFILE, "plan": {"steps": [{**STEP, "args": {"expr": "5 + 10"}}]}},
     ),
     ("repair_step", {**STEP, "args": {"expression": "5 + 10"}}),
     ("evaluate", verdict(False, "")),  # an empty explanation: the supervisor asks for a JSON repair

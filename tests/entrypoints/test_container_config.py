@@ -308,7 +308,7 @@ def test_base_yaml_env_marker_default_equals_the_settings_default(
 def test_the_slot_cache_folder_is_beside_the_model_cache_or_in_the_users_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aeon.adapters.llm.local import default_slot_cache_dir
+    from aeon.adapters.llm.local_config import default_slot_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_slot_cache_dir(tmp_path / "models") == tmp_path / "models" / "llama-slots"
@@ -319,7 +319,7 @@ def test_the_slot_cache_folder_is_beside_the_model_cache_or_in_the_users_cache_f
 
 
 def test_the_slot_cache_settings_reach_the_local_adapter_and_0_mb_turns_it_off(tmp_path: Path) -> None:
-    from aeon.adapters.llm.local import from_settings
+    from aeon.adapters.llm.local_config import from_settings
 
     config = tmp_path / "aeon.yaml"
     config.write_text(yaml.safe_dump({"llm": {"adapter": "local", "slot_cache_dir": "slots", "slot_cache_mb": 64}}))

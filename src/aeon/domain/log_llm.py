@@ -93,10 +93,15 @@ class PromptClippedRecord(LogRecord, tag="prompt_clipped", kw_only=True):
 
 
 class LocalServerStartedRecord(LogRecord, tag="local_server_started", kw_only=True):
+    """The local server this adapter uses, ready after `seconds`. With `keep_alive` > 0 it is kept running between
+    runs for that many idle seconds; `reused`: it was already running (started by an earlier run)."""
+
     pid: int | None
     port: int
     model: str
     seconds: float
+    keep_alive: float = 0.0
+    reused: bool = False
 
 
 class LocalCallTimingsRecord(LogRecord, tag="local_call_timings", kw_only=True):

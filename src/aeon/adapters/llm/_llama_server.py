@@ -195,6 +195,25 @@ def layout_key(binary: Path, model: Path, *, ctx_size: int) -> str:
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
+def server_argv(binary: Path, model: Path, template: Path, *, ctx_size: int, threads: int, alias: str) -> list[str]:
+    """llama-server's command line but the port (and the slot folder, the key file): see LlamaServer for the flags."""
+    return [
+        str(binary), "-m", str(model), "--host", "127.0.0.1", "-t", str(threads), "-c", str(ctx_size),
+        "--jinja", "--chat-template-file", str(template), "--alias", alias, *KV_FLAGS,
+    ]  # fmt: skip
+
+
+def log_tail(path: Path) -> str:
+    """The last lines of a server's log on one line (errors stay one line for the CLI)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    tail = " | ".join(lines[-_TAIL_LINES:])
+    return (tail[-_TAIL_CHARS:] if len(tail) > _TAIL_CHARS else tail) or "(empty log)"
+
+
 class LlamaServer:
     """One llama-server process in its own session (so Ctrl-C in the terminal does not reach it; we stop it).
 
@@ -220,13 +239,8 @@ class LlamaServer:
         # so a run's calls land on one slot and each reuses the prefix the last one left there.
         # --kv-unified: the slots share the -c cells instead of a quarter each, so one call may use the whole
         # context (a repair call carries the shared prefix, a schema and the broken answer: over 2048 tokens).
-        self.argv = [
-            str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
-            "-t", str(threads), "-c", str(ctx_size), "--jinja", "--chat-template-file", str(template),
-            "--alias", alias, *KV_FLAGS,
-        ]  # fmt: skip
-        if slot_dir is not None:
-            self.argv += ["--slot-save-path", str(slot_dir)]
+        self.argv = server_argv(binary, model, template, ctx_size=ctx_size, threads=threads, alias=alias)
+        self.argv += ["--port", str(self.port)] + (["--slot-save-path", str(slot_dir)] if slot_dir is not None else [])
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -267,14 +281,7 @@ class LlamaServer:
                 await asyncio.sleep(_POLL_SECONDS)
 
     def log_tail(self) -> str:
-        """The last lines of the server's log on one line (errors stay one line for the CLI)."""
-        try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return "(no log)"
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        tail = " | ".join(lines[-_TAIL_LINES:])
-        return (tail[-_TAIL_CHARS:] if len(tail) > _TAIL_CHARS else tail) or "(empty log)"
+        return log_tail(self.log_path)
 
     def stop(self) -> None:
         """SIGTERM the process group, wait, then SIGKILL; remove the temp dir. Idempotent, never raises."""

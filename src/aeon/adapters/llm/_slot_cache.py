@@ -87,6 +87,12 @@ class SlotCache:
             return None
         return self.folder
 
+    async def warm_at(self, base_url: str, key: str | None, prefix: str) -> str:
+        """`warm` on the server at `base_url` (with its API key, if it has one)."""
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+        async with httpx.AsyncClient(base_url=base_url, headers=headers, trust_env=False) as control:
+            return await self.warm(control, prefix)
+
     async def warm(self, client: httpx.AsyncClient, prefix: str) -> str:
         """Restore `prefix`'s file into slot 0, else prime slot 0 with it and save it: "restored", "saved" or
         "cold". One record says which (`local_slot_restored`, `local_slot_saved`, `local_slot_cache_skipped`)."""

@@ -14,3 +14,4 @@ ANTHROPIC_VERSION = "2023-06-01"
 CTX_SIZE = 8192
 STARTUP_TIMEOUT = 120.0
 SLOT_CACHE_MB = 256
+KEEP_ALIVE = 300.0  # seconds, as Ollama keeps a model loaded for five minutes

@@ -35,6 +35,10 @@ class Dialect(msgspec.Struct, frozen=True, kw_only=True):
     structured: Structured = "json_schema"
     schema_profile: SchemaProfile = "grammar"
     thinking: bool = False  # Anthropic extended thinking may be on: never force a tool, skip thinking blocks
+    # llama.cpp: with a JSON schema, raw newlines are banned (`logit_bias` -100, keyed by text), so the grammar's
+    # optional whitespace is a space and the answer one line, as the prompts' examples are. Measured on Gemma 3 270M
+    # (the recorded simple request): 222 tokens generated over its two calls, pretty-printed, against 182 on one line.
+    compact_json: bool = False
     # tokens a prompt and its answer may take together, unless llm.context_window says: the provider's own models'
     # smallest current window; for a server of unknown size, llama-server's and Ollama's common 8192
     context_window: int = 8192
@@ -68,8 +72,9 @@ _ALL = (
     Dialect(
         name="llamacpp",
         wire="openai",
-        summary="llama.cpp llama-server: grammar-constrained json_schema, any number of stop sequences",
+        summary="llama.cpp llama-server: grammar-constrained one-line json_schema, any number of stop sequences",
         max_stop=16,
+        compact_json=True,
     ),
     Dialect(name="vllm", wire="openai", summary="vLLM: guided-decoding json_schema", max_stop=16),
     Dialect(name="ollama", wire="openai", summary="Ollama's OpenAI-compatible endpoint: json_schema", max_stop=4),

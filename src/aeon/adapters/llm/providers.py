@@ -52,7 +52,7 @@ class Provider(msgspec.Struct, frozen=True, kw_only=True):
 _ALL = (
     Provider(
         name="local",
-        builder="aeon.adapters.llm.local:from_settings",
+        builder="aeon.adapters.llm.local_config:from_settings",
         wire="openai",  # llama-server's OpenAI-compatible endpoint
         model_key="model_path",
         pricing="free",

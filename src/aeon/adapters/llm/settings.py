@@ -50,11 +50,14 @@ class LLMSettings(Section):
     model_path: Path | None = None
     cache_dir: Path | None = None
     # the local server's saved KV cache of the shared prompt prefix (README "Prompt caching"); unset: the default
-    # folder (providers.default_slot_cache_dir); slot_cache_mb 0 keeps none
+    # folder (local_config.default_slot_cache_dir); slot_cache_mb 0 keeps none
     slot_cache_dir: Path | None = None
     slot_cache_mb: int = Field(defaults.SLOT_CACHE_MB, ge=0)
     ctx_size: int = Field(defaults.CTX_SIZE, ge=512)
     threads: int | None = Field(None, ge=1)
+    # seconds the local server stays running after the last call of any run, for the next run to find it warm
+    # (adapters/llm/_kept_server.py); 0: each run starts its own server and stops it when it ends
+    keep_alive: float = Field(defaults.KEEP_ALIVE, ge=0)
     startup_timeout: float = Field(defaults.STARTUP_TIMEOUT, gt=0)
 
     _blanks = field_validator(

@@ -23,7 +23,8 @@ CONVERGENCE_SCHEMA: dict[str, Any] = {
         "completeness_score": {"type": "number", "minimum": 0, "maximum": 1},
         "coherence_score": {"type": "number", "minimum": 0, "maximum": 1},
         "consistent": {"type": "boolean"},
-        "explanation": {"type": "string", "minLength": 1},
+        # a few words for the record: no later step reads it, and a grammar-constrained server generates every character
+        "explanation": {"type": "string", "minLength": 1, "maxLength": 100},
         "issues": {"type": "array", "maxItems": MAX_LLM_ISSUES, "items": {"type": "string"}},
     },
     "required": ["completeness_score", "coherence_score", "consistent", "explanation", "issues"],

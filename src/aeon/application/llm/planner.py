@@ -21,7 +21,7 @@ PROFILE_TARGET = "task_profile"  # the target an unrepairable profile half is re
 
 def profile_and_plan_schema(tool_names: Sequence[str], *, max_steps: int) -> dict[str, Any]:
     """The schema of phase A's one answer: the task profile first, then the plan (so the answer ends with the plan)."""
-    plan = plan_schema(tool_names, max_steps=max_steps)
+    plan = plan_schema(tool_names, max_steps=max_steps, goal=False)
     return {"type": "object", "properties": {"profile": PROFILE_SCHEMA, "plan": plan}, "required": ["profile", "plan"]}
 
 
@@ -30,6 +30,13 @@ def _within(half: str, problems: Sequence[str]) -> list[str]:
     return [
         OutputProblem(f"{half}: {p}", p.kind if isinstance(p, OutputProblem) else OutputFault.INVALID) for p in problems
     ]
+
+
+def _with_goal(obj: Any, request: str) -> Any:
+    """A model's plan answer with the request as its goal (the answer's schema has none: see plan_schema)."""
+    if isinstance(obj, dict) and "steps" in obj and not obj.get("goal"):
+        obj["goal"] = request
+    return obj
 
 
 def _asked(template: PromptTemplate, request: str, conversation: str | None) -> tuple[PromptTemplate, dict[str, str]]:
@@ -44,7 +51,7 @@ class Planner:
 
     def __init__(self, supervisor: Supervisor, tools: Sequence[ToolSpec], *, max_steps: int) -> None:
         self._supervisor = supervisor
-        self._schema = plan_schema([t.name for t in tools], max_steps=max_steps)
+        self._schema = plan_schema([t.name for t in tools], max_steps=max_steps, goal=False)
         self._both_schema = profile_and_plan_schema([t.name for t in tools], max_steps=max_steps)
         self._max_steps = max_steps
         self._tools = {t.name: t for t in tools}
@@ -73,7 +80,7 @@ class Planner:
                 values,
                 schema=self._schema,
                 target="plan",
-                validate=self._plan_problems,
+                validate=lambda obj: self._plan_problems(_with_goal(obj, request)),
                 coerce=self._coerce,
             )
         except UnrecoverableOutput as exc:
@@ -92,6 +99,7 @@ class Planner:
             if not isinstance(obj, dict):
                 return ["the answer must be a JSON object with 'profile' and 'plan'"]
             problems: list[str] = []
+            _with_goal(obj.get("plan"), request)
             for half, check in (("profile", profile_problems), ("plan", self._plan_problems)):
                 found = _within(half, check(obj[half])) if half in obj else [missing_field(f"'{half}' is required")]
                 if found:

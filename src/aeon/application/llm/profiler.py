@@ -18,7 +18,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "expected_tool_usage": {"type": "string", "enum": [e.value for e in ToolUsage]},
         "output_breadth": {"type": "string", "enum": [e.value for e in Breadth]},
         "confidence_requirement": {"type": "string", "enum": [e.value for e in Confidence]},
-        "raw_inference": {"type": "string", "minLength": 1},
+        # a few words: no later step needs more, and on a grammar-constrained server each character is generated
+        "raw_inference": {"type": "string", "minLength": 1, "maxLength": 80},
     },
     "required": [
         "reasoning_depth",

@@ -29,22 +29,19 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
         return f"step {shown_id(self.step_id)}: {self.message}" if self.step_id else self.message
 
 
-def plan_schema(tool_names: Sequence[str], *, max_steps: int = MAX_PLAN_STEPS) -> dict[str, Any]:
-    """The JSON schema a plan answer must satisfy; sent to providers that constrain output."""
+def plan_schema(tool_names: Sequence[str], *, max_steps: int = MAX_PLAN_STEPS, goal: bool = True) -> dict[str, Any]:
+    """The JSON schema a plan must satisfy. `goal=False`: the schema of a model's plan answer, sent to providers that
+    constrain output: no goal (the planner sets the request as the goal), since a model only copied the request
+    there, and a grammar-constrained server generates every token of it."""
     tool: dict[str, Any] = {"type": "string"}
     if tool_names:
         tool["enum"] = sorted(tool_names)
+    steps = {"type": "array", "minItems": 1, "maxItems": max_steps, "items": step_schema(tool)}
+    if not goal:
+        return {"type": "object", "properties": {"steps": steps}, "required": ["steps"]}
     return {
         "type": "object",
-        "properties": {
-            "goal": {"type": "string", "minLength": 1},
-            "steps": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": max_steps,
-                "items": step_schema(tool),
-            },
-        },
+        "properties": {"goal": {"type": "string", "minLength": 1}, "steps": steps},
         "required": ["goal", "steps"],
     }
 

@@ -18,7 +18,7 @@ EVALUATE = PromptTemplate(
 Judge whether a task is finished and answer with JSON only. completeness_score, from 0 to 1: how fully the final \
 answer covers every part of the request. coherence_score, from 0 to 1: how free of contradictions and logical \
 gaps the outputs are. consistent: true when the plan, the step outputs and the final answer agree. Take the \
-validation issues into account. Give a one-sentence explanation and at most 4 issues, each with a type \
+validation issues into account. Give an explanation of a few words and at most 4 issues, each with a type \
 (specificity, relevance, do_say_mismatch, hallucination or consistency), a severity (LOW, MEDIUM, HIGH or \
 CRITICAL), the step_id concerned, a description and a short repair.
 
@@ -29,8 +29,8 @@ Plan:
 Final answer: 20
 Validation issues:
 (none)
-Assessment: {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": true, "explanation": "The product \
-20 answers the request.", "issues": []}""",
+Assessment: {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": true, "explanation": "answered in \
+full", "issues": []}""",
     text="""\
 Request: ${request}
 Profile: ${profile}

@@ -35,32 +35,33 @@ PROFILE_AND_PLAN = PromptTemplate(
 Rate how hard a request is, then turn it into a JSON plan. profile: reasoning_depth 1 (very shallow) to 5 (very \
 deep); information_sufficiency 0.0 (details missing) to 1.0 (everything needed is given); expected_tool_usage none, \
 minimal, moderate or extensive; output_breadth narrow, moderate or broad; confidence_requirement low, medium or \
-high; raw_inference says why. plan: steps that run in order; a step either calls one of the tools above with "args" \
-that match its input schema, or has "agent": "llm" when it needs reasoning and no tool. Use no other tools.
+high; raw_inference says why in a few words. plan: steps that run in order; a step either calls one of the tools \
+above with "args" that match its input schema, or has "agent": "llm" when it needs reasoning and no tool. Use no \
+other tools.
 
 Request: plan a data migration for our system
 Profile and plan: {"profile": {"reasoning_depth": 4, "information_sufficiency": 0.3, "expected_tool_usage": \
-"moderate", "output_breadth": "broad", "confidence_requirement": "high", "raw_inference": "Many unknowns about the \
-system; needs several careful steps."}, "plan": {"goal": "plan a data migration for our system", "steps": \
+"moderate", "output_breadth": "broad", "confidence_requirement": "high", "raw_inference": "many unknowns, several \
+steps"}, "plan": {"steps": \
 [{"step_id": "s1", "description": "List what must be known about the system before migrating", "agent": "llm"}, \
 {"step_id": "s2", "description": "Outline the migration from what s1 found", "agent": "llm"}]}}
 
 Request: repeat the word hello
 Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": \
-"minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "Everything needed is in \
-the request: one tool call."}, "plan": {"goal": "repeat the word hello", "steps": [{"step_id": "s1", "description": \
+"minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "all given, one tool \
+call"}, "plan": {"steps": [{"step_id": "s1", "description": \
 "Echo the word hello", "tool": "echo", "args": {"text": "hello"}}]}}
 
 Request: multiply 6 by 7
 Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": \
-"minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "Everything needed is in \
-the request: one tool call."}, "plan": {"goal": "multiply 6 by 7", "steps": [{"step_id": "s1", "description": \
+"minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "all given, one tool \
+call"}, "plan": {"steps": [{"step_id": "s1", "description": \
 "Multiply 6 by 7", "tool": "calculator", "args": {"expression": "6 * 7"}}]}}
 
 Request: add 2 and 3 and explain the result
 Profile and plan: {"profile": {"reasoning_depth": 2, "information_sufficiency": 1.0, "expected_tool_usage": \
-"minimal", "output_breadth": "narrow", "confidence_requirement": "medium", "raw_inference": "Everything needed is \
-in the request: one tool call, then a short explanation."}, "plan": {"goal": "add 2 and 3 and explain the result", \
+"minimal", "output_breadth": "narrow", "confidence_requirement": "medium", "raw_inference": "all given, a tool \
+call, then an explanation"}, "plan": {\
 "steps": [{"step_id": "s1", "description": "Add 2 and 3", "tool": "calculator", "args": {"expression": "2 + 3"}}, \
 {"step_id": "s2", "description": "Explain the sum from s1", "agent": "llm"}]}}""",
     text="""\
@@ -79,13 +80,12 @@ Turn a request into a JSON plan. Steps run in order. A step either calls one of 
 match its input schema, or has "agent": "llm" when it needs reasoning and no tool. Use no other tools.
 
 Request: repeat the word hello
-Plan: {"goal": "repeat the word hello", "steps": [{"step_id": "s1", "description": "Echo the word hello", \
-"tool": "echo", "args": {"text": "hello"}}]}
+Plan: {"steps": [{"step_id": "s1", "description": "Echo the word hello", "tool": "echo", "args": {"text": \
+"hello"}}]}
 
 Request: multiply 6 by 7 and explain the result
-Plan: {"goal": "multiply 6 by 7 and explain the result", "steps": [{"step_id": "s1", "description": "Multiply 6 \
-by 7", "tool": "calculator", "args": {"expression": "6 * 7"}}, {"step_id": "s2", "description": "Explain the \
-product from s1", "agent": "llm"}]}""",
+Plan: {"steps": [{"step_id": "s1", "description": "Multiply 6 by 7", "tool": "calculator", "args": \
+{"expression": "6 * 7"}}, {"step_id": "s2", "description": "Explain the product from s1", "agent": "llm"}]}""",
     text="""\
 Request: ${request}
 Plan:""",
