@@ -17,11 +17,10 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from aeon.adapters.clock import SystemClock
 from aeon.adapters.eventlog.jsonl import JsonlEventLog
-from aeon.adapters.eventlog.settings import LogSettings
 from aeon.adapters.llm.scripted import ScriptedLLM
 from aeon.application.kernel.orchestrator import Orchestrator
 from aeon.application.kernel.run import RunSettings
@@ -30,7 +29,8 @@ from aeon.application.results import RunResult
 from aeon.domain.log_pass import CycleRecord
 from aeon.domain.progress import ProgressEvent
 from aeon.entrypoints.config.schema import Settings
-from aeon.entrypoints.container import build_container
+from aeon.entrypoints.container import run_scope
+from aeon.entrypoints.secrets import run_secrets
 
 STEPS = 10
 
@@ -56,27 +56,21 @@ def _plan() -> str:
     return json.dumps({"goal": "benchmark", "steps": steps})
 
 
-class Built(NamedTuple):
-    log: JsonlEventLog
-    container: Any  # kept while the run goes on: the log is one of its resources
-
-    def close(self) -> JsonlEventLog:
-        self.container.shutdown_resources()  # closes the log (flushed, fsynced), as `aeon run` does at its end
-        return self.log
-
-
-def orchestrator(answers: list[str], log_path: Path | None, settings: RunSettings) -> tuple[Orchestrator, Built]:
-    """Built by Aeon's own composition root, with an instant scripted model, the system clock and the log the
-    container builds from the `log:` settings, as `aeon run` builds it (it blanks secrets with the run's own
-    Redactor, so a piece of text found clean by one exit of the run is not scanned again by another). The log is
+def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:
+    """Built by Aeon's own composition root, with an instant scripted model, the real log and the system clock.
+    The log blanks secrets with the run's own Redactor, as in `aeon run`, whose container gives the kernel and the
+    log the same one (a piece of text one exit of the run found clean is not scanned again by another). The log is
     opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops the run before
     anything is spent)."""
-    config = Settings(log=LogSettings(path=log_path))
-    container = build_container(config, run_settings=settings, progress=NoProgress(), clock=SystemClock())
-    orch: Orchestrator = container.orchestrator(llm=ScriptedLLM(answers))
-    log = container.event_log()  # the container holds it open until the caller closes it
     log.open()
-    return orch, Built(log, container)
+    orch = run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
+    orch.redactor = log.redactor
+    return orch
+
+
+def new_log(path: Path | None) -> JsonlEventLog:
+    """The log with the Redactor the container would build for the run (from the same settings)."""
+    return JsonlEventLog(path, redactor=Redactor(run_secrets(Settings())))
 
 
 # One event loop for every run, as in a server or a batch, and the clock read inside it: asyncio.run's own setup
@@ -96,9 +90,10 @@ def one_run(log_path: Path | None) -> tuple[float, int]:
     """Seconds for one run and the records it wrote; with `log_path` None the log is a sink that only counts."""
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
     one_pass = RunSettings(ttl=1, max_llm_calls=50, evaluate=False, max_plan_steps=STEPS)
-    orch, built = orchestrator(responses, log_path, one_pass)  # one plain pass
+    log = new_log(log_path)
+    orch = orchestrator(responses, log, one_pass)  # one plain pass
     elapsed, result = LOOP.run(_timed(orch))
-    log = built.close()
+    log.close()
     assert result.status == "completed", result.error
     return elapsed, len(log_path.read_text().splitlines()) if log_path is not None else log.next_seq
 
@@ -143,9 +138,10 @@ def _multipass_answers() -> list[str]:
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:
     passes = RunSettings(ttl=3, max_llm_calls=60, evaluate=True, max_plan_steps=STEPS)
-    orch, built = orchestrator(_multipass_answers(), log_path, passes)
+    log = new_log(log_path)
+    orch = orchestrator(_multipass_answers(), log, passes)
     elapsed, result = LOOP.run(_timed(orch))
-    built.close()
+    log.close()
     assert result.status == "completed" and result.passes == 3, (result.status, result.passes, result.error)
     phases = sum(len(p.phases) for p in result.history.passes if result.history)
     return elapsed, len(result.plan.steps) if result.plan else 0, phases
