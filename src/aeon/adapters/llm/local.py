@@ -9,12 +9,12 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
 
-from aeon.adapters.llm import _kept_server, defaults, providers
+from aeon.adapters.llm import defaults, providers
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     gemma_template,
@@ -33,6 +33,9 @@ from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile
 from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
 from aeon.domain.log_records import LogRecord
+
+if TYPE_CHECKING:  # imported when a server is kept: it needs fork and flock (POSIX)
+    from aeon.adapters.llm import _kept_server
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -217,6 +220,8 @@ class LocalLlamaLLM:
         slot_dir = await asyncio.to_thread(cache.prepare) if cache is not None else None
         threads, began = self._threads or _default_threads(), time.monotonic()
         if self._keep_alive > 0 and self._servers_dir is not None:
+            from aeon.adapters.llm import _kept_server
+
             template = await asyncio.to_thread(_kept_server.template_file, self._servers_dir, gemma_template())
             argv = server_argv(binary, model, template, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
             argv += ["--slot-save-path", str(slot_dir)] if slot_dir is not None else []
