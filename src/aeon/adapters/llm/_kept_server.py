@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from aeon.adapters.llm._keeper import lock_path, locked, read_state
+from aeon.adapters.llm._keeper import lock_path, locked, loopback_tls, read_state
 from aeon.adapters.llm._llama_server import free_loopback_port, log_tail
 from aeon.application.errors import LLMUnavailable
 
@@ -104,7 +104,7 @@ async def _running(state: Path) -> Kept | None:
         return None
     try:
         key = state.with_suffix(".key").read_text(encoding="utf-8").strip()
-        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=loopback_tls()) as client:
             healthy = (await client.get(f"http://127.0.0.1:{held['port']}/health")).status_code == 200
     except (OSError, httpx.HTTPError):
         return None

@@ -15,6 +15,7 @@ import httpx
 import msgspec
 
 from aeon.adapters.llm import defaults, providers
+from aeon.adapters.llm._keeper import loopback_tls
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     gemma_template,
@@ -60,8 +61,7 @@ class LocalLlamaLLM:
     not SIGKILL of this process). It runs in its own session, so the terminal's Ctrl-C does not hit it directly.
 
     Raises LLMUnavailable (status None) when the [local] extra is missing, the server exits before it is ready or is
-    not ready within `startup_timeout` (the message carries the tail of its log); otherwise whatever
-    OpenAICompatLLM raises.
+    not ready within `startup_timeout` (the message carries its log's tail); else whatever OpenAICompatLLM raises.
 
     With `slot_cache_dir` (and `slot_cache_bytes` > 0), the KV cache of the first call's system message (the run's
     shared prompt prefix) is kept there between processes: restored into the new server before the first call, or
@@ -274,7 +274,7 @@ class LocalLlamaLLM:
             logger=self._logger,
             status=self._progress,
             # an explicit transport makes httpx ignore proxy variables; it logs the server's own timings per call
-            transport=TimingsTransport(httpx.AsyncHTTPTransport(), self._emit),
+            transport=TimingsTransport(httpx.AsyncHTTPTransport(verify=loopback_tls()), self._emit),
         )
 
     def _slot_cache(self, binary: Path, model: Path) -> SlotCache | None:
