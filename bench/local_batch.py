@@ -36,7 +36,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,9 @@ import httpx
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests/support"))
+from fake_provider import FakeProvider, json_server, serving  # noqa: E402  (the suite's fake-server scaffold)
+
 AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
 MODEL = "gemma-3-270m"
 # the README's requests (bench/local_model.py's three) and variants of them, 20 in all
@@ -93,39 +95,25 @@ def parsed(call_body: bytes, answer: bytes, sent: float, answered: float) -> Cal
 def recording_proxy(upstream: str, calls: list[Call]) -> Iterator[str]:
     """An OpenAI-compatible endpoint on loopback that forwards each POST to `upstream` and keeps it in `calls`."""
     client = httpx.Client(base_url=upstream, timeout=httpx.Timeout(900.0, connect=5.0), trust_env=False)
-    lock = threading.Lock()
+    lock, current = threading.Lock(), threading.local()  # each request runs in a thread of its own
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: Aeon's client reuses its connections, as it does with the server
+    def forward(path: str, body: bytes) -> tuple[int, bytes]:
+        sent = time.perf_counter()
+        reply = client.post(path, content=body, headers={"content-type": "application/json"})
+        current.call = parsed(body, reply.content, sent, time.perf_counter())
+        return reply.status_code, reply.content
 
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            sent = time.perf_counter()
-            reply = client.post(self.path, content=body, headers={"content-type": "application/json"})
-            call = parsed(body, reply.content, sent, time.perf_counter())
-            try:
-                self.send_response(reply.status_code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(reply.content)))
-                self.end_headers()
-                self.wfile.write(reply.content)
-            except OSError:
-                call.delivered = False
-            with lock:
-                calls.append(call)
+    def delivered(ok: bool) -> None:
+        current.call.delivered = ok
+        with lock:
+            calls.append(current.call)
 
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        client.close()
+    # keep-alive: Aeon's client reuses its connections, as it does with the server
+    with json_server(forward, delivered=delivered, keep_alive=True) as url:
+        try:
+            yield f"{url}/v1"
+        finally:
+            client.close()
 
 
 @contextmanager
@@ -162,9 +150,6 @@ def llama_server(port: int) -> Iterator[str]:
 @contextmanager
 def fake_server(delay: float) -> Iterator[str]:
     """tests/support/fake_provider.py answering each kind of call of config/scripts/sum-5-and-10.yaml in `delay` s."""
-    sys.path.insert(0, str(ROOT / "tests/support"))
-    from fake_provider import FakeProvider, serving
-
     script = yaml.safe_load((ROOT / "config/scripts/sum-5-and-10.yaml").read_text())["responses"]
     kinds = dict(zip(["profile_and_plan", "step_result", "evaluation"], script, strict=True))
     with serving(FakeProvider(kinds=kinds, delay=delay)) as provider:
