@@ -6,7 +6,10 @@ The server is started the way the local adapter starts it (its binary, model, ch
 --kv-unified) on --port. Aeon reaches it through a recording proxy in this process (the OpenAI-compatible adapter,
 dialect llamacpp, the local model's name, so the prompts are the local default's), which keeps every request body
 and the answer's usage and timings. The replay sends those bodies in the order they arrived, at most 4 at once, with
-httpx; the slots' KV caches are emptied before each half, so neither inherits the other's prompts.
+httpx. Each half gets a server of its own, started the same way and warmed by the same one-token call, so neither
+inherits the other's prompts: erasing the slots is not enough, since llama-server keeps a prompt cache in RAM
+(`--cache-ram`) that gave the second half the first calls' prefix ready-made (measured: the direct half's first 4
+calls found 1,192 tokens cached each, the aeon half's none).
 
 Printed per half: wall seconds, LLM calls, prompt / cached / completion tokens, completion tokens per second (over
 the whole `aeon batch` command, and over its LLM window: first call sent to last answer), calls in flight on average,
@@ -24,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -33,7 +37,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +44,9 @@ import httpx
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests/support"))
+from fake_provider import FakeProvider, json_server, serving  # noqa: E402  (the suite's fake-server scaffold)
+
 AEON = [sys.executable, "-c", "from aeon.entrypoints.cli import main; main()"]
 MODEL = "gemma-3-270m"
 # the README's requests (bench/local_model.py's three) and variants of them, 20 in all
@@ -90,39 +96,25 @@ def parsed(call_body: bytes, answer: bytes, sent: float, answered: float) -> Cal
 def recording_proxy(upstream: str, calls: list[Call]) -> Iterator[str]:
     """An OpenAI-compatible endpoint on loopback that forwards each POST to `upstream` and keeps it in `calls`."""
     client = httpx.Client(base_url=upstream, timeout=httpx.Timeout(900.0, connect=5.0), trust_env=False)
-    lock = threading.Lock()
+    lock, current = threading.Lock(), threading.local()  # each request runs in a thread of its own
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: Aeon's client reuses its connections, as it does with the server
+    def forward(path: str, body: bytes) -> tuple[int, bytes]:
+        sent = time.perf_counter()
+        reply = client.post(path, content=body, headers={"content-type": "application/json"})
+        current.call = parsed(body, reply.content, sent, time.perf_counter())
+        return reply.status_code, reply.content
 
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            sent = time.perf_counter()
-            reply = client.post(self.path, content=body, headers={"content-type": "application/json"})
-            call = parsed(body, reply.content, sent, time.perf_counter())
-            try:
-                self.send_response(reply.status_code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(reply.content)))
-                self.end_headers()
-                self.wfile.write(reply.content)
-            except OSError:
-                call.delivered = False
-            with lock:
-                calls.append(call)
+    def delivered(ok: bool) -> None:
+        current.call.delivered = ok
+        with lock:
+            calls.append(current.call)
 
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        client.close()
+    # keep-alive: Aeon's client reuses its connections, as it does with the server
+    with json_server(forward, delivered=delivered, keep_alive=True) as url:
+        try:
+            yield f"{url}/v1"
+        finally:
+            client.close()
 
 
 @contextmanager
@@ -159,22 +151,10 @@ def llama_server(port: int) -> Iterator[str]:
 @contextmanager
 def fake_server(delay: float) -> Iterator[str]:
     """tests/support/fake_provider.py answering each kind of call of config/scripts/sum-5-and-10.yaml in `delay` s."""
-    sys.path.insert(0, str(ROOT / "tests/support"))
-    from fake_provider import FakeProvider, serving
-
     script = yaml.safe_load((ROOT / "config/scripts/sum-5-and-10.yaml").read_text())["responses"]
     kinds = dict(zip(["profile_and_plan", "step_result", "evaluation"], script, strict=True))
     with serving(FakeProvider(kinds=kinds, delay=delay)) as provider:
         yield provider.url
-
-
-def empty_slots(url: str, quick: bool) -> None:
-    """Erase the 4 slots' KV caches (llama-server's /slots), so that a half finds none of the other's prompts."""
-    if quick:
-        return
-    base = url.removesuffix("/v1")
-    for slot in range(4):
-        httpx.post(f"{base}/slots/{slot}", params={"action": "erase"}, timeout=30)
 
 
 def aeon_batch(url: str, runs: int, concurrency: int, folder: Path) -> float:
@@ -189,14 +169,18 @@ def aeon_batch(url: str, runs: int, concurrency: int, folder: Path) -> float:
     subprocess.run([*AEON, "runs"], cwd=folder, env=env, capture_output=True, check=True)  # the system database
     t0 = time.perf_counter()
     cmd = [*AEON, "batch", str(requests), "--concurrency", str(concurrency), "--config", str(cfg)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     results = folder / "requests.results.jsonl"
     lines = results.read_text().splitlines() if results.is_file() else []
     if len(lines) != runs:
         raise SystemExit(f"aeon batch failed (exit {done.returncode}): {done.stderr[-1500:]}")
     statuses = [json.loads(line)["status"] for line in lines]
     print(f"aeon batch: {runs} runs, statuses {dict((s, statuses.count(s)) for s in sorted(set(statuses)))}")
+    print(f"aeon batch's own CPU: {cpu:.1f} s in {wall:.1f} s ({cpu / wall:.0%} of one core; the server has 2 threads)")
     return wall
 
 
@@ -286,15 +270,11 @@ def main() -> None:
     if args.quick:
         args.runs = 8
     calls: list[Call] = []
-    with (
-        fake_server(0.05) if args.quick else llama_server(args.port) as url,
-        tempfile.TemporaryDirectory() as d,
-    ):
-        empty_slots(url, args.quick)
-        with recording_proxy(url.removesuffix("/v1"), calls) as proxied:
-            wall = aeon_batch(proxied, args.runs, args.concurrency, Path(d))
-        empty_slots(url, args.quick)
-        calls.sort(key=lambda c: c.sent)
+    server = (lambda: fake_server(0.05)) if args.quick else (lambda: llama_server(args.port))
+    with server() as url, tempfile.TemporaryDirectory() as d, recording_proxy(url.removesuffix("/v1"), calls) as via:
+        wall = aeon_batch(via, args.runs, args.concurrency, Path(d))
+    calls.sort(key=lambda c: c.sent)
+    with server() as url:  # a new server: its prompt cache in RAM (--cache-ram) outlives a slot erase
         t0 = time.perf_counter()
         direct = asyncio.run(replay(url, [c.body for c in calls], args.concurrency))
         direct_wall = time.perf_counter() - t0

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+from fake_provider import json_server
 
 
 @dataclass(frozen=True)
@@ -227,29 +231,12 @@ def serving() -> Iterator[RecordingServer]:
     """A RecordingServer on a free loopback port (`.url` ends in /v1), stopped on exit."""
     recorder = RecordingServer()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-            try:
-                status, data = 200, json.dumps(recorder.handle(body)).encode()
-            except Exception as exc:  # the bench reports it; the client sees a 400 and fails the run
-                status, data = 400, json.dumps({"error": {"message": str(exc), "type": "bench"}}).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def answer(path: str, body: bytes) -> tuple[int, bytes]:
+        try:
+            return 200, json.dumps(recorder.handle(json.loads(body))).encode()
+        except Exception as exc:  # the bench reports it; the client sees a 400 and fails the run
+            return 400, json.dumps({"error": {"message": str(exc), "type": "bench"}}).encode()
 
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    recorder.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with json_server(answer) as url:
+        recorder.url = f"{url}/v1"
         yield recorder
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from fake_provider import json_server
 
 import tokens
 import tokens_peers
@@ -78,25 +77,11 @@ def test_a_tool_call_answer_counts_as_completion() -> None:
 def word_tokenizer() -> Iterator[str]:
     """A stand-in for llama-server's /tokenize: one token per word."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            text = json.loads(self.rfile.read(int(self.headers["content-length"])))["content"]
-            data = json.dumps({"tokens": list(range(len(text.split())))}).encode()
-            self.send_response(200)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def tokenize(path: str, body: bytes) -> tuple[int, bytes]:
+        return 200, json.dumps({"tokens": list(range(len(json.loads(body)["content"].split())))}).encode()
 
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_server(tokenize) as url:
+        yield url
 
 
 def test_with_a_tokenize_url_sizes_are_that_tokenizers_tokens_and_the_report_says_so(word_tokenizer: str) -> None:

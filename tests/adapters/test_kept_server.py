@@ -175,3 +175,12 @@ def test_without_keep_alive_each_run_starts_and_stops_its_own_server(tmp_path: P
     events = [e for e, _ in log.events if e.startswith("local_server")]
     assert events == ["local_server_started", "local_server_stopped"]
     assert not servers.exists()
+
+
+def test_a_folder_that_cannot_hold_the_kept_server_says_how_to_run_without_it(tmp_path: Path) -> None:
+    (tmp_path / "blocked").write_text("a file where the folder should be")
+    with pytest.raises(LLMUnavailable) as caught:
+        one_call(kept(tmp_path, tmp_path / "blocked" / "servers"))
+    assert str(caught.value).startswith(f"the local server could not be kept in {tmp_path / 'blocked' / 'servers'} (")
+    assert str(caught.value).endswith("set llm.keep_alive: 0 (AEON_LOCAL_KEEP_ALIVE=0) for a server per run")
+    assert not starts(tmp_path)

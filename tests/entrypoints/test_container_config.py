@@ -36,7 +36,7 @@ LLM_CLASS = {
     "local": "LocalLlamaLLM",
 }
 FAKE_KEY = "sk-test-not-a-real-key-1234"
-SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB")
+SUITE_VARIABLES = ("AEON_DURABLE", "AEON_LOCAL_SLOT_CACHE_MB", "AEON_LOCAL_KEEP_ALIVE")
 
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
@@ -296,7 +296,7 @@ def test_base_yaml_value_equals_the_settings_default(section: str, key: str, val
 def test_base_yaml_env_marker_default_equals_the_settings_default(
     section: str, key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in SUITE_VARIABLES:  # the suite's conftest turns durable runs and the slot cache off by default
+    for name in SUITE_VARIABLES:  # the suite's conftest turns durable runs, the slot cache and the kept server off
         monkeypatch.delenv(name, raising=False)
     loaded = getattr(getattr(load_settings(None), section), key)
     assert loaded == getattr(getattr(Settings(), section), key)

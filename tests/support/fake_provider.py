@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -80,28 +80,55 @@ def completion(text: str, model: str = "fake") -> dict[str, Any]:
 
 
 @contextmanager
-def serving(provider: FakeProvider) -> Iterator[FakeProvider]:
+def json_server(
+    handle: Callable[[str, bytes], tuple[int, bytes]],
+    *,
+    delivered: Callable[[bool], None] | None = None,
+    keep_alive: bool = False,
+) -> Iterator[str]:
+    """A standard-library HTTP server on a free loopback port that answers each POST with `handle(path, body)`, a
+    status and a JSON body; its base URL (`http://127.0.0.1:PORT`), stopped on exit. `delivered(ok)` is called in the
+    request's thread once the answer is written (False: the client had hung up). `keep_alive`: HTTP/1.1, so a
+    client reuses its connections. The one scaffold of the suite's fake servers and the benches'."""
+
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            data = json.dumps(completion(provider.answer_for(body))).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            status, data = handle(self.path, self.rfile.read(int(self.headers.get("content-length") or 0)))
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                ok = True
+            except OSError:
+                ok = False
+            if delivered is not None:
+                delivered(ok)
 
         def log_message(self, *args: Any) -> None:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    provider.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield provider
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        provider.release()
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serving(provider: FakeProvider) -> Iterator[FakeProvider]:
+    def answer(path: str, body: bytes) -> tuple[int, bytes]:
+        return 200, json.dumps(completion(provider.answer_for(body))).encode()
+
+    with json_server(answer) as url:
+        provider.url = f"{url}/v1"
+        try:
+            yield provider
+        finally:
+            provider.release()

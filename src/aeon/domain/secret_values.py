@@ -15,7 +15,11 @@ MIN_ENV_SECRET = 8
 
 
 def secret_env_name(name: str) -> bool:
-    """True for an environment variable (or header) name that says its value is a credential."""
+    """True for an environment variable (or header) name that says its value is a credential: its value is then
+    blanked wherever it appears, in every sink (log, output, prompts, traces). Narrower on purpose than
+    `entrypoints/config/env_markers.secret_named`, which only decides that a config error does not quote a variable
+    used in the config: blanking the value of any name holding KEY or AUTH (KEYBOARD_LAYOUT, OAUTH_REDIRECT_URL)
+    would garble ordinary text, while not quoting one in an error costs nothing."""
     return SECRET_ENV.search(name) is not None
 
 

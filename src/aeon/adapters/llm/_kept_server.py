@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from aeon.adapters.llm._keeper import lock_path, locked, read_state
+from aeon.adapters.llm._keeper import lock_path, locked, loopback_tls, read_state
 from aeon.adapters.llm._llama_server import free_loopback_port, log_tail
 from aeon.application.errors import LLMUnavailable
 
@@ -104,7 +104,7 @@ async def _running(state: Path) -> Kept | None:
         return None
     try:
         key = state.with_suffix(".key").read_text(encoding="utf-8").strip()
-        async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=loopback_tls()) as client:
             healthy = (await client.get(f"http://127.0.0.1:{held['port']}/health")).status_code == 200
     except (OSError, httpx.HTTPError):
         return None
@@ -162,34 +162,45 @@ async def acquire(
 ) -> tuple[Kept, bool]:
     """The kept server for `argv` (started on a free loopback port, `announce` called first, if none runs) and
     whether it was already running."""
-    state = await asyncio.to_thread(_state_file, folder, argv)
-    fd = await _lock(state, startup + 15)
     try:
-        running = await _running(state)
-        if running is not None:
-            return running, True
-        announce()
-        return await _start(state, argv, free_loopback_port(), idle, startup), False
-    finally:
-        os.close(fd)
+        state = await asyncio.to_thread(_state_file, folder, argv)
+        fd = await _lock(state, startup + 15)
+        try:
+            running = await _running(state)
+            if running is not None:
+                return running, True
+            announce()
+            return await _start(state, argv, free_loopback_port(), idle, startup), False
+        finally:
+            os.close(fd)
+    except OSError as exc:  # a folder that cannot be written, a file system without flock
+        raise _unusable(folder, exc) from exc
+
+
+def _unusable(folder: Path, exc: OSError) -> LLMUnavailable:
+    reason = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return LLMUnavailable(
+        f"the local server could not be kept in {folder} ({reason}); set llm.keep_alive: 0 "
+        "(AEON_LOCAL_KEEP_ALIVE=0) for a server per run"
+    )
 
 
 def template_file(folder: Path, text: str) -> Path:
     """The chat template the kept servers read, written into `folder` when it is not there with this text yet."""
     path = folder / f"template-{hashlib.sha256(text.encode()).hexdigest()[:12]}.jinja"
     if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise _unusable(folder, exc) from exc
     return path
 
 
 def _state_file(folder: Path, argv: list[str]) -> Path:
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as exc:
-        raise LLMUnavailable(f"could not make the local model's server folder {folder}: {exc.strerror}") from exc
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder / f"{name(argv)}.json"
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from aeon.adapters.llm._keeper import loopback_tls
 from aeon.application.ports import LoggerPort
 from aeon.domain.log_llm import LocalSlotCacheSkippedRecord, LocalSlotRestoredRecord, LocalSlotSavedRecord
 from aeon.domain.log_records import LogRecord
@@ -90,7 +91,8 @@ class SlotCache:
     async def warm_at(self, base_url: str, key: str | None, prefix: str) -> str:
         """`warm` on the server at `base_url` (with its API key, if it has one)."""
         headers = {"authorization": f"Bearer {key}"} if key else {}
-        async with httpx.AsyncClient(base_url=base_url, headers=headers, trust_env=False) as control:
+        tls = loopback_tls()
+        async with httpx.AsyncClient(base_url=base_url, headers=headers, trust_env=False, verify=tls) as control:
             return await self.warm(control, prefix)
 
     async def warm(self, client: httpx.AsyncClient, prefix: str) -> str:

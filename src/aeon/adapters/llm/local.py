@@ -9,12 +9,13 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
 
-from aeon.adapters.llm import _kept_server, defaults, providers
+from aeon.adapters.llm import defaults, providers
+from aeon.adapters.llm._keeper import loopback_tls
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
     gemma_template,
@@ -33,6 +34,9 @@ from aeon.application.ports import LoggerPort
 from aeon.domain.llm import Completion, Message, ModelInfo, PromptProfile
 from aeon.domain.log_llm import LocalServerStartedRecord, LocalServerStoppedRecord, LocalSlotCacheSkippedRecord
 from aeon.domain.log_records import LogRecord
+
+if TYPE_CHECKING:  # imported when a server is kept: it needs fork and flock (POSIX)
+    from aeon.adapters.llm import _kept_server
 
 MODEL_ALIAS = "gemma-3-270m"
 _MAX_ATTEMPTS = 2  # loopback: a retry covers a hiccup, more would only delay the error
@@ -57,8 +61,7 @@ class LocalLlamaLLM:
     not SIGKILL of this process). It runs in its own session, so the terminal's Ctrl-C does not hit it directly.
 
     Raises LLMUnavailable (status None) when the [local] extra is missing, the server exits before it is ready or is
-    not ready within `startup_timeout` (the message carries the tail of its log); otherwise whatever
-    OpenAICompatLLM raises.
+    not ready within `startup_timeout` (the message carries its log's tail); else whatever OpenAICompatLLM raises.
 
     With `slot_cache_dir` (and `slot_cache_bytes` > 0), the KV cache of the first call's system message (the run's
     shared prompt prefix) is kept there between processes: restored into the new server before the first call, or
@@ -217,6 +220,8 @@ class LocalLlamaLLM:
         slot_dir = await asyncio.to_thread(cache.prepare) if cache is not None else None
         threads, began = self._threads or _default_threads(), time.monotonic()
         if self._keep_alive > 0 and self._servers_dir is not None:
+            from aeon.adapters.llm import _kept_server
+
             template = await asyncio.to_thread(_kept_server.template_file, self._servers_dir, gemma_template())
             argv = server_argv(binary, model, template, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
             argv += ["--slot-save-path", str(slot_dir)] if slot_dir is not None else []
@@ -269,7 +274,7 @@ class LocalLlamaLLM:
             logger=self._logger,
             status=self._progress,
             # an explicit transport makes httpx ignore proxy variables; it logs the server's own timings per call
-            transport=TimingsTransport(httpx.AsyncHTTPTransport(), self._emit),
+            transport=TimingsTransport(httpx.AsyncHTTPTransport(verify=loopback_tls()), self._emit),
         )
 
     def _slot_cache(self, binary: Path, model: Path) -> SlotCache | None:

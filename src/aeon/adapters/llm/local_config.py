@@ -30,7 +30,7 @@ def from_settings(llm: LLMSettings, *, logger: LoggerPort, status: Callable[[str
         slot_cache_dir=llm.slot_cache_dir or default_slot_cache_dir(llm.cache_dir),
         slot_cache_bytes=llm.slot_cache_mb * 2**20,
         profile=llm.profile,
-        keep_alive=llm.keep_alive,
+        keep_alive=llm.keep_alive if os.name == "posix" else 0.0,  # the keeper forks and locks with flock
         servers_dir=default_servers_dir(llm.cache_dir),
     )
 

@@ -23,6 +23,9 @@ EnvUses = dict[Where, tuple[tuple[str, str], ...]]
 
 
 def secret_named(name: str) -> bool:
+    """Whether a config error may not quote the value of the variable `name` used in the config. Broader on purpose
+    than `domain/secret_values.secret_env_name` (which values are blanked in every sink): hiding a harmless value
+    from an error costs nothing, blanking it everywhere would garble text."""
     upper = name.upper()
     return any(word in upper for word in _SECRET_WORDS) or any(upper.endswith(n) for n in _SECRET_NAMES)
 
