@@ -7,22 +7,32 @@ on, and a conditional edge loops back until the plan is done. Two variants:
   can do per step, so the strictest yardstick;
 - `typical`: LangChain's FakeListChatModel, LangChain `@tool`s with pydantic-checked arguments and an in-memory
   checkpointer, as a LangGraph user with resumable runs would write it.
-Needs the `[bench]` extra (langgraph).
+Needs the `[bench]` extra (langgraph). bench/overhead.py imports it and prints both beside Aeon's figures in one run;
+alone it prints LangGraph's median µs per step for each variant.
+Run: `.venv/bin/python bench/langgraph_loop.py [--runs N] [--quick]`.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import operator
+import statistics
 import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
-from langchain_core.language_models.fake_chat_models import FakeListChatModel
-from langchain_core.tools import tool
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import END, START, StateGraph
+try:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+except ImportError:
+    if __name__ != "__main__":
+        raise  # bench/overhead.py leaves LangGraph out when the import fails
+    print("skipped: langgraph is not installed (pip install -e '.[bench]')")
+    raise SystemExit(0) from None
 
 
 def _arithmetic(expression: str) -> float:
@@ -100,3 +110,37 @@ def one_run(plan: list[dict[str, Any]], run_id: int, variant: str = "lean") -> f
     elapsed = time.perf_counter() - t0
     assert len(final["past_steps"]) == len(plan), final
     return elapsed
+
+
+def _plan(steps: int) -> list[dict[str, Any]]:
+    """bench/overhead.py's plan: every fifth step an LLM step, the others calculator and echo calls in turn."""
+    plan: list[dict[str, Any]] = []
+    for i in range(1, steps + 1):
+        if i % 5 == 0:
+            plan.append({"step_id": f"s{i}", "description": f"explain step {i - 1}", "agent": "llm"})
+        elif i % 2:
+            plan.append(
+                {"step_id": f"s{i}", "description": "add", "tool": "calculator", "args": {"expression": f"{i} * 3 + 1"}}
+            )
+        else:
+            plan.append({"step_id": f"s{i}", "description": "echo", "tool": "echo", "args": {"text": f"v{i}"}})
+    return plan
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--quick", action="store_true", help="a few runs: checks the bench still runs (CI)")
+    args = ap.parse_args()
+    if args.quick:
+        args.runs = 3
+    plan = _plan(args.steps)
+    print(f"runs: {args.runs} x {args.steps}-step plan (fake model, instant tools)")
+    for variant in ("lean", "typical"):
+        per_step = [one_run(plan, i, variant) / args.steps * 1e6 for i in range(args.runs)]
+        print(f"LangGraph plan-and-execute, {variant}: median {statistics.median(per_step):9.1f} µs/step")
+
+
+if __name__ == "__main__":
+    main()

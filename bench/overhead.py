@@ -28,7 +28,9 @@ from aeon.application.redaction import Redactor
 from aeon.application.results import RunResult
 from aeon.domain.log_pass import CycleRecord
 from aeon.domain.progress import ProgressEvent
+from aeon.entrypoints.config.schema import Settings
 from aeon.entrypoints.container import run_scope
+from aeon.entrypoints.secrets import run_secrets
 
 STEPS = 10
 
@@ -56,10 +58,19 @@ def _plan() -> str:
 
 def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:
     """Built by Aeon's own composition root, with an instant scripted model, the real log and the system clock.
-    The log is opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops
-    the run before anything is spent)."""
+    The log blanks secrets with the run's own Redactor, as in `aeon run`, whose container gives the kernel and the
+    log the same one (a piece of text one exit of the run found clean is not scanned again by another). The log is
+    opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops the run before
+    anything is spent)."""
     log.open()
-    return run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
+    orch = run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
+    orch.redactor = log.redactor
+    return orch
+
+
+def new_log(path: Path | None) -> JsonlEventLog:
+    """The log with the Redactor the container would build for the run (from the same settings)."""
+    return JsonlEventLog(path, redactor=Redactor(run_secrets(Settings())))
 
 
 # One event loop for every run, as in a server or a batch, and the clock read inside it: asyncio.run's own setup
@@ -78,8 +89,8 @@ async def _timed(orch: Orchestrator) -> tuple[float, RunResult]:
 def one_run(log_path: Path | None) -> tuple[float, int]:
     """Seconds for one run and the records it wrote; with `log_path` None the log is a sink that only counts."""
     responses = [_plan()] + ["an instant answer"] * (STEPS // 5)
-    log = JsonlEventLog(log_path)
     one_pass = RunSettings(ttl=1, max_llm_calls=50, evaluate=False, max_plan_steps=STEPS)
+    log = new_log(log_path)
     orch = orchestrator(responses, log, one_pass)  # one plain pass
     elapsed, result = LOOP.run(_timed(orch))
     log.close()
@@ -126,8 +137,8 @@ def _multipass_answers() -> list[str]:
 
 
 def multipass_run(log_path: Path) -> tuple[float, int, int]:
-    log = JsonlEventLog(log_path)
     passes = RunSettings(ttl=3, max_llm_calls=60, evaluate=True, max_plan_steps=STEPS)
+    log = new_log(log_path)
     orch = orchestrator(_multipass_answers(), log, passes)
     elapsed, result = LOOP.run(_timed(orch))
     log.close()

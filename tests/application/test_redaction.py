@@ -183,3 +183,17 @@ def test_a_short_configured_secret_is_blanked_only_as_a_whole_value() -> None:
 
     assert shown == Shown(kind="keep", key=REDACTED, notes={"k": REDACTED, "kept": "key k"})
     assert Redactor(["k"]).for_caller().text("k") == REDACTED
+
+
+def test_the_callers_copy_is_the_result_itself_when_no_value_is_configured() -> None:
+    """With no configured secret (a local model, no key) the caller's copy has nothing to blank: the result is
+    handed back as it is, a token the run produced included, without a copy; with one, the copy blanks it."""
+
+    class Answer(msgspec.Struct):
+        text: str
+
+    produced = Answer(text="token ghp_" + "a1B2c3D4" * 5)  # a GitHub token a tool returned
+    assert Redactor().for_caller().struct(produced, Answer) is produced
+    assert Redactor().struct(produced, Answer) == Answer(text=f"token {REDACTED}")
+    configured = Answer(text=f"key {KEY}, {produced.text}")
+    assert Redactor([KEY]).for_caller().struct(configured, Answer) == Answer(text=f"key {REDACTED}, {produced.text}")

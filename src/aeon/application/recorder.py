@@ -85,8 +85,13 @@ class Recorder:
             return
 
     def plan_made(self, plan: Plan) -> None:
-        if self._progress is not None:  # a copy: the run goes on changing its plan, the event must not change
-            self.notify(PlanMade(plan=msgspec.json.decode(msgspec.json.encode(plan), type=Plan)))
+        if self._progress is None:
+            return
+        try:  # a redacted copy, from one encoding: the run goes on changing its plan, the event must not change
+            copy = msgspec.json.decode(self._redactor.json(msgspec.json.encode(plan)), type=Plan)
+            self._progress.update(PlanMade(plan=copy))
+        except Exception:  # as in notify
+            return
 
     def assessment(self, assessment: ConvergenceAssessment) -> None:
         self.notify(Evaluated(assessment=assessment))

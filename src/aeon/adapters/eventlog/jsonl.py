@@ -83,6 +83,12 @@ class JsonlEventLog:
         self._snapshots = CheckedSnapshots(self._redactor)
 
     @property
+    def redactor(self) -> Redactor:
+        """What blanks the secrets of every record: the run's Redactor when given (then text the run found clean is
+        not scanned again here)."""
+        return self._redactor
+
+    @property
     def next_seq(self) -> int:
         """The seq the next record will carry (also the number of records emitted so far, written or not)."""
         return self._seq

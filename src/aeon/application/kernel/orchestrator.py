@@ -253,11 +253,11 @@ class Orchestrator:
         if exc is not None:
             run.record.error(f"{exc.code}: {exc}")
             self._cycle(run)
-        # The log gets the result fully redacted; the caller gets it redacted of the configured secrets only (what
-        # the run produced reaches it whole): every durable or shared sink redacts it fully again (Redactor.for_caller)
+        # The log redacts its run_end record itself (LoggerPort); the caller gets the result redacted of the
+        # configured secrets only (what the run produced reaches it whole): every durable or shared sink redacts it
+        # fully again (Redactor.for_caller)
         assembled = assemble(run, self.settings, status, error=error, expired=expired)
-        logged = self.redactor.struct(assembled, RunResult)
-        run.record.run_end(logged, expired_cap=logged.ttl_expiration.cap if logged.ttl_expiration else None)
+        run.record.run_end(assembled, expired_cap=assembled.ttl_expiration.cap if assembled.ttl_expiration else None)
         return self.redactor.for_caller().struct(assembled, RunResult)
 
     def _cycle(self, run: Run) -> None:
