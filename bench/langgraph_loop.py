@@ -112,21 +112,6 @@ def one_run(plan: list[dict[str, Any]], run_id: int, variant: str = "lean") -> f
     return elapsed
 
 
-def _plan(steps: int) -> list[dict[str, Any]]:
-    """bench/overhead.py's plan: every fifth step an LLM step, the others calculator and echo calls in turn."""
-    plan: list[dict[str, Any]] = []
-    for i in range(1, steps + 1):
-        if i % 5 == 0:
-            plan.append({"step_id": f"s{i}", "description": f"explain step {i - 1}", "agent": "llm"})
-        elif i % 2:
-            plan.append(
-                {"step_id": f"s{i}", "description": "add", "tool": "calculator", "args": {"expression": f"{i} * 3 + 1"}}
-            )
-        else:
-            plan.append({"step_id": f"s{i}", "description": "echo", "tool": "echo", "args": {"text": f"v{i}"}})
-    return plan
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
@@ -135,7 +120,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.runs = 3
-    plan = _plan(args.steps)
+    from overhead import plan_steps  # bench/overhead.py's plan (this script's folder is on sys.path)
+
+    plan = plan_steps(args.steps)
     print(f"runs: {args.runs} x {args.steps}-step plan (fake model, instant tools)")
     for variant in ("lean", "typical"):
         per_step = [one_run(plan, i, variant) / args.steps * 1e6 for i in range(args.runs)]

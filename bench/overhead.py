@@ -42,9 +42,11 @@ class NoProgress:
         return None
 
 
-def _plan() -> str:
-    steps = []
-    for i in range(1, STEPS + 1):
+def plan_steps(count: int = STEPS) -> list[dict[str, Any]]:
+    """The bench's plan (LangGraph's loop runs the same): every fifth step an LLM step, the others calculator and
+    echo calls in turn."""
+    steps: list[dict[str, Any]] = []
+    for i in range(1, count + 1):
         if i % 5 == 0:
             steps.append({"step_id": f"s{i}", "description": f"explain step {i - 1}", "agent": "llm"})
         elif i % 2:
@@ -53,7 +55,11 @@ def _plan() -> str:
             )
         else:
             steps.append({"step_id": f"s{i}", "description": "echo", "tool": "echo", "args": {"text": f"v{i}"}})
-    return json.dumps({"goal": "benchmark", "steps": steps})
+    return steps
+
+
+def _plan() -> str:
+    return json.dumps({"goal": "benchmark", "steps": plan_steps()})
 
 
 def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,16 @@ def test_a_folder_that_cannot_hold_the_kept_server_says_how_to_run_without_it(tm
     assert str(caught.value).startswith(f"the local server could not be kept in {tmp_path / 'blocked' / 'servers'} (")
     assert str(caught.value).endswith("set llm.keep_alive: 0 (AEON_LOCAL_KEEP_ALIVE=0) for a server per run")
     assert not starts(tmp_path)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server dies with its keeper on Linux only")
+def test_a_keeper_killed_outright_takes_its_server_along_and_the_next_run_starts_another(
+    tmp_path: Path, servers: Path
+) -> None:
+    first = one_call(kept(tmp_path, servers))
+    held = _keeper.read_state(next(servers.glob("*.json")))
+    assert held is not None and held["server"] == first
+    os.kill(held["keeper"], signal.SIGKILL)  # no chance to stop the server itself
+    assert first is not None and is_gone(first, wait=10.0)
+    second = one_call(kept(tmp_path, servers))
+    assert second not in (None, first) and len(starts(tmp_path)) == 2

@@ -9,12 +9,14 @@ lock (the file beside STATE, also taken by every client that touches STATE befor
 - stops the server when STATE no longer names this keeper (another took its place, or it was removed);
 - stops it when STATE was last touched IDLE seconds ago or more and no slot is processing (GET /slots).
 It also ends when the server exits, and on SIGTERM, SIGINT or SIGHUP; each time it stops the server (SIGTERM, then
-SIGKILL after 5 s) and removes STATE if STATE still names it.
+SIGKILL after 5 s) and removes STATE if STATE still names it. On Linux the server also gets SIGTERM when the keeper
+dies of anything, SIGKILL included (PR_SET_PDEATHSIG), so no server outlives its keeper.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import json
 import os
@@ -143,6 +145,12 @@ def _write_state(state: Path, server: subprocess.Popen[bytes], port: int) -> Non
     os.replace(tmp, state)  # whole or absent
 
 
+def _die_with_keeper() -> None:
+    """In the server's process before exec: on Linux, SIGTERM it when the keeper dies, even of SIGKILL."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def _raise_exit(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
@@ -154,7 +162,9 @@ def keep(state: Path, idle: float, startup: float, argv: list[str], report: Call
     port = int(_flag(argv, "--port"))
     key = Path(_flag(argv, "--api-key-file")).read_text(encoding="utf-8").strip()
     with state.with_suffix(".log").open("wb") as log:
-        server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_keeper
+        )
     try:
         problem = _wait_ready(server, port, startup)
         if problem is not None:

@@ -104,8 +104,9 @@ async def _running(state: Path) -> Kept | None:
         return None
     try:
         key = state.with_suffix(".key").read_text(encoding="utf-8").strip()
-        async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=loopback_tls()) as client:
-            healthy = (await client.get(f"http://127.0.0.1:{held['port']}/health")).status_code == 200
+        headers = {"authorization": f"Bearer {key}"}  # 200 from this server only: not another on a reused port
+        async with httpx.AsyncClient(timeout=2.0, trust_env=False, verify=loopback_tls(), headers=headers) as client:
+            healthy = (await client.get(f"http://127.0.0.1:{held['port']}/slots")).status_code == 200
     except (OSError, httpx.HTTPError):
         return None
     if not healthy:

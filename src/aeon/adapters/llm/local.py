@@ -90,7 +90,7 @@ class LocalLlamaLLM:
         slot_cache_bytes: int = defaults.SLOT_CACHE_MB * 2**20,
         clock: Callable[[], float] = time.monotonic,
         profile: PromptProfile | None = None,
-        keep_alive: float = 0.0,
+        keep_alive: float = defaults.KEEP_ALIVE,
         servers_dir: Path | None = None,
     ) -> None:
         self._profile = providers.prompt_profile("local", None, profile)  # the default model is a base model
