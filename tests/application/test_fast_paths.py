@@ -38,13 +38,16 @@ _plan = st.fixed_dictionaries(
 
 
 @settings(max_examples=400)
-@given(plan=_plan, max_steps=st.integers(1, 4))
-def test_the_msgspec_plan_shape_accepts_only_plans_the_schema_accepts(plan: dict[str, Any], max_steps: int) -> None:
-    schema_ok = not schema_problems(plan, plan_schema([], max_steps=max_steps))
-    if _fits_plan_shape(plan, max_steps):
+@given(plan=_plan, max_steps=st.integers(1, 4), goal=st.booleans())
+def test_the_msgspec_plan_shape_accepts_only_plans_the_schema_accepts(
+    plan: dict[str, Any], max_steps: int, goal: bool
+) -> None:
+    """Both shapes: a plan document (goal=True) and a model's plan answer, which has no goal (goal=False)."""
+    schema_ok = not schema_problems(plan, plan_schema([], max_steps=max_steps, goal=goal))
+    if _fits_plan_shape(plan, max_steps, goal):
         assert schema_ok
     # and the fast path changes no verdict: problems are the schema's, whichever path decided
-    found = [p for p in structural_problems(plan, max_steps=max_steps) if "duplicate" not in p.message]
+    found = [p for p in structural_problems(plan, max_steps=max_steps, goal=goal) if "duplicate" not in p.message]
     nulls = isinstance(plan.get("steps"), list) and any(
         isinstance(s, dict) and any(v is None for v in s.values()) for s in plan["steps"]
     )
@@ -54,7 +57,10 @@ def test_the_msgspec_plan_shape_accepts_only_plans_the_schema_accepts(plan: dict
 
 def test_a_valid_plan_is_accepted_without_the_schema_and_a_broken_one_gets_every_problem() -> None:
     good = {"goal": "g", "steps": [{"step_id": "s1", "description": "d", "tool": "calc", "args": {"x": 1}}]}
-    assert _fits_plan_shape(good, 10) and structural_problems(good) == []
+    assert _fits_plan_shape(good, 10, True) and structural_problems(good) == []
+    answer = {"steps": good["steps"]}  # a model's plan answer: no goal, which the planner sets
+    assert _fits_plan_shape(answer, 10, False) and structural_problems(answer, goal=False) == []
+    assert [p.message for p in structural_problems(answer)] == ["(root): 'goal' is a required property"]
     bad = {"goal": "", "steps": [{"step_id": "s1", "description": "", "agent": "robot"}]}
     messages = sorted(p.message for p in structural_problems(bad))
     assert messages == [
@@ -62,7 +68,7 @@ def test_a_valid_plan_is_accepted_without_the_schema_and_a_broken_one_gets_every
         "steps/0/agent: 'robot' is not one of ['llm']",
         "steps/0/description: '' should be non-empty",
     ]
-    assert not _fits_plan_shape({"goal": "g", "steps": [good["steps"][0]] * 3}, 2)
+    assert not _fits_plan_shape({"goal": "g", "steps": [good["steps"][0]] * 3}, 2, True)
 
 
 def _spec(name: str = "calc") -> ToolSpec:

@@ -7,7 +7,7 @@ import json
 from aeon.domain.evaluation import ConvergenceCriteria
 
 from harness import document, run
-from multipass import SUM_PLAN, first, profile, two_pass_script, verdict
+from multipass import SUM_PLAN, add_step, first, profile, refine, two_pass_script, verdict
 
 
 def test_failing_convergence_once_then_converging_runs_exactly_two_passes(tmp_path):
@@ -90,6 +90,18 @@ def test_refinement_supervisor_failure_keeps_the_current_plan_and_continues(tmp_
     assert res.status == "completed" and res.passes == 2
     assert [a.kind for a in res.history.advisories] == ["refinement_failed"]
     assert [s["step_id"] for s in document(res)["plan"]["steps"]] == ["s1"]
+
+
+def test_a_proposed_step_that_names_neither_tool_nor_agent_is_added_as_a_reasoning_step(tmp_path):
+    bare = refine(add_step("s2", "State the sum from s1"))  # what Gemma 3 270M proposes: no "agent": "llm"
+    script = [first(profile(3), SUM_PLAN), verdict(False), bare, "The sum is 15.", verdict(True)]
+    r = run(tmp_path, script, evaluate=True, ttl=3)
+    res = r.result
+    assert res.status == "completed" and res.passes == 2 and res.answer == "The sum is 15."
+    assert [c.applied for c in res.history.passes[0].refinement_changes] == [True]
+    added = document(res)["plan"]["steps"][1]
+    assert (added["step_id"], added.get("agent"), added["status"]) == ("s2", "llm", "complete")
+    assert len(r.llm.requests) == 5  # no repair call: the step was usable as proposed
 
 
 def test_conflicting_criteria_do_not_converge_and_name_the_failing_criterion(tmp_path):

@@ -35,17 +35,17 @@ def test_the_priced_run_and_its_ledger_in_inspect(tmp_path: Path, monkeypatch: p
     run, inspect, capped, _traced = section_commands()
     assert_exit(run_as_written(run, tmp_path, monkeypatch), 0)
     history = json.loads((tmp_path / "h.json").read_text())
-    assert history["ledger"]["total"]["calls"] == 2 and history["ledger"]["total"]["cost"] == pytest.approx(0.00677)
+    assert history["ledger"]["total"]["calls"] == 2 and history["ledger"]["total"]["cost"] == pytest.approx(0.00676)
     out = run_as_written(inspect, tmp_path, monkeypatch)
     assert_exit(out, 0)
-    assert "ledger (LLM calls per phase" in out.stdout and "0.006770" in out.stdout  # the total, as the README says
+    assert "ledger (LLM calls per phase" in out.stdout and "0.006760" in out.stdout  # the total, as the README says
 
     out = run_as_written(capped, tmp_path, monkeypatch)
     assert_exit(out, 3)
     doc = json.loads(out.stdout)
     assert doc["ttl_expiration"]["cap"] == "max_cost" and doc["budget"]["llm_calls"] == 1
     assert (
-        "$0.003585 spent, this call could cost $0.009030 more before LLM call for evaluate"
+        "$0.003580 spent, this call could cost $0.009022 more before LLM call for evaluate"
         in doc["ttl_expiration"]["message"]
     )
 

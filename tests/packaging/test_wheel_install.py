@@ -131,6 +131,6 @@ def test_the_python_api_examples_run_against_the_installed_package(installed: Pa
 
 
 def test_the_local_models_chat_template_ships_in_the_package(installed: Path) -> None:
-    shipped = installed / "aeon" / "adapters" / "llm" / "gemma-turns.jinja"
-    source = ROOT / "src" / "aeon" / "adapters" / "llm" / "gemma-turns.jinja"
+    shipped = installed / "aeon" / "adapters" / "llm" / "completion.jinja"
+    source = ROOT / "src" / "aeon" / "adapters" / "llm" / "completion.jinja"
     assert shipped.read_text(encoding="utf-8") == source.read_text(encoding="utf-8")

@@ -103,8 +103,11 @@ def _durable(
 ) -> Starts:  # fmt: skip
     """`aeon run`'s durable port: the run's id said on stderr, Ctrl-C and SIGTERM leaving it on the record, and with
     nobody to ask here a run waiting for a decision shown and left waiting on the record (exit 6)."""
-    from aeon.adapters.durable.starts import DurableStart, Recorded
-    from aeon.entrypoints.durable.factory import process
+    from aeon.adapters.process import loading
+
+    with loading():
+        from aeon.adapters.durable.starts import DurableStart, Recorded
+        from aeon.entrypoints.durable.factory import process
     from aeon.entrypoints.durable.options import leave_waiting, stoppable
     from aeon.entrypoints.render import present
 

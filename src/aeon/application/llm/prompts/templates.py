@@ -47,19 +47,19 @@ steps"}, "plan": {"steps": \
 {"step_id": "s2", "description": "Outline the migration from what s1 found", "agent": "llm"}]}}
 
 Request: repeat the word hello
-Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": \
+Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1, "expected_tool_usage": \
 "minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "all given, one tool \
 call"}, "plan": {"steps": [{"step_id": "s1", "description": \
 "Echo the word hello", "tool": "echo", "args": {"text": "hello"}}]}}
 
 Request: multiply 6 by 7
-Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": \
+Profile and plan: {"profile": {"reasoning_depth": 1, "information_sufficiency": 1, "expected_tool_usage": \
 "minimal", "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "all given, one tool \
 call"}, "plan": {"steps": [{"step_id": "s1", "description": \
 "Multiply 6 by 7", "tool": "calculator", "args": {"expression": "6 * 7"}}]}}
 
 Request: add 2 and 3 and explain the result
-Profile and plan: {"profile": {"reasoning_depth": 2, "information_sufficiency": 1.0, "expected_tool_usage": \
+Profile and plan: {"profile": {"reasoning_depth": 2, "information_sufficiency": 1, "expected_tool_usage": \
 "minimal", "output_breadth": "narrow", "confidence_requirement": "medium", "raw_inference": "all given, a tool \
 call, then an explanation"}, "plan": {\
 "steps": [{"step_id": "s1", "description": "Add 2 and 3", "tool": "calculator", "args": {"expression": "2 + 3"}}, \
@@ -104,7 +104,7 @@ high.
 
 Known so far: the echo step completed
 Request: repeat the word hello
-Profile: {"reasoning_depth": 1, "information_sufficiency": 1.0, "expected_tool_usage": "minimal", \
+Profile: {"reasoning_depth": 1, "information_sufficiency": 1, "expected_tool_usage": "minimal", \
 "output_breadth": "narrow", "confidence_requirement": "low", "raw_inference": "One echo, nothing to infer."}
 
 Known so far: incomplete: the target database is unknown
