@@ -124,6 +124,8 @@ class DurableEngine:
             "application_version": APP_VERSION,
             "executor_id": self.executor_id,
             "log_level": "ERROR",
+            # DBOS.destroy joins this poller, so a process waits up to one interval to end (0.1 s: about 75 ms of
+            # `aeon run`); a pending recv on SQLite is checked this often (one indexed query).
             "notification_listener_polling_interval_sec": 0.02,
             "scheduler_polling_interval_sec": 5.0,  # a schedule added, paused or removed is seen within 5 s
         }
