@@ -121,6 +121,8 @@ Profile:""",
 REASON = PromptTemplate(
     stop=("\nGoal:",),
     # The finished example last: measured on Gemma 3 270M, the base model copies the last example's clarity_state.
+    # Its answer restates s1's output ("The result is 5."): the model copies the form with the run's own number ("The
+    # result is 15."), where a sentence made of the example's numbers ("2 plus 3 is 5.") came back word for word.
     name="reason",
     guide="""\
 ## Reason
@@ -139,7 +141,7 @@ Goal: add 2 and 3 and explain
 Earlier results: s1 = {"status": "complete", "output": 5}
 Context: s1 computed 2 + 3
 Step: Explain the sum from s1
-Result: {"answer": "2 plus 3 is 5.", "clarity_state": "CLEAR", "handoff_to_next": "the sum is 5"}""",
+Result: {"answer": "The result is 5.", "clarity_state": "CLEAR", "handoff_to_next": "the result is 5"}""",
     text="""\
 Goal: ${goal}
 Earlier results: ${memory}
