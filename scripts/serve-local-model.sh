@@ -91,12 +91,9 @@ try:
     )
 except LLMUnavailable as exc:
     die(str(exc))
-argv = [
-    str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", port,
-    "-t", threads if threads != "0" else str(len(os.sched_getaffinity(0))), "-c", ctx,
-    "--jinja", "--chat-template-file", str(server.TEMPLATE_FILE), "--alias", MODEL_ALIAS, *server.KV_FLAGS,
-]
-print("\n".join(argv))
+cores = int(threads) or len(os.sched_getaffinity(0))
+argv = server.server_argv(binary, model, server.TEMPLATE_FILE, ctx_size=int(ctx), threads=cores, alias=MODEL_ALIAS)
+print("\n".join([*argv, "--port", port]))
 PY
 ) || exit 1
 mapfile -t argv <<<"$command_lines"

@@ -239,9 +239,8 @@ class LlamaServer:
         # so a run's calls land on one slot and each reuses the prefix the last one left there.
         # --kv-unified: the slots share the -c cells instead of a quarter each, so one call may use the whole
         # context (a repair call carries the shared prefix, a schema and the broken answer: over 2048 tokens).
-        argv = server_argv(binary, model, template, ctx_size=ctx_size, threads=threads, alias=alias)
-        at, slots = argv.index("--host") + 2, ["--slot-save-path", str(slot_dir)] if slot_dir is not None else []
-        self.argv = [*argv[:at], "--port", str(self.port), *argv[at:], *slots]  # the port after the host, as the script
+        self.argv = server_argv(binary, model, template, ctx_size=ctx_size, threads=threads, alias=alias)
+        self.argv += ["--port", str(self.port)] + (["--slot-save-path", str(slot_dir)] if slot_dir is not None else [])
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
