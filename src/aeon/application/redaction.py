@@ -18,9 +18,9 @@ import copy
 import functools
 import re
 from collections.abc import Iterable
-from itertools import filterfalse
 from typing import Any, TypeVar
 
+import ahocorasick_rs
 import msgspec
 
 REDACTED = "[REDACTED]"
@@ -55,9 +55,9 @@ _SHAPED = re.compile(
 )
 # What the byte check looks for, unfolded, for the shapes whose folded prefix is too common a word to search for.
 # "://" is searched with the folded needles (folding keeps it, and may only make more of it); "sk-" apart (folded,
-# "sk" is in every "task"), as a literal: the engine skips ahead to it at memchr speed (see _Words).
+# "sk" is in every "task").
 _RAW_NEEDLES = (b"sk-", b"://")
-_SK = re.compile(b"sk-")
+_SK = _RAW_NEEDLES[0]
 _SHAPE_NEEDLES = (b"ghp", b"gho", b"ghu", b"ghs", b"ghr", b"githubpat", b"akia", b"asia", b"xox", b"eyj")
 KELVIN = "\u212a"  # the one non-ASCII character str.lower() makes ASCII ("k"), checked in the tests
 _KELVIN_RAW = KELVIN.encode()
@@ -65,15 +65,9 @@ _FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvw
 _FOLDED_WORDS = frozenset(
     w.translate(_FOLD, b"_-") for w in (*(k.encode() for k in _KEY_WORDS), *_SHAPE_NEEDLES, b"://")
 )
-# A long encoding is cut where a JSON object opens (every step of a plan snapshot, its args, a record's own fields),
-# and its last piece where a list of objects closes (a record's fields after its plan's last step): only the pieces
-# not yet found clean are scanned, so an unchanged step in the next record costs a set look-up. No needle holds a
-# byte of a cut, so none can straddle two pieces, and the verdict is the one a scan of the whole gives (a configured
-# secret holding one of `{"}]` turns the cutting off).
-_CUT, _LAST_CUT = b'{"', b"}]"
-_CUT_ABOVE = 512  # bytes: a shorter encoding is scanned whole
-_HELD_BYTES = 4 * 1024 * 1024  # the clean pieces kept take at most this: then they are forgotten
-_GROUPED_ABOVE = 256  # bytes: a longer blob is searched with one regex per first byte of the needles (see _Words)
+# "token" counts only when not followed by "s" ("tokens", in every usage record, must not count)
+_TOKEN, _PLURAL = b"token", b"s"
+_CUT = b'{"}]'  # no needle holding one of these bytes reaches across a JSON object's braces (scans_objects_apart)
 # (c): a credential-named word (not inside a longer word: "max_tokens" is not "token"), an optional closing quote
 # (escaped too: JSON text inside JSON text), ":" or "=", an optional opening quote, then the value, an auth scheme
 # ("Bearer …") included. "api-key", "X_API_KEY" and "access_token" all match.
@@ -102,8 +96,7 @@ def _blank(match: re.Match[str]) -> str:
 
 class Redactor:
     """Finds and replaces secrets. `may_hold` looks at bytes (one folded copy — lower case, "-" and "_" dropped —
-    and one regex search for every needle, over the pieces not yet found clean), so only data that could hold a
-    secret is walked by `scrub` or `text`."""
+    searched for every needle in one pass), so only data that could hold a secret is walked by `scrub` or `text`."""
 
     def __init__(self, secrets: Iterable[str] = (), *, configured_only: bool = False) -> None:
         self._secrets = values = {s for s in secrets if s and s != REDACTED}
@@ -115,17 +108,15 @@ class Redactor:
         forms = {f for s in values - self._whole for f in _escaped_forms(s)}
         self._ordered = sorted(forms, key=len, reverse=True)
         needles = {form.encode("utf-8", "surrogatepass") for form in forms}
-        folded = {n.translate(_FOLD, b"_-") for n in needles} | _FOLDED_WORDS  # b"" (a secret of "_-"): always walk
-        # The needles factored by common prefixes, and "token" not followed by "s" ("tokens", in every usage
-        # record, must not count): many times faster than one `in` per needle.
-        self._words = _words(frozenset(folded))
-        self._cut = not any(b in n for n in (*needles, *folded, *_RAW_NEEDLES) for b in _CUT + _LAST_CUT)
-        self._clean = _CleanPieces()  # for_caller's shares it
+        folded = {n.translate(_FOLD, b"_-") for n in needles} | _FOLDED_WORDS
+        self._walk = b"" in folded  # a secret made only of "_" and "-": every text is walked
+        self._needles = _Needles.of(frozenset(folded - {b""}))
+        self._cut = not any(b in n for n in (*needles, *folded, *_RAW_NEEDLES) for b in _CUT)
         self._caller: Redactor | None = None
 
     def for_caller(self) -> Redactor:
         """The same configured secrets, and nothing else: for the result the run's own caller gets back."""
-        if self._caller is None:  # made once; it looks for the same needles, so a piece clean for one is for both
+        if self._caller is None:  # made once, with the same needles
             self._caller = copy.copy(self)
             self._caller._configured_only, self._caller._caller = True, None
         return self._caller
@@ -138,27 +129,12 @@ class Redactor:
 
     def may_hold(self, encoded: bytes) -> bool:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
-        if self._whole:  # a short secret: walk to find whole values
+        if self._whole or self._walk:  # a short secret: walk to find whole values
             return True
-        if len(encoded) <= _CUT_ABOVE or not self._cut:
-            return self._scan(encoded)
-        # Only the pieces not yet found clean are scanned, in one scan: an unchanged plan step is a set look-up.
-        pieces = encoded.split(_CUT)
-        if len(pieces[-1]) > _CUT_ABOVE // 2:
-            pieces[-1:] = pieces[-1].split(_LAST_CUT)
-        unseen = set(filterfalse(self._clean.pieces.__contains__, pieces))  # a repeat is scanned once
-        if not unseen:
-            return False
-        if self._scan(_CUT.join(unseen)):
-            return True
-        self._clean.add(unseen)
-        return False
-
-    def _scan(self, encoded: bytes) -> bool:
-        if _SK.search(encoded) is not None:
+        if _RAW(encoded):
             return True
         blob = encoded.translate(_FOLD, b"_-")
-        if self._words.found(blob):
+        if self._needles.found(blob):
             return True
         # str.lower() makes one non-ASCII character ASCII: the Kelvin sign becomes "k" ("access_to\u212aen" is a
         # secret key), which the byte fold cannot see. Only data with non-ASCII bytes or an escape can hold it.
@@ -227,62 +203,29 @@ class Redactor:
         return msgspec.json.encode(self.scrub(msgspec.json.decode(encoded)))
 
 
-class _Words:
-    """Finds any of a set of folded needles: in a short blob with one alternation of them all; in a long one with one
-    regex per first byte, each starting with a literal the engine skips ahead to at memchr speed (the alternation
-    tries its branches at every "a", "e", "s", "t" …: 2 to 4 times slower from a few hundred bytes on)."""
+class _Needles:
+    """Finds any of a set of folded needles, each text read once per kind of needle by Rust's aho-corasick crate
+    (ahocorasick_rs): the needles themselves, leftmost first (any match is a find); "token" apart, leftmost longest
+    beside "tokens" (a "tokens" must not hide a needle starting inside it, nor count itself); "sk-" in the raw bytes."""
 
-    def __init__(self, branches: list[bytes]) -> None:
-        self.pattern = re.compile(b"|".join(branches))
-        self._grouped = tuple(re.compile(branch).search for branch in branches)
+    def __init__(self, needles: frozenset[bytes]) -> None:
+        leftmost = ahocorasick_rs.MatchKind.LeftmostFirst
+        self._any = ahocorasick_rs.BytesAhoCorasick(sorted(needles), matchkind=leftmost).find_matches_as_indexes
+
+    @staticmethod
+    @functools.lru_cache(maxsize=16)
+    def of(needles: frozenset[bytes]) -> _Needles:
+        """The matcher for a set of needles (built once: each run makes its Redactor from the same secrets)."""
+        return _Needles(needles)
 
     def found(self, blob: bytes) -> bool:
-        if len(blob) <= _GROUPED_ABOVE:
-            return self.pattern.search(blob) is not None
-        for search in self._grouped:  # noqa: SIM110 (a loop: any() over a generator costs 0.3 µs more a scan)
-            if search(blob) is not None:
-                return True
-        return False
+        return bool(self._any(blob)) or any(match[0] == 0 for match in _TOKENS(blob))
 
 
-@functools.lru_cache(maxsize=16)
-def _words(folded: frozenset[bytes]) -> _Words:
-    """The search for a set of folded needles (built once: each run makes its Redactor from the same secrets)."""
-    return _Words([*_branches(set(folded)), b"token(?!s)"])
-
-
-def _branches(words: set[bytes]) -> list[bytes]:
-    """Regex branches finding any of `words`, factored by common prefixes (the engine tries fewer branches per
-    byte); a word that another starts with stands for both, since only whether one occurs matters. The top level
-    is a plain alternation: the engine skips ahead to a branch's first byte only then."""
-    if b"" in words:
-        return [b""]
-    low, high = min(words), max(words)  # the prefix all words share is the one these two share
-    prefix = low[: next((i for i, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), len(low))]
-    if len(words) == 1 or prefix:
-        rest = _branches({w[len(prefix) :] for w in words}) if len(words) > 1 else []
-        return [re.escape(prefix or next(iter(words))) + _group(rest)]
-    return [b for f in sorted({w[0] for w in words}) for b in _branches({w for w in words if w[0] == f})]
-
-
-def _group(branches: list[bytes]) -> bytes:
-    return branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")" if branches else b""
-
-
-class _CleanPieces:
-    """Pieces of encodings scanned and found clean, at most _HELD_BYTES of them (then forgotten all at once)."""
-
-    def __init__(self) -> None:
-        self.pieces: set[bytes] = set()
-        self._held = 0
-
-    def add(self, pieces: set[bytes]) -> None:
-        size = sum(map(len, pieces))
-        if self._held + size > _HELD_BYTES:
-            self.pieces.clear()
-            self._held = 0
-        self.pieces.update(pieces)
-        self._held += size
+_TOKENS = ahocorasick_rs.BytesAhoCorasick(
+    [_TOKEN, _TOKEN + _PLURAL], matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+).find_matches_as_indexes
+_RAW = ahocorasick_rs.BytesAhoCorasick([_SK], matchkind=ahocorasick_rs.MatchKind.LeftmostFirst).find_matches_as_indexes
 
 
 def _escaped_forms(secret: str) -> set[str]:

@@ -84,8 +84,7 @@ class JsonlEventLog:
 
     @property
     def redactor(self) -> Redactor:
-        """What blanks the secrets of every record: the run's Redactor when given (then text the run found clean is
-        not scanned again here)."""
+        """What blanks the secrets of every record: the run's Redactor when given (the one its other exits use)."""
         return self._redactor
 
     @property
