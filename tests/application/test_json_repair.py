@@ -240,3 +240,38 @@ def test_a_lone_surrogate_escape_in_an_answer_becomes_a_replacement_character_no
     assert r.result.outputs["s2"].output == "The sum is 15 \ufffd"
     assert [c["step_id"] for c in r.cycles()] == [None, "s1", "s2"]
     msgspec.json.encode(result_document(r.result))
+
+
+def _the_whole_way(raw: str) -> Any:
+    """What parse_json gives when every reading is tried, fast exit or not (its value and changes, or None)."""
+    from aeon.application.llm import jsonfix
+
+    text = raw.strip()
+    try:
+        return jsonfix.loads(text), []
+    except ValueError:
+        pass
+    body = jsonfix.without_reasoning(text)
+    if body is None:
+        return None
+    changes = [jsonfix._REASONING] if body != text else []
+    found = jsonfix._read(body)
+    if found is not None:
+        return found[0], changes + found[1]
+    assert not jsonfix.looks_truncated(body)
+    outcome = jsonfix._guarded_repair(body, changes)
+    return None if outcome is None else (outcome.value, outcome.changes)
+
+
+_WORDS = ["an", " ", "answer", "None", "True", "'x'", '"y"', ",", ":", "1", "2.5", "\\n", "<think>", "</think>"]
+_PLAIN = st.lists(st.sampled_from(_WORDS), max_size=8).map("".join)
+
+
+@settings(max_examples=300)
+@given(_PLAIN)
+def test_a_text_with_no_object_array_or_fence_reads_as_when_every_reading_is_tried(text: str):
+    """Plain text (a reasoning step's answer from a model that wrote no JSON) skips the readings that need a brace,
+    a bracket or a fence, and comes out the same."""
+    outcome = parse_json(text)
+    expected = _the_whole_way(text)
+    assert (None if outcome is None else (outcome.value, outcome.changes)) == expected

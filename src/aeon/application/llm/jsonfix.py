@@ -62,6 +62,9 @@ def parse_json(raw: str) -> RepairOutcome | None:
     if body is None:
         return None
     changes = [_REASONING] if body != text else []
+    if "{" not in body and "[" not in body and "```" not in body:  # no object, array or fence: the text or nothing
+        loose = _loose(body) if body == text else _decode(body)  # (the text itself failed strictly just now)
+        return None if loose is None else RepairOutcome(without_lone_surrogates(loose[0]), True, changes + loose[1])
     try:
         found = _read(body)
     except _Ambiguous:
@@ -125,7 +128,11 @@ def _decode(text: str) -> tuple[Any, list[str]] | None:
     try:
         return loads(text), []
     except (json.JSONDecodeError, ValueError):
-        pass
+        return _loose(text)
+
+
+def _loose(text: str) -> tuple[Any, list[str]] | None:
+    """`text` as loosely written JSON; None when it is not."""
     strict = relaxed(text)  # single quotes, trailing commas, Python literals: decoded as JSON decodes
     if strict is None:
         return None
