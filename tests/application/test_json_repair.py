@@ -264,6 +264,7 @@ def _the_whole_way(raw: str) -> Any:
 
 
 _WORDS = ["an", " ", "answer", "None", "True", "'x'", '"y"', ",", ":", "1", "2.5", "\\n", "<think>", "</think>"]
+_WORDS += ["NaN", "-", "Infinity", "null", "tru", "false", "\ufeff", "\\u007b"]
 _PLAIN = st.lists(st.sampled_from(_WORDS), max_size=8).map("".join)
 
 
@@ -271,7 +272,7 @@ _PLAIN = st.lists(st.sampled_from(_WORDS), max_size=8).map("".join)
 @given(_PLAIN)
 def test_a_text_with_no_object_array_or_fence_reads_as_when_every_reading_is_tried(text: str):
     """Plain text (a reasoning step's answer from a model that wrote no JSON) skips the readings that need a brace,
-    a bracket or a fence, and comes out the same."""
+    a bracket or a fence, and json.loads when its first character cannot open JSON, and comes out the same."""
     outcome = parse_json(text)
     expected = _the_whole_way(text)
     assert (None if outcome is None else (outcome.value, outcome.changes)) == expected

@@ -25,6 +25,8 @@ __all__ = ["RepairOutcome", "looks_truncated", "parse_json"]
 _KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']\s*:""")
 _GLUE = re.compile(r"""[\s,]*(?:"(?:[^"\\]|\\.)*"\s*:\s*)?""")  # `, "plan": ` between two objects
 
+# the first characters of a JSON text as json.loads reads one (NaN, Infinity and -Infinity included)
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
 _ENCODED = "decoded the answer from the JSON string it was written as"
 _REASONING = "dropped the reasoning block before the JSON"
 _PROSE = "read the JSON object out of the text around it"
@@ -51,13 +53,14 @@ def parse_json(raw: str) -> RepairOutcome | None:
     every key visible in the text must survive (it may drop keys after a `//` comment).
     """
     text = raw.strip()
-    try:
-        value = loads(text)
-    except (json.JSONDecodeError, ValueError):
-        pass
-    else:
-        inner = _decoded_string(value)
-        return RepairOutcome(value, repaired=False) if inner is None else RepairOutcome(inner, True, [_ENCODED])
+    if text[:1] in _JSON_STARTS:  # else prose, which json.loads refuses at its first character (at a cost)
+        try:
+            value = loads(text)
+        except (json.JSONDecodeError, ValueError):
+            pass
+        else:
+            inner = _decoded_string(value)
+            return RepairOutcome(value, repaired=False) if inner is None else RepairOutcome(inner, True, [_ENCODED])
     body = without_reasoning(text)
     if body is None:
         return None
