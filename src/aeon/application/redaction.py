@@ -131,7 +131,7 @@ class Redactor:
         """False when the bytes (a JSON encoding or a text) cannot hold a secret value, key or credential text."""
         if self._whole or self._walk:  # a short secret: walk to find whole values
             return True
-        if _RAW(encoded):
+        if _SK_IN(encoded):
             return True
         blob = encoded.translate(_FOLD, b"_-")
         if self._needles.found(blob):
@@ -225,7 +225,9 @@ class _Needles:
 _TOKENS = ahocorasick_rs.BytesAhoCorasick(
     [_TOKEN, _TOKEN + _PLURAL], matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
 ).find_matches_as_indexes
-_RAW = ahocorasick_rs.BytesAhoCorasick([_SK], matchkind=ahocorasick_rs.MatchKind.LeftmostFirst).find_matches_as_indexes
+_SK_IN = ahocorasick_rs.BytesAhoCorasick(
+    [_SK], matchkind=ahocorasick_rs.MatchKind.LeftmostFirst
+).find_matches_as_indexes
 
 
 def _escaped_forms(secret: str) -> set[str]:
