@@ -65,8 +65,8 @@ def _plan() -> str:
 def orchestrator(answers: list[str], log: JsonlEventLog, settings: RunSettings) -> Orchestrator:
     """Built by Aeon's own composition root, with an instant scripted model, the real log and the system clock.
     The log blanks secrets with the run's own Redactor, as in `aeon run`, whose container gives the kernel and the
-    log the same one. The log is opened first, as `aeon run` opens it before the run starts (so a log that cannot be written stops the run before
-    anything is spent)."""
+    log the same one. The log is opened first, as `aeon run` opens it before the run starts (so a log that cannot
+    be written stops the run before anything is spent)."""
     log.open()
     orch = run_scope(run=settings, llm=ScriptedLLM(answers), logger=log, progress=NoProgress(), clock=SystemClock())
     orch.redactor = log.redactor
