@@ -6,9 +6,9 @@ none lost, that the side-effect tool ran once per run, and that a client followi
 a fresh database of the same server, the figures side by side.
 
 The model is scripted (config/scripted-load.yaml): each run makes 2 LLM calls and one call of `tally`
-(bench/serve_load_tools.py), which appends a line with a fresh token to tally.txt and returns the token, so each line
-is tied to the run that recorded it. The end of a run is its `run_end` record in the shared audit log (the record the
-end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record, and the
+(bench/helpers/serve_load_tools.py), which appends a line with a fresh token to tally.txt and returns the token, so each
+line is tied to the run that recorded it. The end of a run is its `run_end` record in the shared audit log (the record
+the end event of GET /runs/{id}/events is sent for); latency is from the client sending the POST to that record, and the
 serve figures count from the first POST (the servers already up), so they include the wait for the lease. Postgres:
 AEON_TEST_POSTGRES_URL when set, else a throwaway server from the OS binaries (tests/support/throwaway_postgres.py);
 with neither it prints `skipped:` and why.
@@ -35,9 +35,7 @@ from typing import Any
 import httpx
 import yaml
 
-import serve_load_follow
-import serve_load_record
-import serve_load_tools
+from helpers import serve_load_follow, serve_load_record, serve_load_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))

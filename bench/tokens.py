@@ -1,6 +1,7 @@
 """Tokens per request: the README's requests through Aeon (base and chat profiles), LangGraph's plan-and-execute (the
 tutorial's prompts) and a pydantic-ai agent, each against one recording OpenAI-compatible fake server on 127.0.0.1
-(bench/tokens_server.py) that answers every framework correctly: per request, LLM calls, prompt and completion size.
+(bench/helpers/tokens_server.py) that answers every framework correctly: per request, LLM calls, prompt and
+completion size.
 
 The prompt is what a provider bills as prompt: every message (its role and text; tool calls and the tool definitions
 as JSON) and the response_format schema as JSON; the completion is the answer's text or its tool calls as JSON. Sizes
@@ -26,9 +27,8 @@ from typing import Any
 
 import httpx
 
-import tokens_peers
-import tokens_server
-from tokens_server import Exchange, Scenario, Step
+from helpers import tokens_peers, tokens_server
+from helpers.tokens_server import Exchange, Scenario, Step
 
 MODEL = "gpt-4.1-mini"  # a hosted chat model's name: Aeon picks the openai-chat dialect (strict json_schema)
 

@@ -11,14 +11,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(p for p in (ROOT / "bench").glob("*.py") if 'if __name__ == "__main__":' in p.read_text())
+SCRIPTS = sorted((ROOT / "bench").glob("*.py"))
+HELPERS = sorted(p for p in (ROOT / "bench" / "helpers").glob("*.py") if p.name != "__init__.py")
 
 
-def test_every_bench_is_a_script_or_a_module_a_bench_imports() -> None:
-    modules = {p.stem for p in (ROOT / "bench").glob("*.py")} - {p.stem for p in SCRIPTS}
-    sources = "\n".join(p.read_text() for p in SCRIPTS)
+def test_every_module_in_bench_is_a_bench_and_every_helper_is_one_a_bench_imports() -> None:
     assert SCRIPTS, "no bench scripts found"
-    assert all(re.search(rf"\bimport {m}\b", sources) for m in modules), modules
+    assert all('if __name__ == "__main__":' in p.read_text() for p in SCRIPTS), "a module in bench/ is no script"
+    sources = "\n".join(p.read_text() for p in SCRIPTS)
+    imported = set(re.findall(r"\bhelpers\.(\w+)", sources))
+    listed = re.findall(r"^from helpers import (.+)$", sources, re.M)
+    imported |= {m for line in listed for m in re.findall(r"\w+", line)}
+    assert {p.stem for p in HELPERS} <= imported, {p.stem for p in HELPERS} - imported
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)

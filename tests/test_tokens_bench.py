@@ -16,8 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from fake_provider import json_server
 
 import tokens
-import tokens_peers
-import tokens_server
+from helpers import tokens_peers, tokens_server
 
 SIMPLE, TWO_STEPS = tokens.SCENARIOS[0], tokens.SCENARIOS[2]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from serve_load_tools import TALLY
+from helpers.serve_load_tools import TALLY
 
 TERMINAL = ("completed", "failed", "stopped", "cancelled", "expired")
 
