@@ -205,8 +205,9 @@ class Redactor:
 
 class _Needles:
     """Finds any of a set of folded needles, each text read once per kind of needle by Rust's aho-corasick crate
-    (ahocorasick_rs): the needles themselves, leftmost first (any match is a find); "token" apart, leftmost longest
-    beside "tokens" (a "tokens" must not hide a needle starting inside it, nor count itself); "sk-" in the raw bytes."""
+    (ahocorasick_rs): the needles themselves, leftmost first (any match is a find); then "token" apart, leftmost
+    longest beside "tokens" (a "tokens" must neither count nor hide a needle starting inside it). "sk-" is looked for
+    in the raw bytes before the fold (`_SK_IN`)."""
 
     def __init__(self, needles: frozenset[bytes]) -> None:
         leftmost = ahocorasick_rs.MatchKind.LeftmostFirst

@@ -13,6 +13,7 @@ from aeon.application.llm.json_spans import (
     MAX_STARTS,
     candidates,
     extract,
+    first_bracket,
     looks_truncated,
     scan,
     with_final_brace,
@@ -65,7 +66,7 @@ def parse_json(raw: str) -> RepairOutcome | None:
     if body is None:
         return None
     changes = [_REASONING] if body != text else []
-    if "{" not in body and "[" not in body and "```" not in body:  # no object, array or fence: the text or nothing
+    if first_bracket(body) < 0 and "```" not in body:  # no object, array or fence: the text itself or nothing
         loose = _loose(body) if body == text else _decode(body)  # (the text itself failed strictly just now)
         return None if loose is None else RepairOutcome(without_lone_surrogates(loose[0]), True, changes + loose[1])
     try:
